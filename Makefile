@@ -1,0 +1,39 @@
+# The two commands of the README: `make run` and `make test`. Each sets up what it needs.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: run test setup services lint typecheck pytest bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[all,dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+services:
+	./scripts/install_services.sh
+
+run: setup
+	$(BIN)/memstrata demo
+
+lint: setup
+	$(BIN)/ruff check src tests benchmarks scripts
+	$(BIN)/ruff format --check src tests benchmarks scripts
+
+typecheck: setup
+	$(BIN)/mypy --strict src
+
+pytest: setup services
+	$(BIN)/python -m pytest -W error --cov=memstrata --cov-report=term --cov-fail-under=90
+
+test: lint typecheck pytest
+
+bench: setup services
+	$(BIN)/python benchmarks/working_memory.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .coverage

@@ -1,0 +1,81 @@
+"""Settings, read from ``MEMSTRATA_*`` environment variables at the edge and passed down.
+
+Nothing in memstrata imports a global settings object: the CLI or the application factory
+builds :class:`Settings` once and hands the relevant part to each component.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = ["Settings", "WorkingSettings", "default_home"]
+
+
+def default_home() -> Path:
+    """Where the embedded store lives when ``MEMSTRATA_HOME`` is not set."""
+    return Path(platformdirs.user_data_dir("memstrata", appauthor=False))
+
+
+class WorkingSettings(BaseModel):
+    """Limits and lifetimes of working memory."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    session_ttl_seconds: float = Field(
+        default=24 * 3600,
+        gt=0,
+        le=365 * 24 * 3600,
+        description="A session untouched (no write) for this long is gone, with all its state.",
+    )
+    checkpoint_ttl_seconds: float = Field(
+        default=7 * 24 * 3600,
+        gt=0,
+        le=365 * 24 * 3600,
+        description="How long a checkpoint is kept after it was taken.",
+    )
+    max_value_bytes: int = Field(
+        default=1024 * 1024,
+        ge=1,
+        le=512 * 1024 * 1024,
+        description="Largest JSON-encoded value accepted by set().",
+    )
+    max_keys_per_session: int = Field(default=10_000, ge=1, le=10_000_000)
+    max_scratchpad_entries: int = Field(
+        default=1000, ge=1, le=1_000_000, description="The scratchpad keeps the newest N entries."
+    )
+    max_scratchpad_entry_bytes: int = Field(default=64 * 1024, ge=1, le=64 * 1024 * 1024)
+    max_sessions_in_process: int = Field(
+        default=10_000, ge=1, description="Bound of the in-process store (least recently used go)."
+    )
+    fallback: bool = Field(
+        default=True, description="Serve from the in-process store while Redis is unreachable."
+    )
+    probe_interval_seconds: float = Field(
+        default=1.0, gt=0, le=3600, description="How often a degraded store probes Redis."
+    )
+    sweep_interval_seconds: float = Field(
+        default=60.0, gt=0, description="How often the SQLite store deletes expired rows."
+    )
+
+
+class Settings(BaseSettings):
+    """Everything memstrata can be configured with (``MEMSTRATA_*``; nested with ``__``)."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="MEMSTRATA_", env_nested_delimiter="__", extra="ignore", frozen=True
+    )
+
+    home: Path = Field(default_factory=default_home)
+    working_url: str | None = Field(
+        default=None,
+        description="memory://, sqlite:///path or redis://host:port/db; default: the home file.",
+    )
+    working: WorkingSettings = Field(default_factory=WorkingSettings)
+
+    def resolved_working_url(self) -> str:
+        """The working-memory URL, defaulting to the SQLite file under ``home``."""
+        return self.working_url or f"sqlite:///{self.home / 'memstrata.db'}"

@@ -1,0 +1,1 @@
+"""Storage backends. Stores know nothing of the service layer above them."""

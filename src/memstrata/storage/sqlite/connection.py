@@ -1,0 +1,88 @@
+"""A SQLite connection owned by one worker thread, driven from asyncio.
+
+SQLite calls are short but blocking; running each whole operation (all its statements and
+its transaction) as one function on a dedicated thread keeps the event loop free and costs
+one thread hop per operation, where a per-statement async wrapper would cost several.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+from memstrata.errors import StoreError, StoreUnavailable
+
+__all__ = ["SqliteConnection"]
+
+T = TypeVar("T")
+
+
+class SqliteConnection:
+    """One SQLite database file, WAL mode, serialised through one worker thread."""
+
+    def __init__(self, path: str, *, busy_timeout_ms: int = 10_000) -> None:
+        self.path = path
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memstrata-sqlite")
+        self._conn: sqlite3.Connection | None = None
+        self._busy_timeout_ms = busy_timeout_ms
+        self._closed = False
+
+    async def open(self) -> None:
+        await self.run(lambda conn: None)
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._conn is None:
+            try:
+                conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            except sqlite3.Error as exc:
+                raise StoreUnavailable(f"cannot open SQLite database {self.path!r}: {exc}") from exc
+            conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
+            if self.path != ":memory:":
+                conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            self._conn = conn
+        return self._conn
+
+    def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        conn = self._connect()
+        try:
+            return fn(conn)
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.rollback()
+            raise StoreError(f"SQLite operation failed on {self.path!r}: {exc}") from exc
+        except BaseException:
+            if conn.in_transaction:
+                conn.rollback()
+            raise
+
+    async def run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn(connection)`` on the worker thread; a failure rolls its transaction back."""
+        if self._closed:
+            raise StoreError("the SQLite store is closed")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._call, fn)
+
+    async def aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._conn is not None:
+            conn, self._conn = self._conn, None
+            await asyncio.get_running_loop().run_in_executor(self._executor, conn.close)
+        self._executor.shutdown(wait=True)
+
+
+def write(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
+    """Run ``fn`` in an immediate (write-locking) transaction: all of it or none of it."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        result = fn(conn)
+    except BaseException:
+        conn.rollback()
+        raise
+    conn.execute("COMMIT")
+    return result

@@ -1,0 +1,22 @@
+"""Working-memory stores: in-process, SQLite and Redis, plus the Redis fallback wrapper."""
+
+from memstrata.storage.working.base import (
+    SessionCounts,
+    SessionRef,
+    Snapshot,
+    StoredValue,
+    WorkingStore,
+)
+from memstrata.storage.working.factory import open_working_store
+from memstrata.storage.working.inprocess import InProcessWorkingStore, SessionRegistry
+
+__all__ = [
+    "InProcessWorkingStore",
+    "SessionCounts",
+    "SessionRef",
+    "SessionRegistry",
+    "Snapshot",
+    "StoredValue",
+    "WorkingStore",
+    "open_working_store",
+]

@@ -1,0 +1,141 @@
+"""The working-memory store protocol: the smallest surface a backend must offer.
+
+Rules shared by every store (the conformance suite in :mod:`memstrata.testing` checks them):
+
+- A session's live state (user keys, task state, scratchpad) lives until ``now`` passes
+  ``touched + ref.ttl``, where ``touched`` is the time of the session's latest write. Past
+  that, the live state is gone at once (not merely hidden until a sweep) and a later write
+  starts from nothing. Checkpoints keep their own ``expires_at``.
+- A user key may expire earlier, at its own ``expires_at``.
+- Every method is atomic: concurrent writers never lose each other's updates and readers
+  never see a half-applied write. ``restore`` replaces the live state in one step.
+- Values, task fields and scratchpad entries are opaque text; the service encodes them.
+- Every method's cost is bounded by the one session's size, never by the whole keyspace.
+
+Validation, id generation, TTL defaults and encoding live in the service, not here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+__all__ = ["SessionCounts", "SessionRef", "Snapshot", "StoredValue", "WorkingStore"]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRef:
+    """How a store addresses one session."""
+
+    digest: str  # stable hash of the full scope; the store's key for the session
+    tenant: str
+    user: str | None
+    ttl: float  # idle lifetime in seconds, renewed by every write
+
+
+@dataclass(frozen=True, slots=True)
+class StoredValue:
+    value: str
+    expires_at: float | None  # epoch seconds, or None for "lives as long as the session"
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A consistent copy of a session's live state."""
+
+    values: dict[str, StoredValue]
+    task: dict[str, str] | None
+    scratchpad: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionCounts:
+    keys: int
+    scratchpad_entries: int
+    checkpoints: int
+    has_task_state: bool
+
+
+@runtime_checkable
+class WorkingStore(Protocol):
+    """An async store of working memory, one namespace per :class:`SessionRef`."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def using_fallback(self) -> bool: ...
+
+    # user keys
+    async def set(
+        self,
+        ref: SessionRef,
+        key: str,
+        value: str,
+        expires_at: float | None,
+        now: float,
+        max_keys: int,
+    ) -> None:
+        """Write ``key``; raise LimitExceeded if it is new and the session holds max_keys."""
+
+    async def get(self, ref: SessionRef, key: str, now: float) -> str | None: ...
+
+    async def delete(self, ref: SessionRef, key: str, now: float) -> bool: ...
+
+    async def items(self, ref: SessionRef, now: float) -> dict[str, StoredValue]: ...
+
+    async def clear(self, ref: SessionRef, now: float) -> int:
+        """Remove the user keys only; return how many live keys there were."""
+
+    # task state: a flat mapping of field -> encoded value
+    async def set_task(self, ref: SessionRef, fields: dict[str, str], now: float) -> None: ...
+
+    async def update_task(self, ref: SessionRef, fields: dict[str, str], now: float) -> bool:
+        """Merge ``fields`` into the task state; False (and no write) when there is none."""
+
+    async def get_task(self, ref: SessionRef, now: float) -> dict[str, str] | None: ...
+
+    # scratchpad
+    async def append_scratchpad(
+        self, ref: SessionRef, entry: str, max_entries: int, now: float
+    ) -> None: ...
+
+    async def scratchpad(self, ref: SessionRef, now: float) -> list[str]: ...
+
+    async def clear_scratchpad(self, ref: SessionRef, now: float) -> int: ...
+
+    # checkpoints
+    async def snapshot(self, ref: SessionRef, now: float) -> Snapshot: ...
+
+    async def restore(self, ref: SessionRef, snapshot: Snapshot, now: float) -> None: ...
+
+    async def put_checkpoint(
+        self,
+        ref: SessionRef,
+        checkpoint_id: str,
+        info: str,
+        content: str,
+        expires_at: float,
+        now: float,
+    ) -> None: ...
+
+    async def get_checkpoint(self, ref: SessionRef, checkpoint_id: str, now: float) -> str | None:
+        """The checkpoint's content, or None when unknown or expired."""
+
+    async def list_checkpoints(self, ref: SessionRef, now: float) -> list[str]:
+        """The live checkpoints' info texts, oldest first."""
+
+    async def delete_checkpoint(self, ref: SessionRef, checkpoint_id: str, now: float) -> bool: ...
+
+    # whole sessions
+    async def counts(self, ref: SessionRef, now: float) -> SessionCounts: ...
+
+    async def drop_session(self, ref: SessionRef) -> None:
+        """Remove everything of the session, checkpoints included."""
+
+    async def drop_sessions(self, tenant: str, user: str | None) -> int:
+        """Remove every session of ``tenant`` (of that ``user`` when given); return how many."""
+
+    async def ping(self) -> bool: ...
+
+    async def aclose(self) -> None: ...

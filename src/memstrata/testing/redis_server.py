@@ -1,0 +1,175 @@
+"""A throwaway ``redis-server`` on a loopback port, for tests and benchmarks.
+
+The server runs in its own temporary directory with an append-only file fsynced on every
+write and no RDB snapshots, so :meth:`RedisServer.kill` (SIGKILL) loses no acknowledged
+write and :meth:`RedisServer.start` brings the same data back on the same port.
+The readiness check speaks RESP over a plain socket, so this module needs no Redis client.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+from memstrata.errors import StoreUnavailable
+
+__all__ = ["RedisServer", "find_redis_server"]
+
+_ENV_BINARY = "MEMSTRATA_REDIS_SERVER"
+_HOST = "127.0.0.1"
+
+
+def find_redis_server() -> str | None:
+    """The redis-server binary: ``$MEMSTRATA_REDIS_SERVER``, else the one on ``PATH``."""
+    configured = os.environ.get(_ENV_BINARY)
+    if configured:
+        return configured if os.access(configured, os.X_OK) else None
+    return shutil.which("redis-server")
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((_HOST, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _answers_ping(port: int) -> bool:
+    try:
+        with socket.create_connection((_HOST, port), timeout=0.5) as sock:
+            sock.sendall(b"PING\r\n")
+            # "-LOADING ..." while the AOF is replayed: not ready yet
+            return sock.recv(64).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+class RedisServer:
+    """One ``redis-server`` process; ``start()`` / ``stop()`` / ``kill()`` as often as needed.
+
+    The port and the data directory are chosen once and kept across restarts.
+    """
+
+    def __init__(self, binary: str | None = None, *, startup_timeout: float = 10.0) -> None:
+        self._binary = binary or find_redis_server()
+        self._startup_timeout = startup_timeout
+        self._dir: Path | None = None
+        self._port: int | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def port(self) -> int:
+        if self._port is None:
+            raise StoreUnavailable("the redis-server was never started")
+        return self._port
+
+    @property
+    def url(self) -> str:
+        return f"redis://{_HOST}:{self.port}/0"
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    def start(self) -> Self:
+        """Start the server (on the port and directory of the previous run, if any)."""
+        if self.running:
+            return self
+        if self._binary is None:
+            raise StoreUnavailable(
+                f"no redis-server binary: install one or set {_ENV_BINARY} to its path"
+            )
+        if self._dir is None:
+            self._dir = Path(tempfile.mkdtemp(prefix="memstrata-redis-"))
+        if self._port is None:
+            self._port = _free_port()
+        log = self._dir / "redis.log"
+        command = [
+            self._binary,
+            "--port", str(self._port),
+            "--bind", _HOST,
+            "--dir", str(self._dir),
+            "--save", "",
+            "--appendonly", "yes",
+            "--appendfsync", "always",
+            "--daemonize", "no",
+            "--logfile", str(log),
+        ]  # fmt: skip
+        try:
+            self._process = subprocess.Popen(
+                command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+            )
+        except OSError as exc:
+            raise StoreUnavailable(f"cannot run {self._binary}: {exc}") from exc
+        self._wait_ready(log)
+        return self
+
+    def _wait_ready(self, log: Path) -> None:
+        process = self._process
+        assert process is not None
+        deadline = time.monotonic() + self._startup_timeout
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                self._process = None
+                stderr = process.stderr.read().decode(errors="replace") if process.stderr else ""
+                tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+                raise StoreUnavailable(
+                    f"redis-server exited with code {process.returncode} on port {self._port}: "
+                    f"{(stderr + tail).strip() or 'no output'}"
+                )
+            if _answers_ping(self.port):
+                return
+            time.sleep(0.02)
+        self.kill()
+        raise StoreUnavailable(
+            f"redis-server did not answer PING on port {self._port} "
+            f"within {self._startup_timeout:g} s"
+        )
+
+    def _end(self, sig: signal.Signals) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        if process.poll() is None:
+            process.send_signal(sig)
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if process.stderr:
+            process.stderr.close()
+
+    def stop(self) -> None:
+        """Shut down cleanly (SIGTERM: Redis flushes the append-only file and exits)."""
+        self._end(signal.SIGTERM)
+
+    def kill(self) -> None:
+        """Kill at once (SIGKILL), as a crash would."""
+        self._end(signal.SIGKILL)
+
+    def close(self) -> None:
+        """Stop the server and remove its directory."""
+        self.stop()
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,114 @@
+"""What the SQLite store adds beyond the conformance suite: durability and sweeping."""
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from memstrata.config import WorkingSettings
+from memstrata.errors import ConfigurationError, StoreError
+from memstrata.scope import Scope
+from memstrata.storage.working.factory import open_working_store, sqlite_path
+from memstrata.storage.working.sqlite import MIGRATIONS, SqliteWorkingStore
+from memstrata.testing import ManualClock
+from memstrata.types.working import TaskState
+from memstrata.working.memory import WorkingMemory
+
+
+async def test_state_survives_reopening_the_file(tmp_path: Path) -> None:
+    path = str(tmp_path / "durable.db")
+    scope = Scope(session="s")
+    store = await SqliteWorkingStore.open(path)
+    wm = WorkingMemory(store, scope)
+    await wm.set("k", {"v": 1})
+    await wm.set_task_state(TaskState(task_id="t", current_step=2))
+    await wm.append_scratchpad("note")
+    cp = await wm.create_checkpoint()
+    await store.aclose()
+
+    reopened = WorkingMemory(await SqliteWorkingStore.open(path), scope, owns_store=True)
+    assert await reopened.get("k") == {"v": 1}
+    state = await reopened.get_task_state()
+    assert state is not None
+    assert state.current_step == 2
+    assert await reopened.get_scratchpad() == ["note"]
+    assert [c.id for c in await reopened.list_checkpoints()] == [cp]
+    await reopened.close()
+
+
+async def test_sweep_deletes_expired_rows(tmp_path: Path) -> None:
+    path = str(tmp_path / "sweep.db")
+    clock = ManualClock()
+    settings = WorkingSettings(
+        session_ttl_seconds=100, checkpoint_ttl_seconds=50, sweep_interval_seconds=10
+    )
+    store = await SqliteWorkingStore.open(path, settings=settings)
+    old = WorkingMemory(store, Scope(session="old"), settings=settings, clock=clock)
+    await old.set("k", 1)
+    await old.set("short", 1, ttl_seconds=5)
+    await old.append_scratchpad("x")
+    await old.create_checkpoint()
+    clock.advance(200)
+    await WorkingMemory(store, Scope(session="new"), settings=settings, clock=clock).set("k", 1)
+    await store.aclose()
+
+    conn = sqlite3.connect(path)
+    rows = {
+        table: conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+        for table in ("wm_kv", "wm_scratch", "wm_checkpoint", "wm_session")
+    }
+    conn.close()
+    assert rows == {"wm_kv": 1, "wm_scratch": 0, "wm_checkpoint": 0, "wm_session": 1}
+
+
+async def test_migrations_are_idempotent_and_refuse_a_newer_schema(tmp_path: Path) -> None:
+    path = str(tmp_path / "m.db")
+    await (await SqliteWorkingStore.open(path)).aclose()
+    await (await SqliteWorkingStore.open(path)).aclose()
+    conn = sqlite3.connect(path)
+    version = conn.execute(
+        "SELECT version FROM memstrata_schema WHERE component = 'working'"
+    ).fetchone()
+    assert version == (len(MIGRATIONS),)
+    conn.execute("UPDATE memstrata_schema SET version = 99 WHERE component = 'working'")
+    conn.commit()
+    conn.close()
+    with pytest.raises(ConfigurationError, match="newer"):
+        await SqliteWorkingStore.open(path)
+
+
+async def test_driver_errors_are_translated(tmp_path: Path) -> None:
+    store = await SqliteWorkingStore.open(str(tmp_path / "e.db"))
+    with pytest.raises(StoreError, match="SQLite operation failed") as info:
+        await store._db.run(lambda conn: conn.execute("SELECT * FROM no_such_table"))
+    assert isinstance(info.value.__cause__, sqlite3.Error)
+    await store.aclose()
+    assert await store.ping() is False
+    with pytest.raises(StoreError, match="closed"):
+        await store._db.run(lambda conn: None)
+
+
+async def test_unopenable_file_is_unavailable(tmp_path: Path) -> None:
+    from memstrata.errors import StoreUnavailable
+
+    with pytest.raises(StoreUnavailable, match="cannot open"):
+        await SqliteWorkingStore.open(str(tmp_path / "missing-dir" / "x" / "db.sqlite"))
+
+
+async def test_factory_opens_each_scheme(tmp_path: Path) -> None:
+    memory = await open_working_store("memory://")
+    assert memory.name == "memory"
+    sqlite = await open_working_store(f"sqlite:///{tmp_path}/sub/f.db")
+    assert sqlite.name == "sqlite"
+    assert (tmp_path / "sub" / "f.db").exists()
+    await sqlite.aclose()
+    private = await open_working_store("sqlite:///:memory:")
+    wm = WorkingMemory(private, Scope(session="s"), owns_store=True)
+    await wm.set("k", 1)
+    assert await wm.get("k") == 1
+    await wm.close()
+    with pytest.raises(ConfigurationError, match="unsupported"):
+        await open_working_store("ftp://x")
+    for bad in ("sqlite://relative.db", "sqlite:///"):
+        with pytest.raises(ConfigurationError, match="SQLite URL"):
+            sqlite_path(bad)

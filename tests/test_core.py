@@ -1,0 +1,63 @@
+import json
+
+import pytest
+
+from memstrata.config import Settings, WorkingSettings, default_home
+from memstrata.errors import LimitExceeded, ValidationError
+from memstrata.ids import new_id
+from memstrata.scope import Scope
+
+
+def test_scope_defaults_and_identity() -> None:
+    assert Scope().tenant == "default"
+    a = Scope(tenant="t", user="u", session="s")
+    b = Scope(tenant="t", user="u", session="s")
+    assert a == b
+    assert a.digest == b.digest
+    assert a.digest != Scope(tenant="t", user="u", session="s2").digest
+    assert json.loads(a.canonical) == ["t", None, "u", None, None, "s"]
+    # fields cannot collide by concatenation
+    assert Scope(tenant="ab", project="c").digest != Scope(tenant="a", project="bc").digest
+
+
+def test_scope_is_frozen_and_validated() -> None:
+    scope = Scope(session="s")
+    with pytest.raises(ValueError, match="frozen"):
+        scope.tenant = "other"  # type: ignore[misc]
+    for bad in ({"tenant": ""}, {"user": "x" * 129}, {"session": "a\nb"}, {"nope": "x"}):
+        with pytest.raises(ValidationError) as info:
+            Scope.parse(**bad)
+        assert info.value.field.startswith("scope.")
+    assert Scope.parse(tenant="t", session="s").with_session("s2").session == "s2"
+
+
+def test_validation_error_names_field_and_allowed() -> None:
+    err = LimitExceeded("value", "is too big", allowed="at most 10 bytes")
+    assert str(err) == "value: is too big (allowed: at most 10 bytes)"
+    assert isinstance(err, ValueError)
+    assert ValidationError("f", "bad").allowed is None
+
+
+def test_ids_are_unique_and_sortable_by_creation() -> None:
+    ids = [new_id() for _ in range(2000)]
+    assert len(set(ids)) == 2000
+    assert ids == sorted(ids)
+
+
+def test_settings_read_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("MEMSTRATA_HOME", str(tmp_path))
+    monkeypatch.setenv("MEMSTRATA_WORKING__SESSION_TTL_SECONDS", "60")
+    settings = Settings()
+    assert settings.home == tmp_path
+    assert settings.working.session_ttl_seconds == 60
+    assert settings.resolved_working_url() == f"sqlite:///{tmp_path / 'memstrata.db'}"
+    monkeypatch.setenv("MEMSTRATA_WORKING_URL", "memory://")
+    assert Settings().resolved_working_url() == "memory://"
+    assert default_home().name == "memstrata"
+
+
+def test_settings_refuse_out_of_range_values() -> None:
+    with pytest.raises(ValueError, match="session_ttl_seconds"):
+        WorkingSettings(session_ttl_seconds=0)
+    with pytest.raises(ValueError, match="max_keys_per_session"):
+        WorkingSettings(max_keys_per_session=0)

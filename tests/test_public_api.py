@@ -1,0 +1,87 @@
+"""The curated public surface and the layering rule of DESIGN.md section 4."""
+
+import ast
+import importlib
+import pkgutil
+from pathlib import Path
+
+import memstrata
+
+PACKAGE_ROOT = Path(memstrata.__file__).parent
+
+# Layer of each top-level module or subpackage; imports may only point to the same
+# layer or a lower one (a higher number is a higher layer).
+LAYERS = {
+    "errors": 0, "scope": 0, "config": 0, "clock": 0, "ids": 0, "types": 0,
+    "storage": 1,
+    "embed": 2, "retrieval": 2, "llm": 2,
+    "working": 3, "longterm": 3, "memory": 3, "lifecycle": 3, "consolidation": 3,
+    "reflection": 3, "context": 3, "gdpr": 3, "evaluation": 3,
+    "testing": 4,
+    "demo": 5, "cli": 5, "__main__": 5, "api": 5, "mcp": 5,
+}  # fmt: skip
+INTERFACES = {"cli", "api", "mcp"}
+
+
+def test_all_names_exist_and_are_sorted() -> None:
+    for name in memstrata.__all__:
+        assert hasattr(memstrata, name), name
+    assert len(set(memstrata.__all__)) == len(memstrata.__all__)
+    public = {n for n in dir(memstrata) if not n.startswith("_")}
+    # every public name of the package is listed (subpackages are reachable, not exported)
+    modules = {n for n in public if type(getattr(memstrata, n)).__name__ == "module"}
+    assert public - modules == set(memstrata.__all__)
+    assert issubclass(memstrata.ValidationError, memstrata.MemstrataError)
+    assert memstrata.__version__
+
+
+def test_every_error_is_drawn_in_the_hierarchy() -> None:
+    from memstrata import errors
+
+    doc = errors.__doc__ or ""
+    for name in errors.__all__:
+        assert name in doc, f"{name} missing from errors.py's docstring"
+        assert issubclass(getattr(errors, name), errors.MemstrataError)
+
+
+def _first_party_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("memstrata."))
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.level == 0
+            and node.module.startswith("memstrata.")
+        ):
+            found.add(node.module)
+    return {name.split(".")[1] for name in found}
+
+
+def test_imports_point_down_only() -> None:
+    problems = []
+    for path in PACKAGE_ROOT.rglob("*.py"):
+        rel = path.relative_to(PACKAGE_ROOT)
+        top = rel.parts[0].removesuffix(".py")
+        if top == "__init__":
+            continue
+        assert top in LAYERS, f"{rel}: module not placed in a layer"
+        for target in _first_party_imports(path):
+            assert target in LAYERS, f"{rel} imports unplaced memstrata.{target}"
+            if LAYERS[target] > LAYERS[top]:
+                problems.append(f"{rel} imports memstrata.{target} (a higher layer)")
+            if top in INTERFACES and target in INTERFACES and target != top:
+                problems.append(f"{rel}: interfaces must not import each other ({target})")
+            if top == "storage" and LAYERS[target] >= 3:
+                problems.append(f"{rel}: a store must not import the service ({target})")
+    assert problems == []
+
+
+def test_every_module_imports() -> None:
+    optional = {"redis", "postgres", "fallback", "mcp", "api"}
+    for info in pkgutil.walk_packages([str(PACKAGE_ROOT)], prefix="memstrata."):
+        if optional & set(info.name.split(".")):
+            continue
+        importlib.import_module(info.name)
