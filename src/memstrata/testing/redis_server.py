@@ -2,7 +2,8 @@
 
 The server runs in its own temporary directory with an append-only file fsynced on every
 write and no RDB snapshots, so :meth:`RedisServer.kill` (SIGKILL) loses no acknowledged
-write and :meth:`RedisServer.start` brings the same data back on the same port.
+write and :meth:`RedisServer.start` brings the same data back on the same port
+(``durable=False`` turns the file off, for benchmarks that should not measure the disk).
 The readiness check speaks RESP over a plain socket, so this module needs no Redis client.
 """
 
@@ -58,9 +59,13 @@ class RedisServer:
     The port and the data directory are chosen once and kept across restarts.
     """
 
-    def __init__(self, binary: str | None = None, *, startup_timeout: float = 10.0) -> None:
+    def __init__(
+        self, binary: str | None = None, *, startup_timeout: float = 10.0, durable: bool = True
+    ) -> None:
         self._binary = binary or find_redis_server()
         self._startup_timeout = startup_timeout
+        # durable=False: no append-only file (benchmarks that must not measure the disk)
+        self._durable = durable
         self._dir: Path | None = None
         self._port: int | None = None
         self._process: subprocess.Popen[bytes] | None = None
@@ -98,19 +103,28 @@ class RedisServer:
             "--bind", _HOST,
             "--dir", str(self._dir),
             "--save", "",
-            "--appendonly", "yes",
+            "--appendonly", "yes" if self._durable else "no",
             "--appendfsync", "always",
             "--daemonize", "no",
             "--logfile", str(log),
         ]  # fmt: skip
-        try:
-            self._process = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-            )
-        except OSError as exc:
-            raise StoreUnavailable(f"cannot run {self._binary}: {exc}") from exc
+        # a file, not a pipe: a pipe nobody reads could fill up and stall the server
+        with (self._dir / "stderr.log").open("ab") as stderr:
+            try:
+                self._process = subprocess.Popen(
+                    command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr
+                )
+            except OSError as exc:
+                raise StoreUnavailable(f"cannot run {self._binary}: {exc}") from exc
         self._wait_ready(log)
         return self
+
+    def _output(self, log: Path) -> str:
+        assert self._dir is not None
+        texts = (
+            p.read_text(errors="replace") for p in (self._dir / "stderr.log", log) if p.exists()
+        )
+        return "".join(texts)[-2000:].strip() or "no output"
 
     def _wait_ready(self, log: Path) -> None:
         process = self._process
@@ -119,11 +133,9 @@ class RedisServer:
         while time.monotonic() < deadline:
             if process.poll() is not None:
                 self._process = None
-                stderr = process.stderr.read().decode(errors="replace") if process.stderr else ""
-                tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
                 raise StoreUnavailable(
                     f"redis-server exited with code {process.returncode} on port {self._port}: "
-                    f"{(stderr + tail).strip() or 'no output'}"
+                    f"{self._output(log)}"
                 )
             if _answers_ping(self.port):
                 return
@@ -145,8 +157,6 @@ class RedisServer:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-        if process.stderr:
-            process.stderr.close()
 
     def stop(self) -> None:
         """Shut down cleanly (SIGTERM: Redis flushes the append-only file and exits)."""

@@ -57,9 +57,12 @@ def check_ttl(ttl_seconds: float | None, *, upper: float) -> float | None:
     return float(ttl_seconds)
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
 def encode_value(value: Any, max_bytes: int) -> str:
     try:
-        text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        text = _ENCODER.encode(value)
     except (TypeError, ValueError) as exc:
         raise ValidationError(
             "value", f"is not JSON-serializable ({exc})", allowed="JSON values (finite numbers)"

@@ -5,7 +5,8 @@ Rules shared by every store (the conformance suite in :mod:`memstrata.testing` c
 - A session's live state (user keys, task state, scratchpad) lives until ``now`` passes
   ``touched + ref.ttl``, where ``touched`` is the time of the session's latest write. Past
   that, the live state is gone at once (not merely hidden until a sweep) and a later write
-  starts from nothing. Checkpoints keep their own ``expires_at``.
+  starts from nothing. Checkpoints keep their own ``expires_at``. A store may measure the
+  idle lifetime on its own clock (Redis does: ``PEXPIRE``) rather than the caller's ``now``.
 - A user key may expire earlier, at its own ``expires_at``.
 - Every method is atomic: concurrent writers never lose each other's updates and readers
   never see a half-applied write. ``restore`` replaces the live state in one step.

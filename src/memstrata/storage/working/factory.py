@@ -13,6 +13,7 @@ from memstrata.storage.working.inprocess import InProcessWorkingStore, SessionRe
 __all__ = ["open_working_store", "sqlite_path"]
 
 _registries: dict[int, SessionRegistry] = {}
+_fallback_registries: dict[tuple[str, int], SessionRegistry] = {}
 
 
 def _registry(max_sessions: int) -> SessionRegistry:
@@ -53,7 +54,12 @@ async def open_working_store(url: str, settings: WorkingSettings | None = None) 
             return redis_store
         from memstrata.storage.working.fallback import FallbackWorkingStore
 
-        fallback = InProcessWorkingStore(_registry(settings.max_sessions_in_process))
+        # a registry of its own per Redis URL: recovery drops the outage's sessions from it,
+        # which must never touch a memory:// session or another Redis's fallback
+        key = (url, settings.max_sessions_in_process)
+        if key not in _fallback_registries:
+            _fallback_registries[key] = SessionRegistry(settings.max_sessions_in_process)
+        fallback = InProcessWorkingStore(_fallback_registries[key])
         return await FallbackWorkingStore.start(redis_store, fallback, settings=settings)
     raise ConfigurationError(
         f"unsupported working-memory URL scheme {scheme!r} in {url!r}",

@@ -121,14 +121,18 @@ class InProcessWorkingStore:
     ) -> None:
         with self._registry.lock:
             current = self._live(ref, now)
-            if current is not None:
-                values = current.live_values(now)
-                if key not in values and len(values) >= max_keys:
-                    raise LimitExceeded(
-                        "key",
-                        f"the session already holds {max_keys} keys",
-                        allowed=f"at most {max_keys} keys per session",
-                    )
+            # only a new key at the limit pays for purging expired keys
+            if (
+                current is not None
+                and key not in current.values
+                and len(current.values) >= max_keys
+                and len(current.live_values(now)) >= max_keys
+            ):
+                raise LimitExceeded(
+                    "key",
+                    f"the session already holds {max_keys} keys",
+                    allowed=f"at most {max_keys} keys per session",
+                )
             session = self._registry.write(ref, now)
             session.values[key] = StoredValue(value, expires_at)
 

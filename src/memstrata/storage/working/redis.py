@@ -1,0 +1,561 @@
+"""The Redis working store: every write is one Lua script, every multi-key read one MULTI.
+
+Layout: all keys of a session share the hash tag ``{<digest>}`` (so they live in one slot
+on Redis Cluster):
+
+- ``ms:{d}:kv``   hash   user key -> ``"<expiry>|<value>"`` (expiry in epoch seconds, or empty):
+  a read is one plain HGET, and a key whose expiry is <= now is absent at once
+- ``ms:{d}:ex``   zset   user key -> expiry, for the keys with one: counts live keys and finds
+  expired ones to purge (lazily, when the key limit is reached); always a subset of ``kv``
+- ``ms:{d}:task`` hash   task field -> value
+- ``ms:{d}:sp``   list   scratchpad entries, capped with LTRIM
+- ``ms:{d}:cp`` / ``ms:{d}:cb`` / ``ms:{d}:cx``: checkpoint info / content / expiry (zset)
+
+Every write renews the idle lifetime (PEXPIRE) of the four live keys in the same script, so
+they all die together; checkpoint keys expire with their latest checkpoint. Expiry times
+are the caller's clock (``now``), while physical lifetimes are relative (PEXPIRE), so a
+clock skew between client and server never shortens anything.
+
+``drop_sessions`` reads two small indexes (per tenant, per tenant and user): sorted sets of
+session digests scored by the server time until which the session may hold data.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import json
+import re
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime, timedelta
+from typing import Any, Final, Self
+
+from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError, RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from memstrata.errors import ConfigurationError, LimitExceeded, StoreError, StoreUnavailable
+from memstrata.storage.working.base import SessionCounts, SessionRef, Snapshot, StoredValue
+from memstrata.storage.working.redis_scripts import (
+    ALL,
+    APPEND,
+    CLEAR,
+    CLEAR_SCRATCHPAD,
+    DELETE,
+    DELETE_CHECKPOINT,
+    MERGE_SCRATCHPAD,
+    PUT_CHECKPOINT,
+    REGISTER,
+    RESTORE,
+    SET,
+    TASK,
+)
+
+__all__ = ["RedisWorkingStore", "entry_stamp"]
+
+# Re-register a session in the drop indexes this often (seconds, per process).
+_REGISTER_EVERY = 3600.0
+_MAX_CACHED_SESSIONS = 50_000
+
+_STAMP = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.?(\d*)")
+_STAMP_FORMAT = "%Y-%m-%dT%H:%M:%S.%f"
+# How far before the oldest merged entry the merge looks for copies and neighbours: more
+# than the time between stamping an entry and Redis executing the append.
+_MERGE_WINDOW = timedelta(seconds=60)
+
+# Constant arguments are bytes (redis-py passes bytes through without encoding them).
+_EVALSHA: Final = b"EVALSHA"
+_HGET: Final = b"HGET"
+_KEY_SUFFIXES = ("kv", "ex", "task", "sp", "cp", "cb", "cx")
+
+Keys = tuple[bytes, ...]  # kv, ex, task, sp, cp, cb, cx of one session
+Command = tuple[Any, ...]
+
+
+def _session_keys(digest: str) -> Keys:
+    return tuple(f"ms:{{{digest}}}:{suffix}".encode() for suffix in _KEY_SUFFIXES)
+
+
+def _short_hash(text: str) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def _index_keys(tenant: str, user: str | None) -> tuple[str, str | None]:
+    """The tenant's index and the (tenant, user) index; one hash tag, so one slot."""
+    tenant_key = f"ms:ix:{{{_short_hash(tenant)}}}"
+    return tenant_key, None if user is None else f"{tenant_key}:u:{_short_hash(user)}"
+
+
+def _ttl_ms(ref: SessionRef) -> bytes:
+    return _milliseconds(ref.ttl)
+
+
+@functools.lru_cache(maxsize=64)
+def _milliseconds(seconds: float) -> bytes:
+    return b"%d" % max(1, int(seconds * 1000))
+
+
+def _flatten(fields: dict[str, str]) -> list[str]:
+    flat: list[str] = []
+    for name, value in fields.items():
+        flat.append(name)
+        flat.append(value)
+    return flat
+
+
+def entry_stamp(entry: str) -> tuple[str, str]:
+    """``(stamp, id)`` of a scratchpad entry as the merge script sees them ('' if unknown)."""
+    try:
+        data = json.loads(entry)
+    except ValueError:
+        return "", ""
+    if not isinstance(data, dict):
+        return "", ""
+    at, entry_id = data.get("created_at"), data.get("id")
+    match = _STAMP.match(at) if isinstance(at, str) else None
+    stamp = "" if match is None else f"{match[1]}.{(match[2] + '000000')[:6]}"
+    return stamp, entry_id if isinstance(entry_id, str) else ""
+
+
+# -- one write as one command: shared by the methods and by apply() ------------------------
+
+
+def _set(
+    k: Keys,
+    ref: SessionRef,
+    key: str,
+    value: str,
+    expires_at: float | None,
+    now: float,
+    max_keys: int,
+) -> Command:
+    expiry = "" if expires_at is None else repr(expires_at)
+    stored = f"{expiry}|{value}"
+    ttl = _ttl_ms(ref)
+    return (
+        _EVALSHA,
+        SET.sha,
+        b"4",
+        k[0],
+        k[1],
+        k[2],
+        k[3],
+        key,
+        stored,
+        expiry,
+        ttl,
+        max_keys,
+        now,
+    )
+
+
+def _delete(k: Keys, ref: SessionRef, key: str, now: float) -> Command:
+    return (_EVALSHA, DELETE.sha, b"4", *k[:4], key, now, _ttl_ms(ref))
+
+
+def _clear(k: Keys, ref: SessionRef, now: float) -> Command:
+    return (_EVALSHA, CLEAR.sha, b"4", *k[:4], now, _ttl_ms(ref))
+
+
+def _set_task(k: Keys, ref: SessionRef, fields: dict[str, str], now: float) -> Command:
+    return (_EVALSHA, TASK.sha, b"4", *k[:4], _ttl_ms(ref), "0", *_flatten(fields))
+
+
+def _update_task(k: Keys, ref: SessionRef, fields: dict[str, str], now: float) -> Command:
+    return (_EVALSHA, TASK.sha, b"4", *k[:4], _ttl_ms(ref), "1", *_flatten(fields))
+
+
+def _append(k: Keys, ref: SessionRef, entry: str, max_entries: int, now: float) -> Command:
+    return (_EVALSHA, APPEND.sha, b"4", k[0], k[1], k[2], k[3], entry, max_entries, _ttl_ms(ref))
+
+
+def _merge(k: Keys, ref: SessionRef, entries: list[str], max_entries: int, now: float) -> Command:
+    args: list[str] = []
+    stamps = []
+    for entry in entries:
+        stamp, entry_id = entry_stamp(entry)
+        args.extend((stamp, entry_id, entry))
+        if stamp:
+            stamps.append(stamp)
+    floor = ""
+    if stamps:
+        oldest = datetime.strptime(min(stamps), _STAMP_FORMAT) - _MERGE_WINDOW
+        floor = oldest.strftime(_STAMP_FORMAT)
+    return (_EVALSHA, MERGE_SCRATCHPAD.sha, b"4", *k[:4], max_entries, _ttl_ms(ref), floor, *args)
+
+
+def _clear_scratchpad(k: Keys, ref: SessionRef, now: float) -> Command:
+    return (_EVALSHA, CLEAR_SCRATCHPAD.sha, b"4", *k[:4], _ttl_ms(ref))
+
+
+def _restore(k: Keys, ref: SessionRef, snapshot: Snapshot, now: float) -> Command:
+    args: list[Any] = [_ttl_ms(ref), len(snapshot.values)]
+    for key, stored in snapshot.values.items():
+        expiry = "" if stored.expires_at is None else repr(stored.expires_at)
+        args.extend((key, f"{expiry}|{stored.value}", expiry))
+    task = snapshot.task or {}
+    args.append(len(task))
+    args.extend(_flatten(task))
+    args.extend(snapshot.scratchpad)
+    return (_EVALSHA, RESTORE.sha, b"4", *k[:4], *args)
+
+
+def _put_checkpoint(
+    k: Keys,
+    ref: SessionRef,
+    checkpoint_id: str,
+    info: str,
+    content: str,
+    expires_at: float,
+    now: float,
+) -> Command:
+    args = (checkpoint_id, info, content, expires_at, now, _ttl_ms(ref))
+    return (_EVALSHA, PUT_CHECKPOINT.sha, b"7", *k, *args)
+
+
+def _delete_checkpoint(k: Keys, ref: SessionRef, checkpoint_id: str, now: float) -> Command:
+    return (_EVALSHA, DELETE_CHECKPOINT.sha, b"3", k[4], k[5], k[6], checkpoint_id, now)
+
+
+def _drop_session(k: Keys, ref: SessionRef) -> Command:
+    return ("DEL", *k)
+
+
+_WRITES: dict[str, Callable[..., Command]] = {
+    "set": _set,
+    "delete": _delete,
+    "clear": _clear,
+    "set_task": _set_task,
+    "update_task": _update_task,
+    "append_scratchpad": _append,
+    "merge_scratchpad": _merge,
+    "clear_scratchpad": _clear_scratchpad,
+    "restore": _restore,
+    "put_checkpoint": _put_checkpoint,
+    "delete_checkpoint": _delete_checkpoint,
+    "drop_session": _drop_session,
+}
+
+
+def _pairs(reply: list[Any]) -> list[tuple[str, float]]:
+    """A ZRANGE ... WITHSCORES reply as (member, score) pairs.
+
+    redis-py versions differ: some parse the reply into pairs, others leave it flat.
+    """
+    if reply and isinstance(reply[0], list | tuple):
+        return [(member, float(score)) for member, score in reply]
+    return [(reply[i], float(reply[i + 1])) for i in range(0, len(reply), 2)]
+
+
+def _live_values(stored: dict[str, str], now: float) -> dict[str, StoredValue]:
+    """The ``kv`` hash without expired keys, each ``"<expiry>|<value>"`` split."""
+    live: dict[str, StoredValue] = {}
+    for key, text in stored.items():
+        expiry, _, value = text.partition("|")
+        if not expiry:
+            live[key] = StoredValue(value, None)
+        elif (at := float(expiry)) > now:
+            live[key] = StoredValue(value, at)
+    return live
+
+
+class RedisWorkingStore:
+    """Working memory in Redis 7 (standalone, or Cluster-compatible key layout)."""
+
+    def __init__(self, client: Redis, *, location: str = "redis") -> None:
+        self._client = client
+        # bound once: the hot path skips an attribute lookup (and redis-py leaves it untyped)
+        self._execute: Callable[..., Awaitable[Any]] = client.execute_command
+        self._location = location
+        self._keys: dict[str, Keys] = {}
+        # digest -> monotonic time until which this process need not register it again
+        self._registered: dict[str, float] = {}
+
+    @classmethod
+    def from_url(cls, url: str) -> Self:
+        """A store with its own connection pool; options in the URL's query win."""
+        try:
+            client = Redis.from_url(
+                url,
+                decode_responses=True,
+                socket_connect_timeout=1.0,
+                socket_timeout=5.0,
+                # No client-side retry: a retried write whose reply was lost would run twice.
+                # Stale pooled connections are dropped after a connection error instead.
+                retry=Retry(NoBackoff(), 0),
+            )
+        except ValueError as exc:
+            raise ConfigurationError(f"invalid Redis URL {url!r}: {exc}") from exc
+        return cls(client, location=url)
+
+    @property
+    def name(self) -> str:
+        return "redis"
+
+    @property
+    def using_fallback(self) -> bool:
+        return False
+
+    @property
+    def location(self) -> str:
+        """The URL this store was opened with (identifies the server)."""
+        return self._location
+
+    def _session(self, digest: str) -> Keys:
+        keys = self._keys.get(digest)
+        if keys is None:
+            if len(self._keys) >= _MAX_CACHED_SESSIONS:
+                self._keys.clear()
+            keys = self._keys[digest] = _session_keys(digest)
+        return keys
+
+    # -- the wire ------------------------------------------------------------------------
+
+    async def _run(self, command: Command) -> Any:
+        """Run one command; a script the server does not know (yet) is loaded once."""
+        try:
+            try:
+                return await self._execute(*command)
+            except NoScriptError:
+                await self._execute("SCRIPT", "LOAD", ALL[command[1]].source)
+                return await self._execute(*command)
+        except (RedisConnectionError, RedisTimeoutError) as exc:
+            raise await self._unavailable(exc) from exc
+        except RedisError as exc:
+            raise StoreError(f"Redis failed: {exc}") from exc
+
+    async def _pipeline(self, commands: list[Command], *, transaction: bool) -> list[Any]:
+        """Several commands in one round trip; a MULTI/EXEC when ``transaction``."""
+        try:
+            async with self._client.pipeline(transaction=transaction) as pipe:
+                for command in commands:
+                    pipe.execute_command(*command)
+                result: list[Any] = await pipe.execute()
+                return result
+        except (RedisConnectionError, RedisTimeoutError) as exc:
+            raise await self._unavailable(exc) from exc
+        except RedisError as exc:
+            raise StoreError(f"Redis failed: {exc}") from exc
+
+    async def _unavailable(self, exc: Exception) -> StoreUnavailable:
+        # The server may have restarted without its data: register sessions again.
+        self._registered.clear()
+        # Idle pooled connections to a dead server are not always noticed when they are
+        # taken from the pool (a reset socket looks idle): drop them all now.
+        with contextlib.suppress(Exception):
+            await self.drop_idle_connections()
+        return StoreUnavailable(f"Redis at {self._location} is unreachable: {exc}")
+
+    def _registration(self, ref: SessionRef, keep_seconds: float) -> Command:
+        tenant_key, user_key = _index_keys(ref.tenant, ref.user)
+        keys = (tenant_key,) if user_key is None else (tenant_key, user_key)
+        keep_ms = int((keep_seconds + 2 * _REGISTER_EVERY) * 1000)
+        return (_EVALSHA, REGISTER.sha, len(keys), *keys, ref.digest, keep_ms)
+
+    def _registered_now(self, ref: SessionRef) -> None:
+        if len(self._registered) >= _MAX_CACHED_SESSIONS:
+            self._registered.clear()
+        self._registered[ref.digest] = time.monotonic() + _REGISTER_EVERY
+
+    async def _write(self, ref: SessionRef, build: Callable[..., Command], *args: Any) -> Any:
+        """Run one write of the session, registering the session for drop_sessions first."""
+        if self._registered.get(ref.digest, 0.0) < time.monotonic():
+            await self._run(self._registration(ref, ref.ttl))
+            self._registered_now(ref)
+        return await self._run(build(self._session(ref.digest), ref, *args))
+
+    async def apply(self, writes: Sequence[tuple[str, SessionRef, tuple[Any, ...]]]) -> None:
+        """Run writes, named like this store's methods, in order and in one round trip.
+
+        Results are not reported: a ``set`` past its ``max_keys`` is skipped silently, so pass
+        a large ``max_keys`` for writes that must land. ``merge_scratchpad`` is accepted too.
+        """
+        if not writes:
+            return
+        # after a restart the server knows no script: load them all in the same round trip
+        commands: list[Command] = [("SCRIPT", "LOAD", s.source) for s in ALL.values()]
+        registered: dict[str, SessionRef] = {}
+        for method, ref, args in writes:
+            if method == "put_checkpoint":
+                expires_at, now = args[3], args[4]
+                commands.append(self._registration(ref, max(ref.ttl, expires_at - now)))
+            elif ref.digest not in registered and method not in _NO_REGISTRATION:
+                commands.append(self._registration(ref, ref.ttl))
+                registered[ref.digest] = ref
+            commands.append(_WRITES[method](self._session(ref.digest), ref, *args))
+        await self._pipeline(commands, transaction=False)
+        for ref in registered.values():
+            self._registered_now(ref)
+
+    # -- user keys -----------------------------------------------------------------------
+
+    async def set(
+        self,
+        ref: SessionRef,
+        key: str,
+        value: str,
+        expires_at: float | None,
+        now: float,
+        max_keys: int,
+    ) -> None:
+        if await self._write(ref, _set, key, value, expires_at, now, max_keys):
+            raise LimitExceeded(
+                "key",
+                f"the session already holds {max_keys} keys",
+                allowed=f"at most {max_keys} keys per session (overwrite or delete one first)",
+            )
+
+    async def get(self, ref: SessionRef, key: str, now: float) -> str | None:
+        k = self._keys.get(ref.digest) or self._session(ref.digest)
+        stored: str | None = await self._run((_HGET, k[0], key))
+        if stored is None:
+            return None
+        expiry, _, value = stored.partition("|")
+        if expiry and float(expiry) <= now:
+            return None
+        return value
+
+    async def delete(self, ref: SessionRef, key: str, now: float) -> bool:
+        return bool(await self._write(ref, _delete, key, now))
+
+    async def items(self, ref: SessionRef, now: float) -> dict[str, StoredValue]:
+        stored: dict[str, str] = await self._run(("HGETALL", self._session(ref.digest)[0]))
+        return _live_values(stored, now)
+
+    async def clear(self, ref: SessionRef, now: float) -> int:
+        return int(await self._write(ref, _clear, now))
+
+    # -- task state ----------------------------------------------------------------------
+
+    async def set_task(self, ref: SessionRef, fields: dict[str, str], now: float) -> None:
+        await self._write(ref, _set_task, fields, now)
+
+    async def update_task(self, ref: SessionRef, fields: dict[str, str], now: float) -> bool:
+        return bool(await self._write(ref, _update_task, fields, now))
+
+    async def get_task(self, ref: SessionRef, now: float) -> dict[str, str] | None:
+        fields: dict[str, str] = await self._run(("HGETALL", self._session(ref.digest)[2]))
+        return fields or None
+
+    # -- scratchpad ----------------------------------------------------------------------
+
+    async def append_scratchpad(
+        self, ref: SessionRef, entry: str, max_entries: int, now: float
+    ) -> None:
+        await self._write(ref, _append, entry, max_entries, now)
+
+    async def scratchpad(self, ref: SessionRef, now: float) -> list[str]:
+        entries: list[str] = await self._run(("LRANGE", self._session(ref.digest)[3], 0, -1))
+        return entries
+
+    async def clear_scratchpad(self, ref: SessionRef, now: float) -> int:
+        return int(await self._write(ref, _clear_scratchpad, now))
+
+    async def merge_scratchpad(
+        self, ref: SessionRef, entries: list[str], max_entries: int, now: float
+    ) -> int:
+        """Add entries written elsewhere, skipping ids already present, in time order.
+
+        Entries are the service's JSON (``id``, ``created_at``); returns how many were new.
+        """
+        return int(await self._write(ref, _merge, entries, max_entries, now))
+
+    # -- checkpoints ---------------------------------------------------------------------
+
+    async def snapshot(self, ref: SessionRef, now: float) -> Snapshot:
+        k = self._session(ref.digest)
+        stored, task, pad = await self._pipeline(
+            [("HGETALL", k[0]), ("HGETALL", k[2]), ("LRANGE", k[3], 0, -1)], transaction=True
+        )
+        return Snapshot(_live_values(stored, now), task or None, pad)
+
+    async def restore(self, ref: SessionRef, snapshot: Snapshot, now: float) -> None:
+        await self._write(ref, _restore, snapshot, now)
+
+    async def put_checkpoint(
+        self,
+        ref: SessionRef,
+        checkpoint_id: str,
+        info: str,
+        content: str,
+        expires_at: float,
+        now: float,
+    ) -> None:
+        # Always registered: the checkpoint may outlive the session's registration.
+        await self._run(self._registration(ref, max(ref.ttl, expires_at - now)))
+        k = self._session(ref.digest)
+        await self._run(_put_checkpoint(k, ref, checkpoint_id, info, content, expires_at, now))
+
+    async def get_checkpoint(self, ref: SessionRef, checkpoint_id: str, now: float) -> str | None:
+        k = self._session(ref.digest)
+        expiry, content = await self._pipeline(
+            [("ZSCORE", k[6], checkpoint_id), ("HGET", k[5], checkpoint_id)], transaction=True
+        )
+        if expiry is None or float(expiry) <= now:
+            return None
+        found: str | None = content
+        return found
+
+    async def list_checkpoints(self, ref: SessionRef, now: float) -> list[str]:
+        k = self._session(ref.digest)
+        infos, expiries = await self._pipeline(
+            [("HGETALL", k[4]), ("ZRANGE", k[6], 0, -1, "WITHSCORES")], transaction=True
+        )
+        live = {cid for cid, expiry in _pairs(expiries) if expiry > now}
+        # ids are UUIDv7: sorted ids are creation order
+        return [infos[cid] for cid in sorted(live) if cid in infos]
+
+    async def delete_checkpoint(self, ref: SessionRef, checkpoint_id: str, now: float) -> bool:
+        k = self._session(ref.digest)
+        return bool(await self._run(_delete_checkpoint(k, ref, checkpoint_id, now)))
+
+    # -- whole sessions ------------------------------------------------------------------
+
+    async def counts(self, ref: SessionRef, now: float) -> SessionCounts:
+        k = self._session(ref.digest)
+        keys, expired, entries, checkpoints, task = await self._pipeline(
+            [
+                ("HLEN", k[0]),
+                ("ZCOUNT", k[1], "-inf", now),
+                ("LLEN", k[3]),
+                ("ZCOUNT", k[6], f"({now!r}", "+inf"),
+                ("EXISTS", k[2]),
+            ],
+            transaction=True,
+        )
+        return SessionCounts(int(keys) - int(expired), int(entries), int(checkpoints), bool(task))
+
+    async def drop_session(self, ref: SessionRef) -> None:
+        await self._run(_drop_session(self._session(ref.digest), ref))
+
+    async def drop_sessions(self, tenant: str, user: str | None) -> int:
+        tenant_key, user_key = _index_keys(tenant, user)
+        digests: list[str] = await self._run(("ZRANGE", user_key or tenant_key, 0, -1))
+        if not digests:
+            return 0
+        removed = await self._pipeline(
+            [("DEL", *_session_keys(digest)) for digest in digests], transaction=False
+        )
+        # Index entries stay until their score passes: other processes rely on them.
+        return sum(1 for n in removed if n)
+
+    async def ping(self) -> bool:
+        try:
+            return bool(await self._run(("PING",)))
+        except StoreError:
+            return False
+
+    async def drop_idle_connections(self) -> None:
+        """Close the pooled connections not in use (made before a restart, say)."""
+        await self._client.connection_pool.disconnect(inuse_connections=False)
+
+    async def aclose(self) -> None:
+        await self._client.aclose(close_connection_pool=True)
+
+
+_NO_REGISTRATION = frozenset({"delete_checkpoint", "drop_session"})
