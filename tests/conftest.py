@@ -1,3 +1,3 @@
 """Shared fixtures. Real services are started by the plugins below, on loopback."""
 
-pytest_plugins = ["tests.fixtures.services"]
+pytest_plugins = ["tests.fixtures.services", "tests.fixtures.redis", "tests.fixtures.postgres"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -10,6 +11,7 @@ from rich.console import Console
 
 from memstrata.config import Settings
 from memstrata.demo import run_demo
+from memstrata.evaluation.run import run_locomo
 
 __all__ = ["app", "main"]
 
@@ -37,6 +39,29 @@ def demo(
     settings = Settings()
     target = url or settings.resolved_working_url()
     asyncio.run(run_demo(target, settings.working, Console()))
+
+
+eval_app = typer.Typer(help="Evaluate retrieval quality on public datasets.", no_args_is_help=True)
+app.add_typer(eval_app, name="eval")
+
+_DEFAULT_LOCOMO = Path("../shared/data/locomo10.json")
+
+
+@eval_app.command("locomo")
+def eval_locomo(
+    data: Annotated[
+        Path | None,
+        typer.Option(help="Path to locomo10.json (default: ../shared/data/locomo10.json)."),
+    ] = None,
+    store: Annotated[
+        str | None, typer.Option(help="Long-term store URL (default: a temporary SQLite file).")
+    ] = None,
+) -> None:
+    """Evidence recall@5/@10 and NDCG@10 for keyword-only, vector-only and hybrid retrieval."""
+    path = data or _DEFAULT_LOCOMO
+    if not path.exists():
+        raise typer.BadParameter(f"{path} does not exist; pass --data PATH", param_hint="--data")
+    asyncio.run(run_locomo(path, Console(), store_url=store))
 
 
 def main() -> None:

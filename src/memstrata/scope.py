@@ -55,6 +55,11 @@ class Scope(BaseModel):
         """The same scope for another session."""
         return Scope.parse(**{**self.model_dump(), "session": session})
 
+    @property
+    def owner(self) -> Scope:
+        """The scope without its session: who a durable memory belongs to."""
+        return self if self.session is None else self.model_copy(update={"session": None})
+
     def require_session(self) -> None:
         """Refuse a scope that does not address one session."""
         if self.session is None:

@@ -2,9 +2,20 @@
 
 ``WorkingStoreConformance`` is the suite every working-memory store must pass: subclass it
 in a test module and provide the ``store`` and ``other_handle`` fixtures.
+``LongTermStoreConformance`` is the same for long-term stores (fixture ``store``).
+``RedisServer`` and ``PostgresServer`` start real servers on loopback for tests.
 """
 
 from memstrata.testing.clock import ManualClock
+from memstrata.testing.longterm import LongTermStoreConformance
+from memstrata.testing.postgres_server import PostgresServer
+from memstrata.testing.redis_server import RedisServer
 from memstrata.testing.working import WorkingStoreConformance
 
-__all__ = ["ManualClock", "WorkingStoreConformance"]
+__all__ = [
+    "LongTermStoreConformance",
+    "ManualClock",
+    "PostgresServer",
+    "RedisServer",
+    "WorkingStoreConformance",
+]

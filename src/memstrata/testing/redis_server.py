@@ -21,6 +21,7 @@ from types import TracebackType
 from typing import Self
 
 from memstrata.errors import StoreUnavailable
+from memstrata.testing.process import end_process
 
 __all__ = ["RedisServer", "find_redis_server"]
 
@@ -148,15 +149,7 @@ class RedisServer:
 
     def _end(self, sig: signal.Signals) -> None:
         process, self._process = self._process, None
-        if process is None:
-            return
-        if process.poll() is None:
-            process.send_signal(sig)
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        end_process(process, sig, timeout=10)
 
     def stop(self) -> None:
         """Shut down cleanly (SIGTERM: Redis flushes the append-only file and exits)."""

@@ -8,6 +8,8 @@ from typing import Any
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
+from memstrata.types._base import Model
+
 __all__ = ["CheckpointInfo", "ScratchpadEntry", "TaskState", "TaskStatus", "WorkingStats"]
 
 
@@ -20,7 +22,7 @@ class TaskStatus(StrEnum):
     CANCELLED = "cancelled"
 
 
-class TaskState(BaseModel):
+class TaskState(Model):
     """Progress of the task a session works on."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)

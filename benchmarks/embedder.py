@@ -1,0 +1,170 @@
+"""Default embedder speed: batch throughput and single-query latency.
+
+Sentences are generated to look like LoCoMo turns ("Name: I went hiking with the kids last
+weekend...") from fixed word lists plus made-up names and places, so a run has a realistic
+share of words never seen before. Nothing is read from disk but the shipped model.
+
+- cold: a fresh ``StaticEmbedder`` embeds the corpus in batches of ``--batch`` (the word cache
+  fills as it goes, as during a first ingest);
+- warm: the same corpus again on the same instance (steady state);
+- whole-text: the tokenizer on whole texts (``word_cache=False``), the path without the cache;
+- query: ``embed([question])`` one at a time, questions with unseen words mixed in.
+
+    python -m benchmarks.embedder [--sentences 20000] [--queries 2000] [--batch 1024]
+
+The last line printed is a JSON object ``{"metrics": {...}}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import time
+from collections.abc import Sequence
+
+from memstrata.embed.static import StaticEmbedder
+
+NAMES = ["Caroline", "Melanie", "Jon", "Gina", "John", "Maria", "Joanna", "Nate", "Tim", "Audrey"]
+OPENERS = ["Hey", "Wow", "Thanks", "Oh", "Yeah", "Hi", "Haha", "Sure", "Totally", "Aww"]
+VERBS = [
+    "went to",
+    "signed up for",
+    "finished",
+    "started",
+    "talked about",
+    "painted",
+    "visited",
+    "cooked for",
+    "read about",
+    "volunteered at",
+]
+THINGS = [
+    "a pottery class",
+    "the support group",
+    "a charity race",
+    "my new job",
+    "the dance studio",
+    "an art show",
+    "a camping trip",
+    "the adoption agency",
+    "my sister's wedding",
+    "a book club",
+    "the animal shelter",
+    "a road trip",
+]
+TIMES = ["yesterday", "last weekend", "last month", "this morning", "two weeks ago", "in May"]
+FEELINGS = [
+    "and it was so powerful",
+    "and honestly I loved every minute",
+    "which was a bit stressful",
+    "and the kids had a blast",
+    "and I learned so much about myself",
+    "so I'm feeling really inspired",
+]
+QUESTIONS = [
+    "When did {n} go to {t}?",
+    "What did {n} think about {t}?",
+    "Where did {n} go {w}?",
+    "Why did {n} start {t}?",
+    "Who did {n} meet at {p}?",
+]
+
+
+def made_up(rng: random.Random) -> str:
+    syllables = ["ka", "lo", "ri", "ven", "sa", "mor", "te", "qu", "zel", "ani", "bro", "dun"]
+    return "".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))).capitalize()
+
+
+def sentences(count: int, seed: int = 7) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        text = (
+            f"{rng.choice(NAMES)}: {rng.choice(OPENERS)} {rng.choice(NAMES)}! I "
+            f"{rng.choice(VERBS)} {rng.choice(THINGS)} {rng.choice(TIMES)}"
+        )
+        if rng.random() < 0.4:
+            text += f" in {made_up(rng)}"
+        text += f", {rng.choice(FEELINGS)}."
+        if rng.random() < 0.3:
+            text += f" Have you ever tried {rng.choice(THINGS)}?"
+        out.append(text)
+    return out
+
+
+def questions(count: int, seed: int = 11) -> list[str]:
+    rng = random.Random(seed)
+    return [
+        rng.choice(QUESTIONS).format(
+            n=rng.choice(NAMES), t=rng.choice(THINGS), w=rng.choice(TIMES), p=made_up(rng)
+        )
+        for _ in range(count)
+    ]
+
+
+def throughput(embedder: StaticEmbedder, texts: Sequence[str], batch: int) -> float:
+    begin = time.perf_counter()
+    for start in range(0, len(texts), batch):
+        embedder.embed(texts[start : start + batch])
+    return len(texts) / (time.perf_counter() - begin)
+
+
+def latencies(embedder: StaticEmbedder, texts: Sequence[str]) -> dict[str, float]:
+    clock = time.perf_counter_ns
+    samples = []
+    for text in texts:
+        begin = clock()
+        embedder.embed([text])
+        samples.append(clock() - begin)
+    cuts = statistics.quantiles(sorted(samples), n=100, method="inclusive")
+    return {"p50_us": cuts[49] / 1000, "p95_us": cuts[94] / 1000, "p99_us": cuts[98] / 1000}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--sentences", type=int, default=20_000)
+    parser.add_argument("--queries", type=int, default=2_000)
+    parser.add_argument("--batch", type=int, default=1024)
+    args = parser.parse_args(argv)
+
+    corpus = sentences(args.sentences)
+    asks = questions(args.queries)
+
+    begin = time.perf_counter()
+    embedder = StaticEmbedder()
+    embedder.load()
+    load_s = time.perf_counter() - begin
+    cold = throughput(embedder, corpus, args.batch)
+    warm = throughput(embedder, corpus, args.batch)
+    whole = throughput(StaticEmbedder(word_cache=False), corpus[: max(1, len(corpus) // 4)], 1024)
+    latencies(embedder, asks[:200])  # warm-up: caches, allocator
+    query = latencies(embedder, asks)
+
+    print(f"embedder {embedder.name} (dimension {embedder.dimension}), load {load_s * 1000:.0f} ms")
+    print(f"{'measure':<32}{'value':>12}")
+    rows = [
+        (f"batch cold, sentences/s (b={args.batch})", f"{cold:,.0f}"),
+        ("batch warm, sentences/s", f"{warm:,.0f}"),
+        ("whole-text tokenizer, sentences/s", f"{whole:,.0f}"),
+        ("single query p50 (us)", f"{query['p50_us']:.1f}"),
+        ("single query p95 (us)", f"{query['p95_us']:.1f}"),
+        ("single query p99 (us)", f"{query['p99_us']:.1f}"),
+    ]
+    for label, value in rows:
+        print(f"{label:<32}{value:>12}")
+    metrics = {
+        "embedder.sentences_per_s": round(cold),
+        "embedder.sentences_per_s_warm": round(warm),
+        "embedder.sentences_per_s_whole_text": round(whole),
+        "embedder.query.p50_us": round(query["p50_us"], 1),
+        "embedder.query.p95_us": round(query["p95_us"], 1),
+        "embedder.query.p99_us": round(query["p99_us"], 1),
+        "embedder.load_ms": round(load_s * 1000),
+    }
+    print(json.dumps({"metrics": metrics}))
+
+
+if __name__ == "__main__":
+    main()

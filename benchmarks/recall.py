@@ -1,0 +1,231 @@
+"""Recall through the service, as an agent calls it: ``EpisodicMemory.recall`` (hybrid).
+
+Per store (SQLite, PostgreSQL + pgvector) and size (10k, 100k episodes in ONE scope):
+- ingest throughput through ``record_many`` with the default embedder (episodes/s);
+- hybrid recall latency p50 / p95 / p99 for k=10, excluding the query's embedding (queries
+  are embedded once beforehand, as the issue specifies);
+- a baseline in the same run: plain numpy exact top-10 over the same vectors.
+Also the default embedder's throughput (sentences/s) and single-query latency.
+
+Text: LoCoMo turns and questions when ``--data`` (default ../shared/data/locomo10.json)
+exists, recombined into distinct episodes; otherwise synthetic sentences.
+Prints a table and, as its last line, ``{"metrics": {...}}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memstrata.embed import default_embedder
+from memstrata.embed.base import Embedder, Matrix
+from memstrata.longterm.episodic import EpisodicMemory
+from memstrata.scope import Scope
+from memstrata.storage.longterm.base import LongTermStore
+from memstrata.types import Episode
+
+SCOPE = Scope(tenant="bench", project="p", user="u")
+
+
+def percentiles(samples: Sequence[float]) -> dict[str, float]:
+    q = statistics.quantiles(samples, n=100, method="inclusive")
+    return {"p50": q[49], "p95": q[94], "p99": q[98]}
+
+
+class Precomputed:
+    """An embedder that answers from a table: the query's embedding is not what we time."""
+
+    def __init__(self, inner: Embedder, texts: Sequence[str]) -> None:
+        self._inner = inner
+        self._table = dict(zip(texts, inner.embed(list(texts)), strict=True))
+
+    @property
+    def name(self) -> str:
+        return self._inner.name
+
+    @property
+    def dimension(self) -> int:
+        return self._inner.dimension
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        return np.stack([self._table[t] for t in texts])
+
+    async def aembed(self, texts: Sequence[str]) -> Matrix:
+        return self.embed(texts)
+
+
+def load_text(data: Path, size: int, queries: int, seed: int = 7) -> tuple[list[str], list[str]]:
+    rng = random.Random(seed)
+    if data.exists():
+        raw = json.loads(data.read_text())
+        turns = [
+            t["text"]
+            for conv in raw
+            for key, session in conv["conversation"].items()
+            if key.startswith("session_") and isinstance(session, list)
+            for t in session
+        ]
+        questions = [qa["question"] for conv in raw for qa in conv["qa"]]
+    else:
+        words = [f"w{i}" for i in range(5000)]
+        turns = [" ".join(rng.choices(words, k=12)) for _ in range(6000)]
+        questions = [" ".join(rng.choices(words, k=6)) for _ in range(500)]
+    texts = []
+    for i in range(size):
+        a, b = rng.choice(turns), rng.choice(turns)
+        texts.append(f"{a} {b.split('.')[0]} (#{i})")
+    return texts, rng.sample(questions, min(queries, len(questions)))
+
+
+async def open_store(kind: str, url: str | None, tmp: Path, size: int) -> LongTermStore:
+    if kind == "sqlite":
+        from memstrata.storage.longterm.sqlite import SqliteLongTermStore
+
+        return await SqliteLongTermStore.open(str(tmp / f"recall-{size}.db"))
+    from memstrata.storage.longterm.postgres import PostgresLongTermStore
+
+    assert url is not None
+    return await PostgresLongTermStore.open(url)
+
+
+async def bench_store(
+    kind: str,
+    size: int,
+    texts: list[str],
+    questions: list[str],
+    embedder: Embedder,
+    tmp: Path,
+    url: str | None,
+) -> dict[str, float]:
+    store = await open_store(kind, url, tmp, size)
+    await store.bind_embedder(embedder.name, embedder.dimension)
+    try:
+        memory = EpisodicMemory(store, embedder)
+        episodes = [Episode(scope=SCOPE, description=t) for t in texts[:size]]
+        start = time.perf_counter()
+        await memory.record_many(episodes, batch_size=1000)
+        ingest = size / (time.perf_counter() - start)
+        fast = EpisodicMemory(store, Precomputed(embedder, questions))
+        for q in questions[:20]:  # warm-up: builds in-memory indexes, fills caches
+            await fast.recall(q, scope=SCOPE, k=10)
+        samples = []
+        for q in questions:
+            t0 = time.perf_counter()
+            await fast.recall(q, scope=SCOPE, k=10)
+            samples.append((time.perf_counter() - t0) * 1000)
+    finally:
+        await store.aclose()
+    p = percentiles(samples)
+    return {"ingest_per_s": ingest, **{f"recall.{k}_ms": v for k, v in p.items()}}
+
+
+def numpy_baseline(matrix: Matrix, queries: Matrix) -> dict[str, float]:
+    samples = []
+    for q in queries:
+        t0 = time.perf_counter()
+        scores = matrix @ q
+        top = np.argpartition(-scores, 10)[:10]
+        top[np.argsort(-scores[top])]
+        samples.append((time.perf_counter() - t0) * 1000)
+    return percentiles(samples)
+
+
+def embedder_speed(embedder: Embedder, texts: list[str]) -> dict[str, float]:
+    embedder.embed(texts[:1000])
+    start = time.perf_counter()
+    for i in range(0, len(texts), 512):
+        embedder.embed(texts[i : i + 512])
+    rate = len(texts) / (time.perf_counter() - start)
+    single = []
+    for t in texts[:2000]:
+        t0 = time.perf_counter()
+        embedder.embed([t])
+        single.append((time.perf_counter() - t0) * 1e6)
+    p = percentiles(single)
+    return {"sentences_per_s": rate, **{f"query.{k}_us": v for k, v in p.items()}}
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=Path("../shared/data/locomo10.json"))
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--stores", default="sqlite,postgres")
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--quick", action="store_true", help="2k episodes, 100 queries")
+    args = parser.parse_args()
+    sizes = [2000] if args.quick else [int(s) for s in args.sizes.split(",")]
+    queries = 100 if args.quick else args.queries
+    stores = args.stores.split(",")
+    texts, questions = load_text(args.data, max(sizes), queries)
+    embedder = default_embedder()
+    metrics: dict[str, float] = {}
+    for name, value in embedder_speed(embedder, texts[:20_000]).items():
+        metrics[f"embedder.{name}"] = value
+    rows: list[tuple[str, dict[str, float]]] = []
+    with tempfile.TemporaryDirectory(prefix="memstrata-recall-") as tmpdir:
+        tmp = Path(tmpdir)
+        server: Any = None
+        if "postgres" in stores:
+            from memstrata.testing.postgres_server import PostgresServer
+
+            server = PostgresServer().start()
+        try:
+            for size in sizes:
+                label = f"@{size // 1000}k"
+                matrix = embedder.embed(texts[:size])
+                base = numpy_baseline(matrix, embedder.embed(questions))
+                metrics.update({f"numpy.exact.{k}_ms{label}": v for k, v in base.items()})
+                rows.append(
+                    (f"numpy exact {label}", {f"recall.{k}_ms": v for k, v in base.items()})
+                )
+                for kind in stores:
+                    url = None
+                    if kind == "postgres":
+                        db = f"recall_{size}"
+                        import psycopg
+
+                        with psycopg.connect(server.url, autocommit=True) as conn:
+                            conn.execute(f'CREATE DATABASE "{db}"'.encode())
+                        url = server.url_for(db)
+                    result = await bench_store(kind, size, texts, questions, embedder, tmp, url)
+                    rows.append((f"{kind} {label}", result))
+                    for k, v in result.items():
+                        if k == "ingest_per_s":
+                            metrics[f"{kind}.ingest_per_s{label}"] = v
+                            metrics[f"{kind}.ingest_per_s"] = v
+                        else:
+                            metrics[f"{kind}.{k}{label}"] = v
+                    metrics[f"{kind}.recall.p95_ratio_to_numpy{label}"] = (
+                        result["recall.p95_ms"] / base["p95"]
+                    )
+        finally:
+            if server is not None:
+                server.close()
+    print(f"{'':24} {'ingest/s':>10} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8}")
+    for label, r in rows:
+        ingest = f"{r['ingest_per_s']:>10.0f}" if "ingest_per_s" in r else f"{'':>10}"
+        print(
+            f"{label:24} {ingest} {r['recall.p50_ms']:>8.2f} {r['recall.p95_ms']:>8.2f} "
+            f"{r['recall.p99_ms']:>8.2f}"
+        )
+    print(
+        f"embedder: {metrics['embedder.sentences_per_s']:.0f} sentences/s, "
+        f"single query p50 {metrics['embedder.query.p50_us']:.0f} us"
+    )
+    print(json.dumps({"metrics": {k: round(v, 4) for k, v in metrics.items()}}))
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,1 @@
+"""Retrieval quality on public datasets."""

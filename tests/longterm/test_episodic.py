@@ -1,0 +1,172 @@
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from memstrata.embed import HashEmbedder
+from memstrata.errors import NotFound, ValidationError
+from memstrata.longterm.episodic import EpisodicMemory
+from memstrata.scope import Scope
+from memstrata.storage.longterm.base import LongTermStore
+from memstrata.types import Episode, Outcome
+
+T0 = datetime(2025, 3, 1, tzinfo=UTC)
+
+
+@pytest.fixture
+def episodes(lt_store: LongTermStore, embedder: HashEmbedder) -> EpisodicMemory:
+    return EpisodicMemory(lt_store, embedder)
+
+
+def ep(text: str, scope: Scope, **kwargs: object) -> Episode:
+    return Episode(scope=scope, description=text, **kwargs)  # type: ignore[arg-type]
+
+
+async def test_record_get_delete(episodes: EpisodicMemory) -> None:
+    scope = Scope(tenant="a", project="p")
+    stored = await episodes.record(ep("fixed the flaky login test", scope, actions=["rerun"]))
+    again = await episodes.get(stored.id, tenant="a")
+    assert again == stored
+    with pytest.raises(NotFound):
+        await episodes.get(stored.id, tenant="b")
+    assert await episodes.delete(stored.id, tenant="b") is False
+    assert await episodes.delete(stored.id, tenant="a") is True
+    with pytest.raises(NotFound):
+        await episodes.get(stored.id, tenant="a")
+
+
+async def test_recall_finds_by_meaning_and_keywords_with_explanations(
+    episodes: EpisodicMemory,
+) -> None:
+    scope = Scope(tenant="a", project="p")
+    await episodes.record_many(
+        [
+            ep("deployed the billing service to staging", scope),
+            ep("wrote unit tests for the parser", scope),
+            ep("investigated a memory leak in the cache", scope),
+        ]
+    )
+    hits = await episodes.recall("billing deployment staging", scope=scope, k=2)
+    assert hits[0].record.description == "deployed the billing service to staging"
+    why = hits[0].explain
+    assert why.keyword_rank == 1
+    assert why.vector_rank == 1
+    assert why.score == hits[0].score
+    assert 0 < why.fused <= 1
+    keyword_only = await episodes.recall("parser", scope=scope, mode="keyword")
+    assert [h.record.description for h in keyword_only] == ["wrote unit tests for the parser"]
+    assert keyword_only[0].explain.vector is None
+
+
+async def test_recall_filters_inside_the_store(episodes: EpisodicMemory) -> None:
+    scope = Scope(tenant="a", project="p")
+    many = [ep(f"routine deploy number {i}", scope, outcome="success") for i in range(60)]
+    rare = [
+        ep(f"deploy failed with timeout {i}", scope, outcome="failure", occurred_at=T0)
+        for i in range(3)
+    ]
+    await episodes.record_many(many + rare)
+    hits = await episodes.recall("routine deploy", scope=scope, k=3, outcome=Outcome.FAILURE)
+    assert len(hits) == 3
+    assert all(h.record.outcome is Outcome.FAILURE for h in hits)
+    window = (T0 - timedelta(days=1), T0 + timedelta(days=1))
+    hits = await episodes.recall("deploy", scope=scope, k=10, time_range=window)
+    assert {h.record.id for h in hits} == {e.id for e in rare}
+    assert await episodes.recall("deploy", scope=scope, min_importance=0.9) == []
+
+
+async def test_visibility_and_tenant_isolation(episodes: EpisodicMemory) -> None:
+    project = Scope(tenant="a", project="p")
+    agent_session = Scope(tenant="a", project="p", agent="bot", session="s1")
+    private = Scope(tenant="a", project="p", user="ana")
+    await episodes.record(ep("project wide note about kafka", project))
+    await episodes.record(ep("session note about kafka", agent_session))
+    await episodes.record(ep("ana private note about kafka", private))
+    await episodes.record(ep("other tenant note about kafka", Scope(tenant="b", project="p")))
+
+    def texts(hits: list) -> set[str]:  # type: ignore[type-arg]
+        return {h.record.description for h in hits}
+
+    seen_by_session = await episodes.recall("kafka", scope=agent_session)
+    assert texts(seen_by_session) == {"project wide note about kafka", "session note about kafka"}
+    seen_by_project = await episodes.recall("kafka", scope=project)
+    assert texts(seen_by_project) == {"project wide note about kafka", "session note about kafka"}
+    other_session = Scope(tenant="a", project="p", agent="bot", session="s2")
+    assert texts(await episodes.recall("kafka", scope=other_session)) == {
+        "project wide note about kafka"
+    }
+    assert "ana private note about kafka" in texts(
+        await episodes.recall("kafka", scope=Scope(tenant="a", project="p", user="ana"))
+    )
+    assert texts(await episodes.recall("kafka", scope=Scope(tenant="b"))) == {
+        "other tenant note about kafka"
+    }
+    assert (await episodes.list(Scope(tenant="c"))).items == []
+
+
+async def test_list_pages_with_a_cursor(episodes: EpisodicMemory) -> None:
+    scope = Scope(tenant="a")
+    made = await episodes.record_many([ep(f"episode {i}", scope) for i in range(7)])
+    seen = []
+    cursor = None
+    while True:
+        page = await episodes.list(scope, limit=3, cursor=cursor)
+        seen += [e.id for e in page.items]
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    assert seen == [e.id for e in made]
+    newest = await episodes.list(scope, limit=2, newest_first=True)
+    assert [e.id for e in newest.items] == [made[-1].id, made[-2].id]
+    failures = await episodes.list(scope, outcome="failure")
+    assert failures.items == []
+
+
+async def test_session_messages(episodes: EpisodicMemory) -> None:
+    scope = Scope(tenant="a", user="ana", session="chat")
+    await episodes.record(ep("turn 2", scope, input_text="and now?", output_text="later",
+                             occurred_at=T0 + timedelta(minutes=1)))  # fmt: skip
+    await episodes.record(ep("turn 1", scope, input_text="hi", output_text="hello",
+                             occurred_at=T0))  # fmt: skip
+    await episodes.record(ep("no text", scope))
+    await episodes.record(ep("elsewhere", scope.with_session("other"), input_text="x"))
+    assert await episodes.session_messages(scope) == [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "hello"},
+        {"role": "user", "content": "and now?"},
+        {"role": "assistant", "content": "later"},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        ({"query": ""}, "query"),
+        ({"query": "x", "k": 0}, "k"),
+        ({"query": "x", "k": 1001}, "k"),
+        ({"query": "x", "outcome": "meh"}, "outcome"),
+        ({"query": "x", "min_importance": 2}, "min_importance"),
+        ({"query": "x", "mode": "psychic"}, "mode"),
+        ({"query": "x", "time_range": (T0, T0 - timedelta(days=1))}, "time_range"),
+        ({"query": "x", "time_range": (datetime(2024, 1, 1), T0)}, "time_range"),
+    ],
+)
+async def test_bad_recall_arguments(
+    episodes: EpisodicMemory, call: dict[str, object], field: str
+) -> None:
+    with pytest.raises(ValidationError) as info:
+        await episodes.recall(scope=Scope(), **call)  # type: ignore[arg-type]
+    assert info.value.field == field
+
+
+async def test_bad_embedding_and_batch(episodes: EpisodicMemory) -> None:
+    with pytest.raises(ValidationError) as info:
+        await episodes.record(ep("x", Scope()), embedding=[0.1] * 3)
+    assert info.value.field == "embedding"
+    with pytest.raises(ValidationError, match="batch_size"):
+        await episodes.record_many([], batch_size=0)
+    with pytest.raises(ValidationError, match="limit"):
+        await episodes.list(Scope(), limit=0)
+    with pytest.raises(ValidationError, match=r"scope\.session"):
+        await episodes.session_messages(Scope())
+    stored = await episodes.record(ep("given vector", Scope()), embedding=[1.0] + [0.0] * 63)
+    assert (await episodes.get(stored.id)).description == "given vector"

@@ -1,0 +1,131 @@
+from datetime import UTC, datetime
+
+import pytest
+
+from memstrata import gdpr
+from memstrata.embed import HashEmbedder
+from memstrata.errors import ValidationError
+from memstrata.longterm.episodic import EpisodicMemory
+from memstrata.longterm.procedural import ProceduralMemory
+from memstrata.longterm.semantic import SemanticMemory
+from memstrata.scope import Scope
+from memstrata.storage.longterm.base import LongTermStore, RecordFilter
+from memstrata.storage.working.inprocess import InProcessWorkingStore, SessionRegistry
+from memstrata.types import Episode, Fact, Procedure
+from memstrata.working.memory import WorkingMemory
+
+T = [datetime(2024, m, 1, tzinfo=UTC) for m in range(1, 13)]
+
+
+async def populate(store: LongTermStore, embedder: HashEmbedder) -> dict[str, list[str]]:
+    episodes = EpisodicMemory(store, embedder)
+    facts = SemanticMemory(store, embedder)
+    procedures = ProceduralMemory(store, embedder)
+    ana, bob = Scope(tenant="t", user="ana", session="s1"), Scope(tenant="t", user="bob")
+    e1 = await episodes.record(
+        Episode(scope=ana, description="ana booked a flight to Oslo", occurred_at=T[0])
+    )
+    e2 = await episodes.record(
+        Episode(
+            scope=ana.with_session("s2"),
+            description="ana asked about Oslo hotels",
+            occurred_at=T[5],
+        )
+    )
+    e3 = await episodes.record(
+        Episode(scope=bob, description="bob booked a flight to Oslo", occurred_at=T[0])
+    )
+    f1 = await facts.learn(
+        Fact(scope=ana, statement="ana travels to Oslo", source_episode_ids=[e1.id])
+    )
+    f2 = await facts.learn(
+        Fact(scope=ana, statement="ana likes hotels", source_episode_ids=[e1.id, e2.id])
+    )
+    f3 = await facts.learn(
+        Fact(scope=bob, statement="bob travels to Oslo", source_episode_ids=[e3.id])
+    )
+    p1 = await procedures.record(
+        Procedure(scope=ana, name="book", trigger="book travel", steps=["search", "pay"])
+    )
+    return {
+        "episodes": [e1.id, e2.id, e3.id],
+        "facts": [f1.fact.id, f2.fact.id, f3.fact.id],
+        "procedures": [p1.id],
+    }
+
+
+async def test_forget_a_user_everywhere(lt_store: LongTermStore, embedder: HashEmbedder) -> None:
+    ids = await populate(lt_store, embedder)
+    working = InProcessWorkingStore(SessionRegistry())
+    wm = WorkingMemory(working, Scope(tenant="t", user="ana", session="live"))
+    await wm.set("draft", "oslo trip")
+    await wm.create_checkpoint()
+    bob_wm = WorkingMemory(working, Scope(tenant="t", user="bob", session="live"))
+    await bob_wm.set("k", 1)
+
+    receipt = await gdpr.forget(lt_store, working, "t", user="ana")
+    assert receipt == gdpr.ForgetReceipt(episodes=2, facts=2, procedures=1, working_sessions=1)
+    episodes = EpisodicMemory(lt_store, embedder)
+    ana = Scope(tenant="t", user="ana")
+    for mode in ("hybrid", "keyword", "vector"):
+        assert await episodes.recall("Oslo flight hotels", scope=ana, mode=mode) == []  # type: ignore[arg-type]
+    facts = SemanticMemory(lt_store, embedder)
+    assert await facts.recall("ana travels hotels", scope=ana, include_history=True) == []
+    assert await lt_store.get("t", ids["episodes"][:2] + ids["facts"][:2] + ids["procedures"]) == []
+    assert await lt_store.count("t", RecordFilter(user="ana")) == 0
+    assert await wm.get("draft") is None
+    assert await wm.list_checkpoints() == []
+    # bob is untouched
+    assert len(await lt_store.get("t", [ids["episodes"][2], ids["facts"][2]])) == 2
+    assert await bob_wm.get("k") == 1
+    again = await gdpr.forget(lt_store, working, "t", user="ana")
+    assert again == gdpr.ForgetReceipt()
+
+
+async def test_forget_a_session_keeps_facts_with_other_sources(
+    lt_store: LongTermStore, embedder: HashEmbedder
+) -> None:
+    ids = await populate(lt_store, embedder)
+    receipt = await gdpr.forget(lt_store, None, "t", session="s1")
+    assert (receipt.episodes, receipt.facts, receipt.facts_updated) == (1, 1, 1)
+    facts = SemanticMemory(lt_store, embedder)
+    kept = await facts.get(ids["facts"][1], tenant="t")
+    assert kept.source_episode_ids == [ids["episodes"][1]]
+    by_vector = await facts.recall(
+        "ana likes hotels", scope=Scope(tenant="t", user="ana"), mode="vector"
+    )
+    assert [h.record.id for h in by_vector] == [kept.id]
+    before = await gdpr.forget(lt_store, None, "t", before=T[3])
+    assert before.episodes == 1  # bob's; ana's January episode is already gone
+
+
+async def test_forget_needs_a_condition(lt_store: LongTermStore) -> None:
+    with pytest.raises(ValidationError, match="user"):
+        await gdpr.forget(lt_store, None, "t")
+    with pytest.raises(ValidationError, match="before"):
+        await gdpr.forget(lt_store, None, "t", before=datetime(2024, 1, 1))
+
+
+async def test_export_import_export_is_identical(
+    lt_store: LongTermStore, embedder: HashEmbedder, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    from memstrata.storage.longterm.sqlite import SqliteLongTermStore
+
+    await populate(lt_store, embedder)
+    first = [line async for line in gdpr.export_user(lt_store, "t", "ana")]
+    assert len(first) == 5  # ana's 2 episodes, 2 facts, 1 procedure
+    fresh = await SqliteLongTermStore.open(str(tmp_path_factory.mktemp("imp") / "x.db"))
+    await fresh.bind_embedder(embedder.name, embedder.dimension)
+    counts = await gdpr.import_records(fresh, embedder, "t", first)
+    assert counts == {"episode": 2, "fact": 2, "procedure": 1}
+    second = [line async for line in gdpr.export_user(fresh, "t", "ana")]
+    assert second == first
+    hits = await EpisodicMemory(fresh, embedder).recall("Oslo", scope=Scope(tenant="t", user="ana"))
+    assert len(hits) == 2
+    with pytest.raises(ValidationError, match="line 2"):
+        await gdpr.import_records(
+            fresh, embedder, "t", [first[0], '{"kind": "episode", "record": {"description": ""}}']
+        )
+    with pytest.raises(ValidationError, match="line 1"):
+        await gdpr.import_records(fresh, embedder, "t", ["not json"])
+    await fresh.aclose()

@@ -1,0 +1,103 @@
+import asyncio
+
+import pytest
+
+from memstrata.embed import HashEmbedder
+from memstrata.errors import NotFound, ValidationError
+from memstrata.longterm.procedural import ProceduralMemory
+from memstrata.scope import Scope
+from memstrata.storage.longterm.base import LongTermStore
+from memstrata.types import Procedure
+
+
+@pytest.fixture
+def procedures(lt_store: LongTermStore, embedder: HashEmbedder) -> ProceduralMemory:
+    return ProceduralMemory(lt_store, embedder)
+
+
+def proc(scope: Scope, name: str, trigger: str, steps: list[str]) -> Procedure:
+    return Procedure(scope=scope, name=name, trigger=trigger, steps=steps)
+
+
+async def test_duplicates_merge_into_new_versions(procedures: ProceduralMemory) -> None:
+    scope = Scope(tenant="a", agent_type="deployer")
+    first = await procedures.record(
+        proc(scope, "Deploy service", "deploy a service", ["build", "push"])
+    )
+    same = await procedures.record(
+        proc(scope, "deploy  SERVICE", "deploy a service", ["build", "push"])
+    )
+    assert same.id == first.id
+    assert same.version == 1
+    changed = await procedures.record(
+        proc(scope, "deploy service", "deploy a service", ["build", "test", "push"])
+    )
+    assert changed.id == first.id
+    assert changed.version == 2
+    assert changed.steps == ["build", "test", "push"]
+    assert changed.metadata["history"] == [{"version": 1, "steps": ["build", "push"]}]
+    other_owner = await procedures.record(
+        proc(Scope(tenant="a", agent_type="tester"), "deploy service", "t", ["x"])
+    )
+    assert other_owner.id != first.id
+
+
+async def test_matching_is_ranked_by_match_times_success(procedures: ProceduralMemory) -> None:
+    scope = Scope(tenant="a", agent_type="ops")
+    good = await procedures.record(
+        proc(scope, "restart pods", "restart the web pods", ["kubectl rollout restart"])
+    )
+    bad = await procedures.record(proc(scope, "restart nodes", "restart the web nodes", ["reboot"]))
+    for _ in range(5):
+        await procedures.record_outcome(good.id, True, tenant="a")
+        await procedures.record_outcome(bad.id, False, tenant="a")
+    hits = await procedures.find_matching("restart web", scope=scope, k=2)
+    assert [h.record.id for h in hits] == [good.id, bad.id]
+    assert hits[0].score == pytest.approx(hits[0].explain.fused * hits[0].record.success_rate)
+    best = await procedures.best("restart web", scope=scope)
+    assert best is not None
+    assert best.id == good.id
+    assert best.success_count == 5
+    assert best.last_used_at is not None
+    assert await procedures.find_matching("restart", scope=Scope(tenant="b")) == []
+    assert await procedures.best("restart", scope=Scope(tenant="b")) is None
+    narrowed = await procedures.find_matching("restart", scope=Scope(tenant="a"), agent_type="qa")
+    assert narrowed == []
+
+
+async def test_concurrent_outcomes_are_all_counted(procedures: ProceduralMemory) -> None:
+    p = await procedures.record(proc(Scope(tenant="a"), "p", "t", ["s"]))
+    await asyncio.gather(
+        *(procedures.record_outcome(p.id, i % 2 == 0, tenant="a") for i in range(20))
+    )
+    after = await procedures.get(p.id, tenant="a")
+    assert (after.success_count, after.failure_count) == (10, 10)
+
+
+async def test_update_steps_and_errors(procedures: ProceduralMemory) -> None:
+    p = await procedures.record(proc(Scope(tenant="a"), "triage", "triage a bug", ["read"]))
+    updated = await procedures.update_steps(p.id, ["read", "reproduce"], tenant="a")
+    assert (updated.version, updated.steps) == (2, ["read", "reproduce"])
+    hits = await procedures.find_matching("reproduce", scope=Scope(tenant="a"), mode="vector")
+    assert hits[0].record.id == p.id
+    with pytest.raises(ValidationError, match="steps"):
+        await procedures.update_steps(p.id, [], tenant="a")
+    with pytest.raises(ValidationError, match="success"):
+        await procedures.record_outcome(p.id, "yes", tenant="a")  # type: ignore[arg-type]
+    with pytest.raises(NotFound):
+        await procedures.record_outcome(p.id, True, tenant="b")
+    with pytest.raises(NotFound):
+        await procedures.get(p.id, tenant="b")
+    assert await procedures.delete(p.id, tenant="a") is True
+    with pytest.raises(NotFound):
+        await procedures.update_steps(p.id, ["x"], tenant="a")
+
+
+async def test_counting_outcomes_keeps_the_vector(procedures: ProceduralMemory) -> None:
+    scope = Scope(tenant="vec")
+    p = await procedures.record(
+        proc(scope, "rotate keys", "rotate credentials", ["revoke", "issue"])
+    )
+    await procedures.record_outcome(p.id, True, tenant="vec")
+    hits = await procedures.find_matching("rotate credentials", scope=scope, mode="vector")
+    assert [h.record.id for h in hits] == [p.id]

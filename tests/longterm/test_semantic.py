@@ -1,0 +1,233 @@
+import asyncio
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memstrata.embed import HashEmbedder
+from memstrata.errors import NotFound, ValidationError
+from memstrata.longterm.semantic import SemanticMemory
+from memstrata.scope import Scope
+from memstrata.storage.longterm.base import LongTermStore
+from memstrata.types import Fact
+
+Y = [datetime(2018 + i, 1, 1, tzinfo=UTC) for i in range(10)]
+
+
+@pytest.fixture
+def facts(lt_store: LongTermStore, embedder: HashEmbedder) -> SemanticMemory:
+    return SemanticMemory(lt_store, embedder)
+
+
+def lives(scope: Scope, city: str, since: datetime, *sources: str) -> Fact:
+    return Fact(
+        scope=scope,
+        statement=f"Ana lives in {city}",
+        subject="Ana",
+        predicate="lives_in",
+        object=city,
+        valid_from=since,
+        source_episode_ids=list(sources),
+    )
+
+
+async def test_supersession_keeps_history(facts: SemanticMemory) -> None:
+    scope = Scope(tenant="a", user="ana")
+    first = await facts.learn(lives(scope, "Lisbon", Y[2]))
+    assert first.action == "inserted"
+    second = await facts.learn(lives(scope, "Porto", Y[6]))
+    assert second.action == "superseded"
+    assert [f.object for f in second.closed] == ["Lisbon"]
+    assert second.closed[0].valid_to == Y[6]
+    history = await facts.history("ana", "LIVES_IN", scope=scope)
+    assert [(f.object, f.valid_from, f.valid_to) for f in history] == [
+        ("Lisbon", Y[2], Y[6]),
+        ("Porto", Y[6], None),
+    ]
+    assert [f.object for f in await facts.current("Ana", "lives_in", scope=scope)] == ["Porto"]
+    past = await facts.recall("where does Ana live", scope=scope, valid_at=Y[4])
+    assert [h.record.object for h in past] == ["Lisbon"]
+    now = await facts.recall("where does Ana live", scope=scope)
+    assert [h.record.object for h in now] == ["Porto"]
+    everything = await facts.recall("Ana lives", scope=scope, include_history=True)
+    assert {h.record.object for h in everything} == {"Lisbon", "Porto"}
+    # the open-ended Lisbon version is retired, not deleted: it is what we believed before
+    believed_then = await facts.recall(
+        "where does Ana live",
+        scope=scope,
+        valid_at=Y[8],
+        known_at=second.fact.recorded_at - timedelta(microseconds=1),
+    )
+    assert [h.record.object for h in believed_then] == ["Lisbon"]
+    all_versions = await facts.history("ana", "lives_in", scope=scope, include_retired=True)
+    assert len(all_versions) == 3
+
+
+async def test_the_same_fact_reinforces(facts: SemanticMemory) -> None:
+    scope = Scope(tenant="a", user="ana")
+    await facts.learn(lives(scope, "Lisbon", Y[2], "e1"))
+    again = await facts.learn(lives(scope, "lisbon ", Y[3], "e2"))
+    assert again.action == "reinforced"
+    assert again.fact.reinforcement_count == 2
+    assert again.fact.source_episode_ids == ["e1", "e2"]
+    assert len(await facts.history("Ana", "lives_in", scope=scope)) == 1
+    note = Fact(scope=scope, statement="Ana likes jazz")
+    assert (await facts.learn(note)).action == "inserted"
+    assert (
+        await facts.learn(Fact(scope=scope, statement="ana likes  JAZZ"))
+    ).action == "reinforced"
+
+
+async def test_multi_valued_predicates_accumulate(facts: SemanticMemory) -> None:
+    scope = Scope(tenant="a")
+    for language in ("Python", "Rust"):
+        result = await facts.learn(
+            Fact(
+                scope=scope,
+                statement=f"Ana speaks {language}",
+                subject="Ana",
+                predicate="speaks",
+                object=language,
+            )
+        )
+        assert result.action == "inserted"
+    current = await facts.current("Ana", "speaks", scope=scope)
+    assert {f.object for f in current} == {"Python", "Rust"}
+    assert facts.is_single_valued("Lives_In")
+    assert not facts.is_single_valued("speaks")
+
+
+async def test_late_learned_older_value_splits_the_timeline(facts: SemanticMemory) -> None:
+    scope = Scope(tenant="a")
+    await facts.learn(lives(scope, "Lisbon", Y[0]))
+    await facts.learn(lives(scope, "Porto", Y[6]))
+    late = await facts.learn(lives(scope, "Madrid", Y[3]))
+    assert late.action == "superseded"
+    assert late.fact.valid_to == Y[6]
+    timeline = [
+        (f.object, f.valid_from, f.valid_to)
+        for f in await facts.history("Ana", "lives_in", scope=scope)
+    ]
+    assert timeline == [("Lisbon", Y[0], Y[3]), ("Madrid", Y[3], Y[6]), ("Porto", Y[6], None)]
+    before_all = await facts.learn(lives(scope, "Paris", Y[0] - timedelta(days=365)))
+    assert before_all.action == "inserted"
+    assert before_all.fact.valid_to == Y[0]
+
+
+async def test_tenants_and_owners_never_close_each_others_facts(facts: SemanticMemory) -> None:
+    a, b = Scope(tenant="a", user="ana"), Scope(tenant="b", user="ana")
+    await facts.learn(lives(a, "Lisbon", Y[1]))
+    await facts.learn(lives(b, "Porto", Y[5]))
+    await facts.learn(lives(Scope(tenant="a", user="bob"), "Rome", Y[5]))
+    assert [f.object for f in await facts.current("Ana", "lives_in", scope=a)] == ["Lisbon"]
+    assert [f.object for f in await facts.current("Ana", "lives_in", scope=b)] == ["Porto"]
+
+
+async def test_invalidate_get_delete(facts: SemanticMemory) -> None:
+    scope = Scope(tenant="a")
+    learned = (await facts.learn(lives(scope, "Lisbon", Y[1]))).fact
+    assert (await facts.get(learned.id, tenant="a")).object == "Lisbon"
+    with pytest.raises(NotFound):
+        await facts.get(learned.id, tenant="b")
+    gone = await facts.invalidate(learned.id, tenant="a")
+    assert gone.invalidated_at is not None
+    assert await facts.current("Ana", "lives_in", scope=scope) == []
+    assert await facts.recall("Ana lives", scope=scope) == []
+    with pytest.raises(NotFound):
+        await facts.invalidate("missing", tenant="a")
+    assert await facts.delete(learned.id, tenant="a") is True
+    with pytest.raises(NotFound):
+        await facts.get(learned.id, tenant="a")
+
+
+async def test_bad_time_arguments(facts: SemanticMemory) -> None:
+    with pytest.raises(ValidationError) as info:
+        await facts.recall("x", scope=Scope(), valid_at=datetime(2024, 1, 1))
+    assert info.value.field == "valid_at"
+    with pytest.raises(ValidationError, match="k"):
+        await facts.recall("x", scope=Scope(), k=0)
+
+
+async def test_concurrent_learns_leave_exactly_one_current_value(facts: SemanticMemory) -> None:
+    scope = Scope(tenant="race")
+    cities = [f"City{i}" for i in range(12)]
+    await asyncio.gather(*(facts.learn(lives(scope, c, Y[1])) for c in cities))
+    current = await facts.current("Ana", "lives_in", scope=scope)
+    assert len(current) == 1
+    assert current[0].object in cities
+
+
+def value_at(timeline: dict[datetime, str], t: datetime) -> str | None:
+    starts = [s for s in timeline if s <= t]
+    return timeline[max(starts)] if starts else None
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["ana", "bob"]),
+            st.sampled_from(["Lisbon", "Porto", "Rome"]),
+            st.integers(0, 9),
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+async def test_property_one_current_value_and_the_right_value_at_any_time(
+    facts: SemanticMemory, learns: list[tuple[str, str, int]]
+) -> None:
+    scope = Scope(tenant=f"p-{uuid.uuid4().hex[:12]}")
+    model: dict[str, dict[datetime, str]] = {}
+    for person, city, year in learns:
+        await facts.learn(
+            Fact(
+                scope=scope,
+                statement=f"{person} lives in {city}",
+                subject=person,
+                predicate="lives_in",
+                object=city,
+                valid_from=Y[year],
+            )
+        )
+        timeline = model.setdefault(person, {})
+        if value_at(timeline, Y[year]) != city:
+            timeline[Y[year]] = city
+    for person, timeline in model.items():
+        current = await facts.current(person, "lives_in", scope=scope)
+        assert len(current) == 1
+        assert current[0].object == value_at(timeline, Y[-1] + timedelta(days=1))
+        for year in range(10):
+            expected = value_at(timeline, Y[year] + timedelta(days=1))
+            hits = await facts.recall(
+                f"{person} lives in",
+                scope=scope,
+                valid_at=Y[year] + timedelta(days=1),
+                subject=person,
+                predicate="lives_in",
+            )
+            assert [h.record.object for h in hits] == ([] if expected is None else [expected])
+
+
+async def test_every_rewrite_keeps_the_vector(facts: SemanticMemory) -> None:
+    scope = Scope(tenant="vec", user="ana")
+    await facts.learn(lives(scope, "Lisbon", Y[1]))
+    await facts.learn(lives(scope, "Lisbon", Y[2]))  # reinforced
+    await facts.learn(lives(scope, "Porto", Y[5]))  # superseded: retired + closed versions
+    found = await facts.recall("Ana lives in Lisbon", scope=scope, valid_at=Y[3], mode="vector")
+    assert [h.record.object for h in found] == ["Lisbon"]
+    now = await facts.recall("Ana lives in Porto", scope=scope, mode="vector")
+    assert [h.record.object for h in now] == ["Porto"]
+    gone = await facts.invalidate(now[0].record.id, tenant="vec")
+    assert gone.invalidated_at is not None
+    while_believed = gone.recorded_at + (gone.invalidated_at - gone.recorded_at) / 2
+    believed_before = await facts.recall(
+        "Ana lives in Porto", scope=scope, known_at=while_believed, mode="vector"
+    )  # fmt: skip
+    assert [h.record.object for h in believed_before] == ["Porto"]

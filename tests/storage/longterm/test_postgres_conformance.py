@@ -1,0 +1,15 @@
+"""The long-term conformance suite on PostgreSQL + pgvector (a fresh database per test)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memstrata.storage.longterm.postgres import PostgresLongTermStore
+from memstrata.testing.longterm import LongTermStoreConformance
+
+
+@pytest.mark.postgres
+class TestPostgresStore(LongTermStoreConformance):
+    @pytest.fixture
+    async def store(self, postgres_store: PostgresLongTermStore) -> PostgresLongTermStore:
+        return postgres_store

@@ -1,0 +1,508 @@
+"""SQLite specifics: the in-memory index against the rows, HNSW, migrations, other handles."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import sqlite3
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memstrata.errors import ConfigurationError, StoreError, ValidationError
+from memstrata.scope import Scope
+from memstrata.storage.longterm.analyzer import Analyzer, fold_tokens, fts_or_query
+from memstrata.storage.longterm.base import LongTermStore, RecordFilter, StoredRecord
+from memstrata.storage.longterm.hnsw import HnswGraph
+from memstrata.storage.longterm.sqlite import SqliteLongTermStore
+from memstrata.storage.longterm.sqlite_schema import MIGRATIONS
+from memstrata.storage.sqlite.migrations import apply_migrations
+from memstrata.storage.working.sqlite import SqliteWorkingStore
+from memstrata.testing.longterm import make_record, unit_vector
+
+T = "t"
+WORDS = "apple banana cherry date elder fig grape hazel iris juniper kiwi lemon mango".split()
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> str:
+    return str(tmp_path / "memstrata.db")
+
+
+@pytest.fixture
+async def store(db_path: str) -> AsyncIterator[SqliteLongTermStore]:
+    s = await SqliteLongTermStore.open(db_path)
+    await s.bind_embedder("e", 8)
+    yield s
+    await s.aclose()
+
+
+@pytest.fixture
+async def plain(db_path: str, store: SqliteLongTermStore) -> AsyncIterator[SqliteLongTermStore]:
+    """A second handle on the same file that searches FTS5 and the stored vectors."""
+    s = await SqliteLongTermStore.open(db_path, memory_index=False)
+    yield s
+    await s.aclose()
+
+
+def random_records(rng: np.random.Generator, count: int, tenant: str = T) -> list[StoredRecord]:
+    out = []
+    for _ in range(count):
+        words = rng.choice(WORDS, size=int(rng.integers(1, 6)))
+        out.append(
+            make_record(
+                " ".join(words),
+                tenant=tenant,
+                kind=str(rng.choice(["episode", "fact"])),
+                vector=unit_vector(int(rng.integers(1 << 30))) if rng.random() < 0.8 else None,
+                project=str(rng.choice(["p1", "p2"])) if rng.random() < 0.7 else None,
+                user="u" if rng.random() < 0.3 else None,
+                importance=float(rng.random()),
+            )
+        )
+    return out
+
+
+FILTERS = [
+    RecordFilter(),
+    RecordFilter(kind="fact"),
+    RecordFilter(visible_to=Scope(tenant=T, project="p1")),
+    RecordFilter(visible_to=Scope(tenant=T, project="p2", user="u"), min_importance=0.3),
+]
+
+
+async def same_answers(a: LongTermStore, b: LongTermStore) -> None:
+    """Both stores select the same records for every filter and query (BM25 statistics
+    differ between FTS5 and the in-memory index, so keyword hits compare as sets)."""
+    for flt in FILTERS:
+        for terms in (["apple"], ["kiwi", "mango", "zzz"], WORDS[3:8]):
+            hits_a = await a.keyword_search(T, flt, terms, 10_000)
+            hits_b = await b.keyword_search(T, flt, terms, 10_000)
+            assert {i for i, _ in hits_a} == {i for i, _ in hits_b}
+        for seed in range(3):
+            query = unit_vector(seed)
+            hits_a = await a.vector_search(T, flt, query, 7)
+            hits_b = await b.vector_search(T, flt, query, 7)
+            assert [i for i, _ in hits_a] == [i for i, _ in hits_b]
+            assert [s for _, s in hits_a] == pytest.approx([s for _, s in hits_b], abs=1e-5)
+
+
+# -- the in-memory index and the rows ---------------------------------------------------------
+
+
+async def test_memory_index_follows_puts_replacements_and_deletes(
+    store: SqliteLongTermStore, plain: SqliteLongTermStore, db_path: str
+) -> None:
+    rng = np.random.default_rng(11)
+    records = random_records(rng, 300)
+    await store.put(T, records[:150])
+    await same_answers(store, plain)  # builds the indexes
+    built = await store.index_info(T, "episode")
+    assert built is not None
+    await store.put(T, records[150:])
+    await same_answers(store, plain)
+    replaced = [
+        dataclasses.replace(r, text="replaced lemon", vector=unit_vector(5)) for r in records[:40]
+    ]
+    await store.put(T, replaced)
+    assert await store.delete(T, [r.id for r in records[40:90]]) == 50
+    await same_answers(store, plain)
+    info = await store.index_info(T, "episode")
+    assert info is not None
+    assert info["builds"] == built["builds"]  # caught up incrementally, never rebuilt
+    assert info["dead"] > 0
+    reopened = await SqliteLongTermStore.open(db_path)
+    try:
+        await same_answers(reopened, plain)
+    finally:
+        await reopened.aclose()
+
+
+async def test_writes_of_another_handle_reach_the_index(
+    store: SqliteLongTermStore, db_path: str
+) -> None:
+    await store.put(T, [make_record("first quince", tenant=T, vector=unit_vector(1))])
+    assert len(await store.keyword_search(T, RecordFilter(), ["quince"], 10)) == 1
+    other = await SqliteLongTermStore.open(db_path)
+    try:
+        late = make_record("second quince", tenant=T, vector=unit_vector(2))
+        await other.put(T, [late])
+        hits = await store.keyword_search(T, RecordFilter(), ["quince"], 10)
+        assert len(hits) == 2
+        (hit,) = await store.vector_search(T, RecordFilter(), unit_vector(2), 1)
+        assert hit[0] == late.id
+        await other.delete(T, [late.id])
+        assert len(await store.keyword_search(T, RecordFilter(), ["quince"], 10)) == 1
+    finally:
+        await other.aclose()
+
+
+async def test_a_second_process_sees_writes_both_ways(
+    store: SqliteLongTermStore, db_path: str
+) -> None:
+    mine = make_record("written by the parent", tenant=T)
+    await store.put(T, [mine])
+    assert await store.keyword_search(T, RecordFilter(), ["child"], 5) == []
+    script = f"""
+import asyncio
+from memstrata.storage.longterm.base import RecordFilter
+from memstrata.storage.longterm.sqlite import SqliteLongTermStore
+from memstrata.testing.longterm import make_record
+
+async def main():
+    s = await SqliteLongTermStore.open({db_path!r})
+    seen = await s.keyword_search("t", RecordFilter(), ["parent"], 5)
+    assert [i for i, _ in seen] == [{mine.id!r}], seen
+    await s.put("t", [make_record("written by the child", tenant="t", record_id="child-1")])
+    await s.aclose()
+
+asyncio.run(main())
+"""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", script, stderr=asyncio.subprocess.PIPE
+    )
+    _, err = await proc.communicate()
+    assert proc.returncode == 0, err.decode()
+    assert [i for i, _ in await store.keyword_search(T, RecordFilter(), ["child"], 5)] == [
+        "child-1"
+    ]
+
+
+async def test_a_pruned_change_log_rebuilds_the_index(
+    store: SqliteLongTermStore, db_path: str
+) -> None:
+    await store.put(T, [make_record("old walnut", tenant=T)])
+    assert len(await store.keyword_search(T, RecordFilter(), ["walnut"], 5)) == 1
+    before = await store.index_info(T, "episode")
+    other = await SqliteLongTermStore.open(db_path)
+    try:
+        await other.put(T, [make_record("new walnut", tenant=T)])
+        await other.put(T, [make_record("newer walnut", tenant=T)])
+    finally:
+        await other.aclose()
+    with sqlite3.connect(db_path) as conn:  # as a prune by another process would
+        conn.execute("DELETE FROM lt_change WHERE seq < (SELECT MAX(seq) FROM lt_change)")
+    assert len(await store.keyword_search(T, RecordFilter(), ["walnut"], 5)) == 3
+    after = await store.index_info(T, "episode")
+    assert before is not None
+    assert after is not None
+    assert after["builds"] == before["builds"] + 1
+
+
+async def test_many_deletions_compact_the_index(store: SqliteLongTermStore) -> None:
+    records = [make_record(f"hazelnut {i}", tenant=T) for i in range(4000)]
+    await store.put(T, records)
+    assert len(await store.keyword_search(T, RecordFilter(), ["hazelnut"], 10)) == 10
+    await store.delete(T, [r.id for r in records[:1500]])
+    hits = await store.keyword_search(T, RecordFilter(), ["hazelnut"], 5000)
+    assert len(hits) == 2500
+    info = await store.index_info(T, "episode")
+    assert info is not None
+    assert (info["dead"], info["slots"], info["builds"]) == (0, 2500, 2)
+
+
+async def test_the_change_log_is_pruned_and_readers_recover(
+    store: SqliteLongTermStore, db_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memstrata.storage.longterm import sqlite as module
+
+    await store.put(T, [make_record("first almond", tenant=T)])
+    assert len(await store.keyword_search(T, RecordFilter(), ["almond"], 10)) == 1
+    monkeypatch.setattr(module, "_PRUNE_EVERY", 1)
+    monkeypatch.setattr(module, "_CHANGE_LOG_KEEP", 1)
+    writer = await SqliteLongTermStore.open(db_path)
+    try:
+        for i in range(3):
+            await writer.put(T, [make_record(f"almond {i}", tenant=T)])
+    finally:
+        await writer.aclose()
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM lt_change").fetchone() == (1,)
+    assert len(await store.keyword_search(T, RecordFilter(), ["almond"], 10)) == 4
+
+
+async def test_vector_search_before_any_binding_finds_nothing(db_path: str) -> None:
+    s = await SqliteLongTermStore.open(db_path)
+    try:
+        await s.put(T, [make_record("no vector", tenant=T)])
+        assert await s.vector_search(T, RecordFilter(), unit_vector(1), 5) == []
+    finally:
+        await s.aclose()
+
+
+async def test_a_rebind_elsewhere_drops_indexed_vectors(
+    store: SqliteLongTermStore, db_path: str
+) -> None:
+    await store.put(T, [make_record("v", tenant=T, vector=unit_vector(1))])
+    assert len(await store.vector_search(T, RecordFilter(), unit_vector(1), 5)) == 1
+    other = await SqliteLongTermStore.open(db_path)
+    try:
+        await other.bind_embedder("e2", 4, replace=True)
+    finally:
+        await other.aclose()
+    assert await store.vector_search(T, RecordFilter(), np.ones(4, np.float32), 5) == []
+    with pytest.raises(ValidationError):
+        await store.vector_search(T, RecordFilter(), unit_vector(1), 5)
+
+
+async def test_cold_indexes_are_evicted_past_the_row_budget(db_path: str) -> None:
+    s = await SqliteLongTermStore.open(db_path, max_index_rows=150)
+    try:
+        for tenant in ("a", "b", "c"):
+            await s.put(tenant, [make_record(f"olive {i}", tenant=tenant) for i in range(60)])
+        for tenant in ("a", "b"):
+            assert len(await s.keyword_search(tenant, RecordFilter(), ["olive"], 100)) == 60
+        assert await s.index_info("a", "episode") is not None
+        assert len(await s.keyword_search("c", RecordFilter(), ["olive"], 100)) == 60
+        assert await s.index_info("a", "episode") is None  # the coldest went first
+        assert await s.index_info("b", "episode") is not None
+        assert len(await s.keyword_search("a", RecordFilter(), ["olive"], 100)) == 60
+    finally:
+        await s.aclose()
+
+
+async def test_unhashable_filters_still_work(store: SqliteLongTermStore) -> None:
+    record = make_record("pear", tenant=T, vector=unit_vector(1))
+    await store.put(T, [record])
+    flt = RecordFilter(ids=[record.id])  # type: ignore[arg-type]  # a list, not a tuple
+    assert [i for i, _ in await store.keyword_search(T, flt, ["pear"], 5)] == [record.id]
+
+
+# -- HNSW ---------------------------------------------------------------------------------------
+
+
+def clustered(rng: np.random.Generator, count: int, dim: int) -> np.ndarray:
+    centres = rng.standard_normal((20, dim)).astype(np.float32)
+    points = centres[rng.integers(0, 20, count)] + 0.6 * rng.standard_normal((count, dim))
+    points = points.astype(np.float32)
+    return points / np.linalg.norm(points, axis=1, keepdims=True)
+
+
+async def hnsw_pair(
+    path: str, dim: int, vectors: np.ndarray, **fields: str
+) -> tuple[SqliteLongTermStore, SqliteLongTermStore, list[StoredRecord]]:
+    exact = await SqliteLongTermStore.open(path, hnsw_threshold=None)
+    await exact.bind_embedder("e", dim)
+    records = [
+        make_record(f"r{i}", tenant=T, vector=v.astype(np.float32), **fields)
+        for i, v in enumerate(vectors)
+    ]
+    for start in range(0, len(records), 1000):
+        await exact.put(T, records[start : start + 1000])
+    graph = await SqliteLongTermStore.open(
+        path, hnsw_threshold=1000, hnsw_background=False, exact_limit=100
+    )
+    return exact, graph, records
+
+
+async def test_hnsw_top_k_matches_exact_search(db_path: str) -> None:
+    rng = np.random.default_rng(3)
+    dim = 32
+    exact, graph, _ = await hnsw_pair(db_path, dim, clustered(rng, 3000, dim))
+    try:
+        recall = []
+        for query in clustered(rng, 25, dim):
+            want = [i for i, _ in await exact.vector_search(T, RecordFilter(), query, 10)]
+            got = await graph.vector_search(T, RecordFilter(), query, 10)
+            recall.append(len(set(want) & {i for i, _ in got}) / 10)
+            scores = [s for _, s in got]
+            assert scores == sorted(scores, reverse=True)
+        info = await graph.index_info(T, "episode")
+        assert info is not None
+        assert info["hnsw_covered"] == 3000
+        assert np.mean(recall) >= 0.9
+        # A row written after the graph was built is searched exactly (the uncovered tail).
+        query = clustered(rng, 1, dim)[0]
+        fresh = dataclasses.replace(make_record("fresh", tenant=T), vector=query)
+        await graph.put(T, [fresh])
+        (top, *_) = await graph.vector_search(T, RecordFilter(), query, 5)
+        assert top[0] == fresh.id
+        info = await graph.index_info(T, "episode")
+        assert info is not None
+        assert info["hnsw_covered"] == 3000
+    finally:
+        await exact.aclose()
+        await graph.aclose()
+
+
+async def test_hnsw_returns_k_when_the_filter_keeps_far_rows(db_path: str) -> None:
+    rng = np.random.default_rng(4)
+    dim = 16
+    query = unit_vector(1)[:8]
+    query = np.concatenate([query, np.zeros(dim - 8, np.float32)])
+    near = query + 0.1 * rng.standard_normal((2400, dim)).astype(np.float32)
+    far = -query + 0.3 * rng.standard_normal((700, dim)).astype(np.float32)
+    exact, graph, records = await hnsw_pair(db_path, dim, np.concatenate([near, far]))
+    far_ids = {r.id for r in records[2400:]}
+    try:
+        ids = tuple(r.id for r in records[2300:])  # 100 near rows and the 700 far ones
+        flt = RecordFilter(ids=ids)
+        want = await exact.vector_search(T, flt, query, 300)
+        got = await graph.vector_search(T, flt, query, 300)
+        assert len(got) == 300
+        assert [i for i, _ in got] == [i for i, _ in want]
+        assert len({i for i, _ in got} & far_ids) == 200
+        info = await graph.index_info(T, "episode")
+        assert info is not None
+        assert info["hnsw_covered"] == 3100
+    finally:
+        await exact.aclose()
+        await graph.aclose()
+
+
+async def test_hnsw_builds_in_the_background(db_path: str) -> None:
+    rng = np.random.default_rng(6)
+    exact, _graph, _ = await hnsw_pair(db_path, 16, clustered(rng, 1500, 16))
+    await _graph.aclose()
+    background = await SqliteLongTermStore.open(db_path, hnsw_threshold=1000, exact_limit=0)
+    try:
+        query = clustered(rng, 1, 16)[0]
+        want = await exact.vector_search(T, RecordFilter(), query, 5)
+        # Until the graph is ready, the search is exact.
+        assert await background.vector_search(T, RecordFilter(), query, 5) == want
+        await background.warm(T, wait=True)
+        info = await background.index_info(T, "episode")
+        assert info is not None
+        assert info["hnsw_covered"] == 1500
+        got = await background.vector_search(T, RecordFilter(), query, 5)
+        assert len({i for i, _ in got} & {i for i, _ in want}) >= 4
+    finally:
+        await exact.aclose()
+        await background.aclose()
+
+
+def test_a_failed_graph_build_leaves_exact_search() -> None:
+    graph = HnswGraph(8, None)
+    with pytest.raises(ValueError, match="dimensions"):  # vectors of another width
+        graph.refresh(np.ones((3, 4), np.float32), 1)
+    assert not graph.ready
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        graph = HnswGraph(8, pool)
+        graph.refresh(np.ones((3, 4), np.float32), 1)
+        assert graph.job is not None
+        graph.job.exception()
+        graph.refresh(np.ones((3, 4), np.float32), 1)  # collects the failure
+    assert graph.failed
+    assert not graph.ready
+    assert graph.job is None
+
+
+# -- schema, binding, errors ---------------------------------------------------------------------
+
+
+async def test_migrations_are_idempotent_and_share_the_file(db_path: str) -> None:
+    first = await SqliteLongTermStore.open(db_path)
+    second = await SqliteLongTermStore.open(db_path)
+    working = await SqliteWorkingStore.open(db_path)
+    await first.put(T, [make_record("kept", tenant=T)])
+    await first.aclose()
+    await second.aclose()
+    await working.aclose()
+    with sqlite3.connect(db_path) as conn:
+        conn.isolation_level = None
+        assert apply_migrations(conn, "longterm", MIGRATIONS) == 0
+        versions = dict(conn.execute("SELECT component, version FROM memstrata_schema"))
+        assert versions == {"longterm": len(MIGRATIONS), "working": 1}
+        assert conn.execute("SELECT COUNT(*) FROM lt_record").fetchone() == (1,)
+
+
+async def test_a_newer_schema_is_refused(db_path: str) -> None:
+    s = await SqliteLongTermStore.open(db_path)
+    await s.aclose()
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("UPDATE memstrata_schema SET version = 99 WHERE component = 'longterm'")
+    with pytest.raises(ConfigurationError):
+        await SqliteLongTermStore.open(db_path)
+
+
+async def test_binding_survives_reopening(db_path: str, store: SqliteLongTermStore) -> None:
+    again = await SqliteLongTermStore.open(db_path)
+    try:
+        with pytest.raises(ConfigurationError):
+            await again.bind_embedder("other", 8)
+        await again.bind_embedder("e", 8)
+    finally:
+        await again.aclose()
+
+
+@pytest.mark.parametrize(("name", "dimension"), [("", 8), ("e", 0), ("e", True), ("e", 2.5)])
+async def test_bad_bindings_are_refused(
+    store: SqliteLongTermStore, name: str, dimension: int
+) -> None:
+    with pytest.raises(ValidationError):
+        await store.bind_embedder(name, dimension)
+
+
+@pytest.mark.parametrize(
+    "vector", [np.array([np.nan] * 8, np.float32), np.array(["x"] * 8), np.ones((2, 4), np.float32)]
+)
+async def test_bad_vectors_are_refused(store: SqliteLongTermStore, vector: np.ndarray) -> None:
+    with pytest.raises(ValidationError) as info:
+        await store.put(T, [make_record("bad", tenant=T, vector=vector)])
+    assert info.value.field == "vector"
+    with pytest.raises(ValidationError):
+        await store.vector_search(T, RecordFilter(), vector, 5)
+    assert await store.count(T, RecordFilter()) == 0
+
+
+async def test_a_zero_vector_is_stored_and_scores_zero(store: SqliteLongTermStore) -> None:
+    zero = make_record("zero", tenant=T, vector=np.zeros(8, np.float32))
+    await store.put(T, [zero])
+    assert await store.vector_search(T, RecordFilter(), unit_vector(1), 5) == [(zero.id, 0.0)]
+    assert await store.vector_search(T, RecordFilter(), np.zeros(8, np.float32), 5) == [
+        (zero.id, 0.0)
+    ]
+
+
+async def test_a_closed_store_raises_store_error(db_path: str) -> None:
+    s = await SqliteLongTermStore.open(db_path)
+    await s.aclose()
+    await s.aclose()  # twice is fine
+    with pytest.raises(StoreError):
+        await s.count(T, RecordFilter())
+
+
+async def test_an_unopenable_file_fails_cleanly(tmp_path: Path) -> None:
+    with pytest.raises(StoreError):
+        await SqliteLongTermStore.open(str(tmp_path / "missing-dir" / "x.db"))
+
+
+async def test_warm_without_memory_index_is_a_no_op(db_path: str) -> None:
+    s = await SqliteLongTermStore.open(db_path, memory_index=False)
+    try:
+        await s.put(T, [make_record("x", tenant=T)])
+        await s.warm(T)
+        assert await s.index_info(T, "episode") is None
+        assert s.name == "sqlite"
+    finally:
+        await s.aclose()
+
+
+# -- analysis ------------------------------------------------------------------------------------
+
+
+def test_documents_and_queries_are_analysed_alike() -> None:
+    analyzer = Analyzer()
+    assert fold_tokens("Café, NAÏVE snake_case 42") == ["cafe", "naive", "snake", "case", "42"]
+    assert analyzer.terms("Running runs") == ["run", "run"]
+    assert analyzer.query_terms(["Running", "runs", "", "*"]) == ["run"]
+    assert fts_or_query(['"fox" AND', "NEAR(x"]) == '"fox" OR "and" OR "near" OR "x"'
+    assert fts_or_query(["*", ""]) is None
+
+
+async def test_accents_and_inflections_match_on_both_paths(
+    store: SqliteLongTermStore, plain: SqliteLongTermStore
+) -> None:
+    record = make_record("Ana opened a café in Zürich", tenant=T)
+    await store.put(T, [record])
+    for s in (store, plain):
+        for term in ("cafe", "zurich", "OPENS", "Café"):
+            assert [i for i, _ in await s.keyword_search(T, RecordFilter(), [term], 5)] == [
+                record.id
+            ], term
