@@ -15,6 +15,7 @@ from memstrata.errors import (
     StoreUnavailable,
     ValidationError,
 )
+from memstrata.memory import Memory
 from memstrata.scope import Scope
 from memstrata.storage.working import WorkingStore, open_working_store
 from memstrata.types.working import (
@@ -31,6 +32,7 @@ __all__ = [
     "ConfigurationError",
     "Conflict",
     "LimitExceeded",
+    "Memory",
     "MemstrataError",
     "NotFound",
     "PermissionDenied",

@@ -12,6 +12,7 @@ from rich.console import Console
 from memstrata.config import Settings
 from memstrata.demo import run_demo
 from memstrata.evaluation.run import run_locomo
+from memstrata.memory import Memory
 
 __all__ = ["app", "main"]
 
@@ -32,13 +33,23 @@ def _root() -> None:
 def demo(
     url: Annotated[
         str | None,
-        typer.Option(help="Working-memory URL (memory://, sqlite:///path, redis://...)."),
+        typer.Option(help="One store URL for everything (default: the SQLite file in the home)."),
+    ] = None,
+    working: Annotated[
+        str | None, typer.Option(help="Working-memory URL (memory://, sqlite:///, redis://).")
+    ] = None,
+    store: Annotated[
+        str | None, typer.Option(help="Long-term store URL (sqlite:///, postgresql://).")
     ] = None,
 ) -> None:
-    """Run a scripted agent session against working memory, printing each step."""
-    settings = Settings()
-    target = url or settings.resolved_working_url()
-    asyncio.run(run_demo(target, settings.working, Console()))
+    """A scripted agent: spawn, work, pause, resume, terminate, recall, assemble context."""
+
+    async def main() -> None:
+        settings = Settings()
+        async with await Memory.open(url, working=working, store=store, settings=settings) as m:
+            await run_demo(m, Console())
+
+    asyncio.run(main())
 
 
 eval_app = typer.Typer(help="Evaluate retrieval quality on public datasets.", no_args_is_help=True)

@@ -74,8 +74,19 @@ class Settings(BaseSettings):
         default=None,
         description="memory://, sqlite:///path or redis://host:port/db; default: the home file.",
     )
+    store_url: str | None = Field(
+        default=None,
+        description="Long-term store: sqlite:///path or postgresql://...; default: the home file.",
+    )
     working: WorkingSettings = Field(default_factory=WorkingSettings)
+
+    def default_url(self) -> str:
+        return f"sqlite:///{self.home / 'memstrata.db'}"
 
     def resolved_working_url(self) -> str:
         """The working-memory URL, defaulting to the SQLite file under ``home``."""
-        return self.working_url or f"sqlite:///{self.home / 'memstrata.db'}"
+        return self.working_url or self.default_url()
+
+    def resolved_store_url(self) -> str:
+        """The long-term store URL, defaulting to the SQLite file under ``home``."""
+        return self.store_url or self.default_url()

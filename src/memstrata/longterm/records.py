@@ -54,7 +54,10 @@ def _scope_columns(record: Episode | Fact | Procedure) -> dict[str, str | None]:
     }
 
 
-def episode_row(episode: Episode, vector: Vector | None) -> StoredRecord:
+def episode_row(
+    episode: Episode, vector: Vector | None, *, name: str | None = None
+) -> StoredRecord:
+    """``name``: an optional unique key (a terminated session's episode carries one)."""
     return StoredRecord(
         id=episode.id,
         kind=EPISODE,
@@ -65,6 +68,7 @@ def episode_row(episode: Episode, vector: Vector | None) -> StoredRecord:
         vector=vector,
         outcome=episode.outcome.value,
         task_type=episode.task_type,
+        name=name,
         **_scope_columns(episode),  # type: ignore[arg-type]
     )
 

@@ -8,6 +8,7 @@ import pytest
 from memstrata.config import WorkingSettings
 from memstrata.errors import ConfigurationError, StoreError
 from memstrata.scope import Scope
+from memstrata.storage.working.base import SessionRef
 from memstrata.storage.working.factory import open_working_store, sqlite_path
 from memstrata.storage.working.sqlite import MIGRATIONS, SqliteWorkingStore
 from memstrata.testing import ManualClock
@@ -82,10 +83,17 @@ async def test_driver_errors_are_translated(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="SQLite operation failed") as info:
         await store._db.run(lambda conn: conn.execute("SELECT * FROM no_such_table"))
     assert isinstance(info.value.__cause__, sqlite3.Error)
+    with pytest.raises(StoreError, match="SQLite read failed") as info:
+        await store._db.read(lambda conn: conn.execute("SELECT * FROM no_such_table"))
+    assert isinstance(info.value.__cause__, sqlite3.Error)
+    with pytest.raises(StoreError, match=r"readonly|read-only"):  # readers cannot write
+        await store._db.read(lambda conn: conn.execute("CREATE TABLE t (x)"))
     await store.aclose()
     assert await store.ping() is False
     with pytest.raises(StoreError, match="closed"):
         await store._db.run(lambda conn: None)
+    with pytest.raises(StoreError, match="closed"):
+        await store.get(SessionRef("d", "t", None, 60.0), "k", 0.0)
 
 
 async def test_unopenable_file_is_unavailable(tmp_path: Path) -> None:

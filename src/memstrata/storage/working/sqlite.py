@@ -189,7 +189,7 @@ class SqliteWorkingStore:
             ).fetchone()
             return None if row is None else str(row[0])
 
-        return await self._db.run(op)
+        return await self._db.read(op)
 
     async def delete(self, ref: SessionRef, key: str, now: float) -> bool:
         def body(conn: sqlite3.Connection) -> bool:
@@ -207,7 +207,7 @@ class SqliteWorkingStore:
             rows = conn.execute(_LIVE_KV, (ref.digest, now, ref.digest, now)).fetchall()
             return {k: StoredValue(v, exp) for k, v, exp in rows}
 
-        return await self._db.run(op)
+        return await self._db.read(op)
 
     async def clear(self, ref: SessionRef, now: float) -> int:
         def body(conn: sqlite3.Connection) -> int:
@@ -257,7 +257,7 @@ class SqliteWorkingStore:
             ).fetchone()
             return None if row is None else _from_json_object(row[0])
 
-        return await self._db.run(op)
+        return await self._db.read(op)
 
     # -- scratchpad ------------------------------------------------------------------------
 
@@ -289,7 +289,7 @@ class SqliteWorkingStore:
             ).fetchall()
             return [r[0] for r in rows]
 
-        return await self._db.run(op)
+        return await self._db.read(op)
 
     async def clear_scratchpad(self, ref: SessionRef, now: float) -> int:
         def body(conn: sqlite3.Connection) -> int:
@@ -364,7 +364,7 @@ class SqliteWorkingStore:
             ).fetchone()
             return None if row is None else str(row[0])
 
-        return await self._db.run(op)
+        return await self._db.read(op)
 
     async def list_checkpoints(self, ref: SessionRef, now: float) -> list[str]:
         def op(conn: sqlite3.Connection) -> list[str]:
@@ -374,7 +374,7 @@ class SqliteWorkingStore:
             ).fetchall()
             return [r[0] for r in rows]
 
-        return await self._db.run(op)
+        return await self._db.read(op)
 
     async def delete_checkpoint(self, ref: SessionRef, checkpoint_id: str, now: float) -> bool:
         def op(conn: sqlite3.Connection) -> bool:

@@ -1,0 +1,142 @@
+"""The facade as an agent uses it, on the embedded default (SQLite).
+
+- ``assemble.p95_ms@100k``: context assembly with 100k episodes, 10k facts and 1k procedures
+  in the scope (plus pinned blocks and working state), budget 2,000 tokens; the stores are
+  warmed first (steady state), the query embedding is included (it is part of assembling);
+- ``lifecycle.spawn_pause_resume_terminate.p95_ms``: one whole session lifecycle;
+- ``reflect.seconds@1000``: all four reflection calls over 1,000 episodes (p95).
+Prints a table and, as its last line, ``{"metrics": {...}}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from memstrata.memory import Memory
+from memstrata.scope import Scope
+from memstrata.types import Episode, Fact, Outcome, Procedure, TaskState
+
+SCOPE = Scope(tenant="bench", project="p", user="ana", session="live")
+WORDS = (
+    "oslo lisbon train flight hotel budget visa museum dinner meeting report deadline "
+    "invoice refund client launch release bug deploy review design draft budget tax "
+    "garden piano yoga recipe doctor school holiday birthday wedding concert"
+).split()
+
+
+def percentiles(samples: list[float]) -> dict[str, float]:
+    q = statistics.quantiles(samples, n=100, method="inclusive")
+    return {"p50": q[49], "p95": q[94], "p99": q[98]}
+
+
+def sentence(rng: random.Random, n: int = 12) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + "."
+
+
+async def populate(memory: Memory, episodes: int, facts: int, procedures: int) -> float:
+    rng = random.Random(7)
+    start = time.perf_counter()
+    batch = [
+        Episode(
+            scope=SCOPE.owner,
+            description=f"{sentence(rng)} (#{i})",
+            outcome=rng.choice(list(Outcome)),
+        )
+        for i in range(episodes)
+    ]
+    await memory.episodes.record_many(batch, batch_size=2000)
+    for i in range(facts):
+        await memory.facts.learn(Fact(scope=SCOPE.owner, statement=f"{sentence(rng, 8)} #{i}"))
+    for i in range(procedures):
+        await memory.procedures.record(
+            Procedure(
+                scope=SCOPE.owner,
+                name=f"procedure {i}",
+                trigger=sentence(rng, 8),
+                steps=[sentence(rng, 5) for _ in range(4)],
+            )
+        )
+    await memory.blocks(SCOPE).update("persona", "You are a helpful, precise assistant.")
+    wm = memory.working(SCOPE)
+    await wm.set_task_state(TaskState(task_id="plan", total_steps=5, current_step=2))
+    for i in range(10):
+        await wm.set(f"var{i}", sentence(rng, 6))
+        await wm.append_scratchpad(sentence(rng, 10))
+    return time.perf_counter() - start
+
+
+async def bench_assemble(memory: Memory, queries: int) -> dict[str, float]:
+    rng = random.Random(11)
+    warm = getattr(memory.longterm_store, "warm", None)
+    start = time.perf_counter()
+    if warm is not None:
+        await warm(SCOPE.tenant, wait=True)
+    warmed = time.perf_counter() - start
+    questions = [sentence(rng, 6) for _ in range(queries + 10)]
+    for q in questions[:10]:
+        await memory.assemble(q, SCOPE, budget_tokens=2000)
+    samples = []
+    for q in questions[10:]:
+        t0 = time.perf_counter()
+        await memory.assemble(q, SCOPE, budget_tokens=2000)
+        samples.append((time.perf_counter() - t0) * 1000)
+    return {"warm_s": warmed, **percentiles(samples)}
+
+
+async def bench_lifecycle(memory: Memory, rounds: int) -> dict[str, float]:
+    samples = []
+    for i in range(rounds):
+        scope = SCOPE.with_session(f"life-{i}")
+        t0 = time.perf_counter()
+        await memory.lifecycle.spawn(scope, {"goal": "benchmark"}, total_steps=3)
+        wm = memory.working(scope)
+        await wm.append_scratchpad("step one")
+        await memory.lifecycle.pause(scope)
+        await memory.lifecycle.resume(scope)
+        await memory.lifecycle.terminate(scope, "success")
+        samples.append((time.perf_counter() - t0) * 1000)
+    return percentiles(samples)
+
+
+async def bench_reflect(tmp: Path, repeat: int) -> dict[str, float]:
+    from benchmarks.reflection import run_size
+
+    result = await run_size(1000, repeat, tmp)
+    return {f"reflect.{k}_s@1000": v for k, v in result["reflect"].items()} | {
+        "reflect.seconds@1000": result["reflect"]["p95"]
+    }
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="2k episodes, 200 facts, 20 procs")
+    args = parser.parse_args()
+    episodes, facts, procs = (2_000, 200, 20) if args.quick else (100_000, 10_000, 1_000)
+    label = f"@{episodes // 1000}k"
+    metrics: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="memstrata-context-") as tmpdir:
+        tmp = Path(tmpdir)
+        async with await Memory.open(f"sqlite:///{tmp}/bench.db") as memory:
+            metrics["populate_s"] = await populate(memory, episodes, facts, procs)
+            a = await bench_assemble(memory, 50 if args.quick else 200)
+            metrics["assemble.warm_s"] = a.pop("warm_s")
+            for k, v in a.items():
+                metrics[f"assemble.{k}_ms{label}"] = v
+            for k, v in (await bench_lifecycle(memory, 50 if args.quick else 200)).items():
+                metrics[f"lifecycle.spawn_pause_resume_terminate.{k}_ms"] = v
+        metrics.update(await bench_reflect(tmp, 5 if args.quick else 30))
+    for name, value in metrics.items():
+        print(f"{name:52} {value:12.3f}")
+    print(json.dumps({"metrics": {k: round(v, 4) for k, v in metrics.items()}}))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,52 @@
+"""What a running job gets: the store, the services, the settings, its lease and counters."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from memstrata.clock import Clock
+from memstrata.consolidation.extract import Extractor
+from memstrata.consolidation.lease import Leases
+from memstrata.consolidation.settings import ConsolidationSettings
+from memstrata.longterm.episodic import EpisodicMemory
+from memstrata.longterm.procedural import ProceduralMemory
+from memstrata.longterm.semantic import SemanticMemory
+from memstrata.storage.longterm.base import LongTermStore
+
+__all__ = ["JobContext", "JobFunction"]
+
+
+@dataclass(slots=True)
+class JobContext:
+    tenant: str
+    job: str
+    owner: str  # the lease token of this run
+    cursor: str | None  # where the previous run stopped
+    dry_run: bool
+    store: LongTermStore
+    episodes: EpisodicMemory
+    facts: SemanticMemory
+    procedures: ProceduralMemory
+    extractor: Extractor
+    settings: ConsolidationSettings
+    clock: Clock
+    leases: Leases
+    counts_in: dict[str, int] = field(default_factory=dict)
+    counts_out: dict[str, int] = field(default_factory=dict)
+
+    def add(self, counts: dict[str, int], key: str, n: int = 1) -> None:
+        counts[key] = counts.get(key, 0) + n
+
+    async def advance(self, cursor: str) -> None:
+        """Record a fully processed batch (and renew the lease); no-op in a dry run."""
+        self.cursor = cursor
+        if not self.dry_run:
+            await self.leases.advance(self.tenant, self.job, self.owner, cursor, self.clock.now())
+
+    async def renew(self) -> None:
+        if not self.dry_run:
+            await self.leases.renew(self.tenant, self.job, self.owner, self.clock.now())
+
+
+JobFunction = Callable[[JobContext], Awaitable[None]]

@@ -1,0 +1,79 @@
+"""Context assembly through the facade, on SQLite and on Redis + PostgreSQL."""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memstrata.context.tokens import default_tokenizer
+from memstrata.memory import Memory
+from memstrata.scope import Scope
+from memstrata.types import Episode, Fact, Procedure, TaskState
+
+
+async def fill(memory: Memory, scope: Scope) -> None:
+    await memory.blocks(scope).update("persona", "You are a meticulous travel planner.")
+    wm = memory.working(scope)
+    await wm.set_task_state(TaskState(task_id="plan-oslo", total_steps=4, current_step=2))
+    await wm.set("budget", {"eur": 900})
+    await wm.append_scratchpad("Compared train and flight prices to Oslo.")
+    await memory.procedures.record(
+        Procedure(
+            scope=scope.owner,
+            name="book trip",
+            trigger="plan and book a trip to Oslo",
+            steps=["pick dates", "compare prices", "book"],
+        )
+    )
+    await memory.facts.learn(Fact(scope=scope.owner, statement="Ana prefers trains to Oslo"))
+    for i in range(30):
+        await memory.episodes.record(
+            Episode(scope=scope, description=f"Trip {i} to Oslo went fine; hotel number {i}.")
+        )
+
+
+async def test_assemble_takes_every_tier_blocks_first(memory: Memory) -> None:
+    scope = Scope(tenant="t", user="ana", session="s")
+    await fill(memory, scope)
+    context = await memory.assemble("plan a trip to Oslo", scope, budget_tokens=400)
+    assert context.tokens_used <= 400
+    assert default_tokenizer().count(context.text or "") == context.tokens_used
+    text = context.text or ""
+    assert text.index("meticulous travel planner") < text.index("plan-oslo")
+    for expected in (
+        "plan-oslo",
+        "eur",
+        "Compared train",
+        "compare prices",
+        "prefers trains",
+        "Trip",
+    ):
+        assert expected in text
+    tiers = {item.tier for item in context.report.included}
+    assert tiers == {"blocks", "working", "procedures", "facts", "episodes"}
+    assert context.report.dropped  # 30 episodes cannot all fit in 400 tokens
+    messages = await memory.assemble("Oslo", scope, budget_tokens=400, format="messages")
+    assert messages.messages
+    assert messages.messages[0]["role"] == "system"
+
+
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(budget=st.integers(min_value=1, max_value=600), extra=st.text(max_size=300))
+async def test_assemble_never_exceeds_the_budget(memory: Memory, budget: int, extra: str) -> None:
+    scope = Scope(tenant="budget", user="ana", session="s")
+    if not await memory.blocks(scope).list():
+        await fill(memory, scope)
+    await memory.blocks(scope).update("notes", extra)
+    context = await memory.assemble("Oslo trip", scope, budget_tokens=budget)
+    assert context.tokens_used <= budget
+    assert default_tokenizer().count(context.text or "") <= budget
+
+
+async def test_bad_assemble_arguments(memory: Memory) -> None:
+    from memstrata.errors import ValidationError
+
+    with pytest.raises(ValidationError, match="budget_tokens"):
+        await memory.assemble("q", Scope(), budget_tokens=0)
+    with pytest.raises(ValidationError, match="query"):
+        await memory.assemble("  ", Scope(), budget_tokens=10)

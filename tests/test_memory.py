@@ -1,0 +1,60 @@
+from pathlib import Path
+
+import pytest
+
+from memstrata.embed import HashEmbedder
+from memstrata.errors import ConfigurationError
+from memstrata.memory import Memory
+from memstrata.scope import Scope
+from memstrata.types import Episode, Fact
+
+
+async def test_default_open_uses_one_file_under_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMSTRATA_HOME", str(tmp_path))
+    async with await Memory.from_env() as memory:
+        assert memory.working_store.name == "sqlite"
+        assert memory.longterm_store.name == "sqlite"
+        assert memory.embedder.name.startswith("memstrata/minilm")
+        scope = Scope(tenant="t", user="ana", session="s")
+        await memory.working(scope).set("k", 1)
+        await memory.episodes.record(Episode(scope=scope, description="ana visited Oslo"))
+        await memory.facts.learn(Fact(scope=scope, statement="ana likes Oslo"))
+        stats = await memory.stats(Scope(tenant="t", user="ana"))
+        assert (stats.episodes, stats.facts, stats.current_facts, stats.procedures) == (1, 1, 1, 0)
+        assert stats.using_fallback is False
+    assert (tmp_path / "memstrata.db").exists()
+    async with await Memory.open(settings=None, url=f"sqlite:///{tmp_path}/memstrata.db") as again:
+        assert await again.working(scope).get("k") == 1
+        hits = await again.episodes.recall("Oslo", scope=Scope(tenant="t", user="ana"))
+        assert len(hits) == 1
+
+
+async def test_gdpr_through_the_facade(tmp_path: Path) -> None:
+    embedder = HashEmbedder(64)
+    async with await Memory.open(
+        working="memory://", store=f"sqlite:///{tmp_path}/a.db", embedder=embedder
+    ) as memory:
+        scope = Scope(tenant="t", user="ana", session="s")
+        await memory.working(scope).set("k", 1)
+        await memory.episodes.record(Episode(scope=scope, description="ana booked a flight"))
+        lines = [line async for line in memory.export("t", "ana")]
+        assert len(lines) == 1
+        receipt = await memory.forget("t", user="ana")
+        assert (receipt.episodes, receipt.working_sessions) == (1, 1)
+        assert await memory.working(scope).get("k") is None
+        assert await memory.import_("t", lines) == {"episode": 1, "fact": 0, "procedure": 0}
+        assert [line async for line in memory.export("t", "ana")] == lines
+
+
+async def test_an_embedder_mismatch_is_refused_and_nothing_leaks(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/m.db"
+    async with await Memory.open(url, embedder=HashEmbedder(64)):
+        pass
+    with pytest.raises(ConfigurationError, match="embedder"):
+        await Memory.open(url, embedder=HashEmbedder(32))
+    with pytest.raises(ConfigurationError, match="unsupported"):
+        await Memory.open(working="nope://x", store=url)
+    with pytest.raises(ConfigurationError, match="unsupported"):
+        await Memory.open(working="memory://", store="nope://x")
