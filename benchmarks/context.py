@@ -15,6 +15,7 @@ import asyncio
 import json
 import random
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -24,6 +25,7 @@ from memstrata.memory import Memory
 from memstrata.scope import Scope
 from memstrata.types import Episode, Fact, Outcome, Procedure, TaskState
 
+_REPO = str(Path(__file__).resolve().parent.parent)
 SCOPE = Scope(tenant="bench", project="p", user="ana", session="live")
 WORDS = (
     "oslo lisbon train flight hotel budget visa museum dinner meeting report deadline "
@@ -107,6 +109,7 @@ async def bench_lifecycle(memory: Memory, rounds: int) -> dict[str, float]:
 
 
 async def bench_reflect(tmp: Path, repeat: int) -> dict[str, float]:
+    sys.path.insert(0, _REPO)  # also when run as a script
     from benchmarks.reflection import run_size
 
     result = await run_size(1000, repeat, tmp)
@@ -126,6 +129,7 @@ async def main() -> None:
         tmp = Path(tmpdir)
         async with await Memory.open(f"sqlite:///{tmp}/bench.db") as memory:
             metrics["populate_s"] = await populate(memory, episodes, facts, procs)
+            print(f"populated in {metrics['populate_s']:.1f} s", flush=True)
             a = await bench_assemble(memory, 50 if args.quick else 200)
             metrics["assemble.warm_s"] = a.pop("warm_s")
             for k, v in a.items():
