@@ -87,8 +87,9 @@ async def forget(
         doomed_facts = {
             r.id for r in await _all(longterm, tenant, RecordFilter(kind=records.FACT, user=user))
         }
-    for start in range(0, len(erased), _PAGE):
-        chunk = tuple(sorted(erased)[start : start + _PAGE])
+    ordered = sorted(erased)  # once: pages of it query provenance
+    for start in range(0, len(ordered), _PAGE):
+        chunk = tuple(ordered[start : start + _PAGE])
         derived = await _all(longterm, tenant, RecordFilter(kind=records.FACT, derived_from=chunk))
         for row in derived:
             if row.id in doomed_facts:
@@ -109,7 +110,7 @@ async def forget(
         updated += 1
     removed_facts = await _delete(longterm, tenant, sorted(doomed_facts))
     removed_procedures = await _delete(longterm, tenant, [r.id for r in procedures])
-    removed_episodes = await _delete(longterm, tenant, sorted(erased))
+    removed_episodes = await _delete(longterm, tenant, ordered)
     sessions = 0
     if working is not None and whole_user:
         sessions = await working.drop_sessions(tenant, user)
