@@ -1,4 +1,6 @@
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any, cast
 
 import pytest
 
@@ -6,7 +8,7 @@ from memstrata.embed import HashEmbedder
 from memstrata.errors import NotFound, ValidationError
 from memstrata.longterm.episodic import EpisodicMemory
 from memstrata.scope import Scope
-from memstrata.storage.longterm.base import LongTermStore
+from memstrata.storage.longterm.base import LongTermStore, StoredRecord
 from memstrata.types import Episode, Outcome
 
 T0 = datetime(2025, 3, 1, tzinfo=UTC)
@@ -55,6 +57,42 @@ async def test_recall_finds_by_meaning_and_keywords_with_explanations(
     keyword_only = await episodes.recall("parser", scope=scope, mode="keyword")
     assert [h.record.description for h in keyword_only] == ["wrote unit tests for the parser"]
     assert keyword_only[0].explain.vector is None
+
+
+class GetCounter:
+    """A store that counts ``get`` calls (and forwards everything)."""
+
+    def __init__(self, inner: LongTermStore) -> None:
+        self.inner = inner
+        self.gets = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def get(self, tenant: str, ids: Sequence[str]) -> list[StoredRecord]:
+        self.gets += 1
+        return await self.inner.get(tenant, ids)
+
+
+async def test_recall_reads_the_candidates_in_the_searches(
+    lt_store: LongTermStore, embedder: HashEmbedder
+) -> None:
+    """Fusion needs every candidate's time and importance: they come with the search hits,
+    not from a ``get`` of every candidate afterwards (one round trip less on PostgreSQL)."""
+    counter = GetCounter(lt_store)
+    episodes = EpisodicMemory(cast(LongTermStore, counter), embedder)
+    scope = Scope(tenant="a", project="p")
+    stored = await episodes.record_many(
+        [ep(f"rotated the {word} credentials", scope) for word in ("api", "db", "smtp")]
+    )
+    for mode in ("hybrid", "keyword", "vector"):
+        hits = await episodes.recall("rotated credentials", scope=scope, k=3, mode=mode)
+        assert sorted(h.record.id for h in hits) == sorted(e.id for e in stored)
+        for hit in hits:
+            assert hit.record == await episodes.get(hit.record.id, tenant="a")
+    counter.gets = 0
+    await episodes.recall("rotated credentials", scope=scope, k=3)
+    assert counter.gets == 0
 
 
 async def test_recall_filters_inside_the_store(episodes: EpisodicMemory) -> None:

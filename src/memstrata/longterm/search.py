@@ -1,4 +1,10 @@
-"""Hybrid search over one kind of record: keyword and vector candidates, fused."""
+"""Hybrid search over one kind of record: keyword and vector candidates, fused.
+
+The two searches run concurrently (each on its own store connection where the store has a
+pool) and bring their records with them (``*_search_records``): fusion needs each
+candidate's time and importance, and a ``get`` of every candidate afterwards would be one
+more round trip on the critical path.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +16,12 @@ from memstrata.errors import ValidationError
 from memstrata.longterm.arguments import check_k, check_query
 from memstrata.retrieval.fusion import Candidate, RetrievalSettings, fuse
 from memstrata.retrieval.terms import query_terms
-from memstrata.storage.longterm.base import LongTermStore, Ranked, RecordFilter, StoredRecord
+from memstrata.storage.longterm.base import (
+    LongTermStore,
+    RecordFilter,
+    ScoredRecord,
+    StoredRecord,
+)
 from memstrata.types.search import ScoreBreakdown
 
 __all__ = ["Mode", "Searcher"]
@@ -47,22 +58,33 @@ class Searcher:
             self._keyword(tenant, flt, query, pool) if mode != "vector" else _nothing(),
             self._vector(tenant, flt, query, pool) if mode != "keyword" else _nothing(),
         )
-        ids = list(dict.fromkeys([rid for rid, _ in keyword] + [rid for rid, _ in vector]))
-        rows = {row.id: row for row in await self.store.get(tenant, ids)} if ids else {}
+        rows = {row.id: row for row, _ in keyword}
+        rows.update((row.id, row) for row, _ in vector)
         candidates = {rid: Candidate(r.occurred_at, r.importance) for rid, r in rows.items()}
-        fused = fuse(keyword, vector, candidates, now=now, settings=self.settings, limit=k)
+        fused = fuse(
+            [(row.id, score) for row, score in keyword],
+            [(row.id, score) for row, score in vector],
+            candidates,
+            now=now,
+            settings=self.settings,
+            limit=k,
+        )
         return [(rows[rid], breakdown) for rid, breakdown in fused]
 
-    async def _keyword(self, tenant: str, flt: RecordFilter, query: str, pool: int) -> list[Ranked]:
+    async def _keyword(
+        self, tenant: str, flt: RecordFilter, query: str, pool: int
+    ) -> list[ScoredRecord]:
         terms = query_terms(query)
         if not terms:
             return []
-        return await self.store.keyword_search(tenant, flt, terms, pool)
+        return await self.store.keyword_search_records(tenant, flt, terms, pool)
 
-    async def _vector(self, tenant: str, flt: RecordFilter, query: str, pool: int) -> list[Ranked]:
+    async def _vector(
+        self, tenant: str, flt: RecordFilter, query: str, pool: int
+    ) -> list[ScoredRecord]:
         vectors = await self.embedder.aembed([query])
-        return await self.store.vector_search(tenant, flt, vectors[0], pool)
+        return await self.store.vector_search_records(tenant, flt, vectors[0], pool)
 
 
-async def _nothing() -> list[Ranked]:
+async def _nothing() -> list[ScoredRecord]:
     return []

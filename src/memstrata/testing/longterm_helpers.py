@@ -101,3 +101,7 @@ class ConformanceBase:
         assert sorted(hit_ids(await store.keyword_search(A, flt, [term], 1000))) == want
         hits = await store.vector_search(A, flt, unit_vector(1), 1000)
         assert sorted(hit_ids(hits)) == want
+        found = await store.keyword_search_records(A, flt, [term], 1000)
+        assert sorted(r.id for r, _ in found) == want
+        found = await store.vector_search_records(A, flt, unit_vector(1), 1000)
+        assert sorted(r.id for r, _ in found) == want

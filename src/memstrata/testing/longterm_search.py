@@ -16,6 +16,7 @@ from memstrata.testing.longterm_helpers import (
     DIM,
     EMBEDDER,
     A,
+    B,
     ConformanceBase,
     hit_ids,
     ids_of,
@@ -99,6 +100,39 @@ class SearchConformance(ConformanceBase):
         assert sorted(hit_ids(both)) == sorted([episode.id, fact.id])
         only = await store.keyword_search(A, RecordFilter(kind="fact"), ["okapi"], 10)
         assert hit_ids(only) == [fact.id]
+
+    # -- searches with their records -------------------------------------------------------
+
+    async def test_search_records_are_the_searches_with_their_records(
+        self, store: LongTermStore
+    ) -> None:
+        await self.bind(store)
+        records = [
+            make_record(
+                f"kiwi number {i} " + "filler " * i,
+                vector=unit_vector(300 + i),
+                importance=i / 10,
+                sources=(f"src-{i}",),
+                subject=f"s{i}",
+            )
+            for i in range(8)
+        ]
+        await store.put(A, [*records, make_record("nothing to see here, no vector either")])
+        stored = {r.id: r for r in await store.get(A, ids_of(records))}
+        flt = RecordFilter(min_importance=0.2)
+        ranked = await store.keyword_search(A, flt, ["kiwi"], 5)
+        found = await store.keyword_search_records(A, flt, ["kiwi"], 5)
+        assert [r.id for r, _ in found] == hit_ids(ranked)
+        assert [s for _, s in found] == pytest.approx([s for _, s in ranked])
+        assert all(r == stored[r.id] and r.vector is None for r, _ in found)
+        query = unit_vector(7)
+        ranked = await store.vector_search(A, flt, query, 5)
+        found = await store.vector_search_records(A, flt, query, 5)
+        assert [r.id for r, _ in found] == hit_ids(ranked)
+        assert [s for _, s in found] == pytest.approx([s for _, s in ranked], abs=1e-5)
+        assert all(r == stored[r.id] and r.vector is None for r, _ in found)
+        assert await store.keyword_search_records(A, flt, ["kiwi"], 0) == []
+        assert await store.vector_search_records(B, flt, query, 5) == []
 
     # -- vector search ---------------------------------------------------------------------
 

@@ -4,12 +4,14 @@ Open it with :meth:`PostgresLongTermStore.open`; it sets up (or upgrades) its sc
 an advisory lock, so any number of processes may open the same database at once. Every
 statement names the tenant first; filters are SQL (:mod:`.postgres_filters`); search is
 :mod:`.postgres_search`; ``update_locked`` serialises on ``pg_advisory_xact_lock`` keyed by
-``(tenant, lock_key)``, which holds across processes and hosts.
+``(tenant, lock_key)``, which holds across processes and hosts. The store keeps the
+planner's statistics fresh after large writes (:mod:`.postgres_analyze`).
 """
 
 from __future__ import annotations
 
 import math
+import select
 from collections.abc import Sequence
 from typing import Any, Self
 
@@ -26,19 +28,21 @@ from memstrata.storage.longterm.base import (
     Decision,
     Ranked,
     RecordFilter,
+    ScoredRecord,
     StoredRecord,
     Vector,
     check_tenant,
 )
+from memstrata.storage.longterm.postgres_analyze import Analyzer, table_rows
 from memstrata.storage.longterm.postgres_errors import translated
 from memstrata.storage.longterm.postgres_filters import Where, record_where
-from memstrata.storage.longterm.postgres_keywords import KeywordPlanner, tsquery_text, words_of
+from memstrata.storage.longterm.postgres_keywords import KeywordPlanner, words_of
 from memstrata.storage.longterm.postgres_migrations import apply_migrations, lock_id
+from memstrata.storage.longterm.postgres_rows import record_columns, record_of
 from memstrata.storage.longterm.postgres_schema import (
     COMPONENT,
     MIGRATIONS,
     RECORD_COLUMNS,
-    SELECT_COLUMNS,
     TABLE,
     drop_vector_index_ddl,
     vector_index_ddl,
@@ -47,9 +51,6 @@ from memstrata.storage.longterm.postgres_schema import (
 __all__ = ["PostgresLongTermStore"]
 
 _TABLE = sql.Identifier(TABLE)
-_SELECT = sql.SQL(", ").join(sql.Identifier(c) for c in SELECT_COLUMNS)
-# (cast to the unsized type: a prepared statement's result type must survive a re-binding)
-_SELECT_WITH_VECTOR = sql.SQL("{}, embedding::vector").format(_SELECT)
 _UPSERT = sql.SQL(
     "INSERT INTO {table} ({columns}) VALUES ({values}) "
     "ON CONFLICT (tenant, id) DO UPDATE SET {updates}"
@@ -65,12 +66,10 @@ _UPSERT = sql.SQL(
 )
 
 
-def _record(row: Sequence[Any]) -> StoredRecord:
-    fields = dict(zip(SELECT_COLUMNS, row[: len(SELECT_COLUMNS)], strict=True))
-    fields["sources"] = tuple(fields["sources"])
-    if len(row) > len(SELECT_COLUMNS) and row[-1] is not None:  # the vector was asked for
-        fields["vector"] = np.array(row[-1].to_numpy(), dtype=np.float32)
-    return StoredRecord(**fields)
+#: Set on every pooled connection. Search statements are short: JIT compilation (where the
+#: server has it) would add tens of milliseconds to any whose estimated cost crosses
+#: ``jit_above_cost``, such as an exact vector scan.
+_SESSION_SETTINGS = "SET jit = off"
 
 
 def _positive(k: int, field: str = "k") -> None:
@@ -89,13 +88,23 @@ class PostgresLongTermStore:
         ef_search: int,
         exact_threshold: int,
         keyword_budget: int,
+        analyze_rows: int = 0,
+        estimated_rows: float = 0.0,
     ) -> None:
         """Use :meth:`open`."""
         self._pool = pool
         self._dimension = dimension
         self._ef_search = ef_search
         self._exact_threshold = exact_threshold
-        self._keywords = KeywordPlanner(keyword_budget)
+        self._analyzer = Analyzer(
+            pool,
+            min_rows=analyze_rows,
+            table_rows=estimated_rows,
+            on_analyzed=self._statistics_changed,
+        )
+        self._keywords = KeywordPlanner(
+            keyword_budget, on_missing_statistics=self._analyzer.statistics_missing
+        )
 
     @classmethod
     async def open(
@@ -108,6 +117,7 @@ class PostgresLongTermStore:
         ef_search: int = 40,
         exact_threshold: int = 5_000,
         keyword_budget: int = 1_000,
+        analyze_rows: int = 1_000,
     ) -> Self:
         """Connect, set up the schema (idempotent) and open a pool of connections.
 
@@ -115,12 +125,19 @@ class PostgresLongTermStore:
         ``ef_search`` is the HNSW candidate list of a vector search (raised to ``2 k``);
         a filter matching fewer than ``exact_threshold`` records is searched exactly;
         ``keyword_budget`` is how many rows a keyword search may expect to rank before its
-        most common words are left out (see :mod:`.postgres_keywords`).
+        commoner words only fill places left empty (see :mod:`.postgres_keywords`);
+        after this process has written ``analyze_rows`` rows and a tenth of the table, the
+        store runs ANALYZE in the background (0: never; see :mod:`.postgres_analyze`).
         """
         if not 1 <= min_size <= max_size:
             raise ConfigurationError(f"need 1 <= min_size <= max_size, got {min_size}, {max_size}")
         if not 1 <= ef_search <= postgres_search.MAX_EF_SEARCH:
             raise ConfigurationError(f"ef_search must be 1..1000, got {ef_search}")
+        if keyword_budget < 1 or analyze_rows < 0:
+            raise ConfigurationError(
+                f"need keyword_budget >= 1 and analyze_rows >= 0, got {keyword_budget}, "
+                f"{analyze_rows}"
+            )
         seconds = max(1, math.ceil(connect_timeout))
         with translated("connect"):
             try:
@@ -131,11 +148,13 @@ class PostgresLongTermStore:
                 await apply_migrations(setup, COMPONENT, MIGRATIONS)
                 info = await TypeInfo.fetch(setup, "vector")
                 dimension = await _bound_dimension(setup)
+                rows = await table_rows(setup)
         if info is None:  # pragma: no cover - the first migration creates it
             raise ConfigurationError("the vector type is missing: is pgvector installed?")
 
         async def configure(conn: AsyncConnection[Any]) -> None:
             register_vector_info(conn, info)
+            await conn.execute(_SESSION_SETTINGS)
 
         pool: AsyncConnectionPool[AsyncConnection[Any]] = AsyncConnectionPool(
             url,
@@ -143,7 +162,7 @@ class PostgresLongTermStore:
             max_size=max_size,
             kwargs={"autocommit": True, "connect_timeout": seconds},
             configure=configure,
-            check=AsyncConnectionPool.check_connection,
+            check=_check_connection,
             timeout=connect_timeout,
             open=False,
             name="memstrata-longterm",
@@ -161,6 +180,8 @@ class PostgresLongTermStore:
             ef_search=ef_search,
             exact_threshold=exact_threshold,
             keyword_budget=keyword_budget,
+            analyze_rows=analyze_rows,
+            estimated_rows=rows,
         )
 
     @property
@@ -168,7 +189,17 @@ class PostgresLongTermStore:
         return "postgres"
 
     async def aclose(self) -> None:
+        await self._analyzer.wait()  # bounded: ANALYZE samples a fixed number of rows
         await self._pool.close()
+
+    # -- planner statistics --------------------------------------------------------------------
+
+    async def analyzed(self) -> None:
+        """Wait until the ANALYZE this store started (after large writes), if any, is done."""
+        await self._analyzer.wait()
+
+    def _statistics_changed(self) -> None:
+        self._keywords.forget_statistics()
 
     # -- embedder ------------------------------------------------------------------------------
 
@@ -267,6 +298,7 @@ class PostgresLongTermStore:
             rows = self._rows(tenant, records)
             async with self._pool.connection() as conn, conn.transaction():
                 await self._upsert(conn, rows)
+        self._analyzer.wrote(len(rows))
 
     async def delete(self, tenant: str, ids: Sequence[str]) -> int:
         if not ids:
@@ -279,7 +311,9 @@ class PostgresLongTermStore:
                     ),
                     [tenant, list(ids)],
                 )
-                return cursor.rowcount
+                deleted = cursor.rowcount
+        self._analyzer.wrote(deleted)
+        return deleted
 
     async def update_locked(
         self, tenant: str, lock_key: str, flt: RecordFilter, decide: Decision
@@ -295,6 +329,7 @@ class PostgresLongTermStore:
                 written = list(decide(current))
                 await self._require_binding(conn, written)
                 await self._upsert(conn, self._rows(tenant, written))
+        self._analyzer.wrote(len(written))
         return written
 
     # -- reads ---------------------------------------------------------------------------------
@@ -309,13 +344,13 @@ class PostgresLongTermStore:
         vectors: bool = False,
     ) -> list[StoredRecord]:
         query = sql.SQL("SELECT {columns} FROM {table} WHERE {where} {tail}").format(
-            columns=_SELECT_WITH_VECTOR if vectors else _SELECT,
+            columns=record_columns(vector=vectors),
             table=_TABLE,
             where=where.clause,
             tail=tail,
         )
         cursor = await conn.execute(query, [*where.params, *tail_params])
-        return [_record(row) for row in await cursor.fetchall()]
+        return [record_of(row, vector=vectors) for row in await cursor.fetchall()]
 
     async def get(self, tenant: str, ids: Sequence[str]) -> list[StoredRecord]:
         if not ids:
@@ -363,6 +398,30 @@ class PostgresLongTermStore:
     async def keyword_search(
         self, tenant: str, flt: RecordFilter, terms: Sequence[str], k: int
     ) -> list[Ranked]:
+        hits = await self._keyword_search(tenant, flt, terms, k, records=False)
+        return [(str(row[0]), score) for row, score in hits]
+
+    async def keyword_search_records(
+        self, tenant: str, flt: RecordFilter, terms: Sequence[str], k: int
+    ) -> list[ScoredRecord]:
+        hits = await self._keyword_search(tenant, flt, terms, k, records=True)
+        return [(record_of(row), score) for row, score in hits]
+
+    async def vector_search(
+        self, tenant: str, flt: RecordFilter, vector: Vector, k: int
+    ) -> list[Ranked]:
+        hits = await self._vector_search(tenant, flt, vector, k, records=False)
+        return [(str(row[0]), score) for row, score in hits]
+
+    async def vector_search_records(
+        self, tenant: str, flt: RecordFilter, vector: Vector, k: int
+    ) -> list[ScoredRecord]:
+        hits = await self._vector_search(tenant, flt, vector, k, records=True)
+        return [(record_of(row), score) for row, score in hits]
+
+    async def _keyword_search(
+        self, tenant: str, flt: RecordFilter, terms: Sequence[str], k: int, *, records: bool
+    ) -> list[postgres_search.Hit]:
         _positive(k)
         words = words_of(terms)
         if k == 0 or not words:
@@ -371,19 +430,19 @@ class PostgresLongTermStore:
         with translated("keyword_search", field="terms"):
             async with self._pool.connection() as conn:
                 lexemes = await self._keywords.lexemes(conn, words)
-                if not lexemes:
-                    return []  # only stopwords
-                kept = await self._keywords.prune(conn, lexemes)
-                hits = await postgres_search.keyword_search(conn, where, tsquery_text(kept), k)
-                if len(hits) < k and len(kept) < len(lexemes):
-                    hits = await postgres_search.keyword_search(
-                        conn, where, tsquery_text(lexemes), k
-                    )
-                return hits
+                plan = await self._keywords.plan(conn, lexemes)  # no tiers: only stopwords
+                return await postgres_search.keyword_search(
+                    conn,
+                    where,
+                    plan,
+                    k,
+                    cap=max(self._keywords.budget, 4 * k),
+                    records=records,
+                )
 
-    async def vector_search(
-        self, tenant: str, flt: RecordFilter, vector: Vector, k: int
-    ) -> list[Ranked]:
+    async def _vector_search(
+        self, tenant: str, flt: RecordFilter, vector: Vector, k: int, *, records: bool
+    ) -> list[postgres_search.Hit]:
         _positive(k)
         query = self._check_vector(vector, "vector")
         if k == 0:
@@ -398,7 +457,26 @@ class PostgresLongTermStore:
                     k,
                     ef_search=self._ef_search,
                     exact_threshold=self._exact_threshold,
+                    records=records,
                 )
+
+
+async def _check_connection(conn: AsyncConnection[Any]) -> None:
+    """The pool's check of a connection it is about to lend: a round trip only when the
+    socket has something to read. An idle connection in autocommit has nothing to say unless
+    the server closed it or sent an error, so a search does not pay a round trip for it."""
+    if _readable(conn.fileno()):
+        await AsyncConnectionPool.check_connection(conn)
+
+
+def _readable(fd: int) -> bool:
+    """Whether ``fd`` has data (or end of file) to read right now."""
+    if hasattr(select, "poll"):  # select.select refuses descriptors >= FD_SETSIZE (1024)
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        return bool(poller.poll(0))
+    readable, _, _ = select.select([fd], [], [], 0)  # pragma: no cover - Windows
+    return bool(readable)
 
 
 async def _bound_dimension(conn: AsyncConnection[Any]) -> int | None:

@@ -31,15 +31,29 @@ _EQUALITY_FIELDS = (
 
 
 class Where:
-    """Conditions joined by ``AND`` with their parameters, in order."""
+    """Conditions joined by ``AND`` with their parameters, in order.
+
+    ``shape`` tells clauses apart without composing them (two clauses of the same shape
+    differ only in their parameters): a key for caching the statements built around them.
+    """
 
     def __init__(self, tenant: str) -> None:
         self.parts: list[sql.Composable] = [sql.SQL("tenant = %s")]
         self.params: list[Any] = [tenant]
+        self._shape: list[str] = []
 
     def add(self, fragment: LiteralString | sql.Composable, *params: Any) -> None:
-        self.parts.append(sql.SQL(fragment) if isinstance(fragment, str) else fragment)
+        if isinstance(fragment, str):
+            self.parts.append(sql.SQL(fragment))
+            self._shape.append(fragment)
+        else:
+            self.parts.append(fragment)
+            self._shape.append(repr(fragment))
         self.params.extend(params)
+
+    @property
+    def shape(self) -> tuple[str, ...]:
+        return tuple(self._shape)
 
     @property
     def clause(self) -> sql.Composable:

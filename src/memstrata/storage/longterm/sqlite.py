@@ -25,9 +25,11 @@ from memstrata.storage.longterm.base import (
     Decision,
     Ranked,
     RecordFilter,
+    ScoredRecord,
     StoredRecord,
     Vector,
     check_tenant,
+    with_records,
 )
 from memstrata.storage.longterm.memindex import IndexOptions
 from memstrata.storage.longterm.sqlite_filter import where
@@ -268,6 +270,17 @@ class SqliteLongTermStore:
             return _best(k, [i.vector_search(query, flt, k) for i in indexes])
 
         return await self._read(body)
+
+    async def keyword_search_records(
+        self, tenant: str, flt: RecordFilter, terms: Sequence[str], k: int
+    ) -> list[ScoredRecord]:
+        # the index answers from memory; the rows are a local read
+        return await with_records(self, tenant, await self.keyword_search(tenant, flt, terms, k))
+
+    async def vector_search_records(
+        self, tenant: str, flt: RecordFilter, vector: Vector, k: int
+    ) -> list[ScoredRecord]:
+        return await with_records(self, tenant, await self.vector_search(tenant, flt, vector, k))
 
     # -- SQLite specifics ------------------------------------------------------------------
 
