@@ -16,7 +16,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memstrata.ids import new_id
-from memstrata.storage.longterm.base import LongTermStore, RecordFilter, StoredRecord
+from memstrata.storage.longterm.base import (
+    LongTermStore,
+    RecordFilter,
+    StoredRecord,
+    internal_record,
+)
 
 __all__ = ["LEASE_KIND", "LeaseLost", "LeaseState", "Leases"]
 
@@ -51,21 +56,8 @@ def _row(tenant: str, job: str, existing: StoredRecord | None, state: LeaseState
     body = json.dumps(
         {"owner": state.owner, "expires_at": state.expires_at, "cursor": state.cursor}
     )
-    return StoredRecord(
-        id=existing.id if existing is not None else new_id(),
-        kind=LEASE_KIND,
-        tenant=tenant,
-        project=None,
-        user=None,
-        agent_type=None,
-        agent=None,
-        session=None,
-        text="",
-        occurred_at=state.expires_at,
-        importance=0.0,
-        body=body,
-        name=job,
-    )
+    record_id = existing.id if existing is not None else new_id()
+    return internal_record(LEASE_KIND, tenant, record_id, body, state.expires_at, name=job)
 
 
 class Leases:

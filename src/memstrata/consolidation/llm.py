@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import logging
 from typing import Any, Self
-from urllib.parse import urlsplit
 
-import httpx
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticError
-from tenacity import AsyncRetrying, RetryError, retry_if_exception, stop_after_attempt, wait_fixed
+from tenacity import wait_fixed
 
 from memstrata.consolidation.extract import fact_for, unique
-from memstrata.errors import ConfigurationError, StoreError, StoreUnavailable
+from memstrata.errors import ConfigurationError, StoreError
+from memstrata.llm.http import JsonEndpoint, endpoint_url
 from memstrata.types.longterm import Episode, Fact
 
 __all__ = ["OpenAIChatExtractor"]
@@ -81,16 +80,6 @@ _SCHEMA: dict[str, Any] = {
 }
 
 
-class _Retryable(Exception):
-    def __init__(self, response: httpx.Response) -> None:
-        super().__init__(f"HTTP {response.status_code}")
-        self.response = response
-
-
-def _should_retry(exc: BaseException) -> bool:
-    return isinstance(exc, _Retryable | httpx.TransportError)
-
-
 class _Invalid(Exception):
     """The model's answer is not valid JSON of the expected shape."""
 
@@ -112,21 +101,20 @@ class OpenAIChatExtractor:
         max_retries: int = 2,
         retry_wait: float = 0.5,
     ) -> None:
-        parts = urlsplit(base_url)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ConfigurationError(
-                f"chat base_url {base_url!r} is not an http(s) URL "
-                "(expected e.g. 'https://api.openai.com/v1')"
-            )
+        url = endpoint_url(base_url, "/chat/completions", what="chat")
         if not model:
             raise ConfigurationError("chat model name is empty")
-        self._url = base_url.rstrip("/") + "/chat/completions"
+        self._url = url
         self._model = model
-        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._timeout = httpx.Timeout(timeout)
-        self._stop = stop_after_attempt(max(0, max_retries) + 1)
-        self._wait = wait_fixed(max(0.0, retry_wait))
-        self._client: httpx.AsyncClient | None = None
+        self._endpoint = JsonEndpoint(
+            url,
+            what="chat",
+            model=model,
+            api_key=api_key,
+            timeout=timeout,
+            max_retries=max_retries,
+            wait=wait_fixed(max(0.0, retry_wait)),
+        )
 
     @property
     def url(self) -> str:
@@ -185,53 +173,19 @@ class OpenAIChatExtractor:
 
     async def _ask(self, episode: Episode) -> str:
         """The message content of one completion (raises memstrata errors on failure)."""
-        if self._client is None:
-            self._client = httpx.AsyncClient(timeout=self._timeout, headers=self._headers)
-        client = self._client
+        payload = await self._endpoint.apost(self._request(episode))
         try:
-            async for attempt in AsyncRetrying(
-                stop=self._stop,
-                wait=self._wait,
-                retry=retry_if_exception(_should_retry),
-                reraise=False,
-            ):
-                with attempt:
-                    response = await client.post(self._url, json=self._request(episode))
-                    return self._content(response)
-        except RetryError as exc:
-            cause = exc.last_attempt.exception()
-            raise StoreUnavailable(
-                f"chat endpoint {self._url} failed after "
-                f"{exc.last_attempt.attempt_number} attempt(s): {cause}"
-            ) from cause
-        except httpx.HTTPError as exc:
-            raise StoreError(f"chat request to {self._url} failed: {exc}") from exc
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    def _content(self, response: httpx.Response) -> str:
-        status = response.status_code
-        if status == 429 or status >= 500:
-            raise _Retryable(response)
-        if status >= 400:
-            raise ConfigurationError(
-                f"chat endpoint {self._url} refused the request with HTTP {status} "
-                f"(model {self._model!r}): {response.text[:300]}"
-            )
-        try:
-            payload = response.json()
             content = payload["choices"][0]["message"]["content"]
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
+        except (KeyError, IndexError, TypeError) as exc:
             raise StoreError(
-                f"chat endpoint {self._url} returned a malformed completion: {response.text[:300]}"
+                f"chat endpoint {self._url} returned a malformed completion: {str(payload)[:300]}"
             ) from exc
         if not isinstance(content, str):
             raise StoreError(f"chat endpoint {self._url} returned no message content")
         return content
 
     async def aclose(self) -> None:
-        client, self._client = self._client, None
-        if client is not None:
-            await client.aclose()
+        await self._endpoint.aclose()
 
     async def __aenter__(self) -> Self:
         return self

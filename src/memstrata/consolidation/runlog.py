@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from memstrata.consolidation.models import JobReport
 from memstrata.ids import new_id
-from memstrata.storage.longterm.base import LongTermStore, RecordFilter, StoredRecord
+from memstrata.storage.longterm.base import (
+    LongTermStore,
+    RecordFilter,
+    internal_record,
+)
 
 __all__ = ["RUN_KIND", "list_runs", "write_run"]
 
@@ -15,21 +19,14 @@ async def write_run(store: LongTermStore, report: JobReport) -> JobReport:
     """Store the report as a run record; returns it with ``run_id`` set."""
     run_id = new_id()
     report = report.model_copy(update={"run_id": run_id})
-    row = StoredRecord(
-        id=run_id,
-        kind=RUN_KIND,
-        tenant=report.tenant,
-        project=None,
-        user=None,
-        agent_type=None,
-        agent=None,
-        session=None,
-        text="",
-        occurred_at=report.started_at,
-        importance=0.0,
-        body=report.model_dump_json(),
-        outcome=report.status,
+    row = internal_record(
+        RUN_KIND,
+        report.tenant,
+        run_id,
+        report.model_dump_json(),
+        report.started_at,
         name=report.job,
+        outcome=report.status,
     )
     await store.put(report.tenant, [row])
     return report

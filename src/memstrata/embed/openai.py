@@ -12,41 +12,19 @@ them): they embed to the zero row.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Sequence
 from typing import Any, Self
-from urllib.parse import urlsplit
 
-import httpx
 import numpy as np
-from tenacity import (
-    AsyncRetrying,
-    RetryError,
-    Retrying,
-    retry_if_exception,
-    stop_after_attempt,
-    wait_exponential,
-    wait_random,
-)
+from tenacity import wait_exponential, wait_random
 
 from memstrata.embed.base import Matrix, check_texts, normalize_rows
-from memstrata.errors import ConfigurationError, StoreError, StoreUnavailable, ValidationError
+from memstrata.errors import ConfigurationError, StoreError, ValidationError
+from memstrata.llm.http import JsonEndpoint, endpoint_url
 
 __all__ = ["OpenAIEmbedder"]
 
 _PROBE = "dimension probe"
-
-
-class _Retryable(Exception):
-    """An answer worth trying again (429 or 5xx)."""
-
-    def __init__(self, response: httpx.Response) -> None:
-        super().__init__(f"HTTP {response.status_code}")
-        self.response = response
-
-
-def _should_retry(exc: BaseException) -> bool:
-    return isinstance(exc, _Retryable | httpx.TransportError)
 
 
 class OpenAIEmbedder:
@@ -75,12 +53,7 @@ class OpenAIEmbedder:
         request_dimensions: bool = False,
         name: str | None = None,
     ) -> None:
-        parts = urlsplit(base_url)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ConfigurationError(
-                f"embedding base_url {base_url!r} is not an http(s) URL "
-                "(expected e.g. 'https://api.openai.com/v1')"
-            )
+        url = endpoint_url(base_url, "/embeddings", what="embedding")
         if not model:
             raise ConfigurationError("embedding model name is empty")
         for field, value, low in (
@@ -97,23 +70,24 @@ class OpenAIEmbedder:
             isinstance(dimension, bool) or not isinstance(dimension, int) or dimension < 1
         ):
             raise ValidationError("dimension", f"got {dimension!r}", allowed="an int >= 1 or None")
-        self._url = base_url.rstrip("/") + "/embeddings"
+        self._url = url
         self._model = model
         self._dimension = dimension
         self._name = name or f"openai/{model}"
         self._batch_size = batch_size
         self._concurrency = concurrency
         self._request_dimensions = request_dimensions and dimension is not None
-        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._timeout = httpx.Timeout(timeout)
-        self._stop = stop_after_attempt(max_retries + 1)
-        # retry_wait, 2x, 4x ... (at most 10 s), plus up to retry_wait of jitter
-        self._wait = wait_exponential(
-            multiplier=retry_wait, max=max(retry_wait, 10.0)
-        ) + wait_random(0, retry_wait)
-        self._client: httpx.Client | None = None
-        self._aclient: httpx.AsyncClient | None = None
-        self._aclient_loop: asyncio.AbstractEventLoop | None = None
+        self._endpoint = JsonEndpoint(
+            url,
+            what="embedding",
+            model=model,
+            api_key=api_key,
+            timeout=timeout,
+            max_retries=max_retries,
+            # retry_wait, 2x, 4x ... (at most 10 s), plus up to retry_wait of jitter
+            wait=wait_exponential(multiplier=retry_wait, max=max(retry_wait, 10.0))
+            + wait_random(0, retry_wait),
+        )
 
     @property
     def name(self) -> str:
@@ -143,28 +117,10 @@ class OpenAIEmbedder:
         return self._assemble(len(items), sendable, rows)
 
     def _post(self, batch: list[str]) -> Any:
-        if self._client is None:
-            self._client = httpx.Client(timeout=self._timeout, headers=self._headers)
-        client = self._client
-        try:
-            for attempt in Retrying(
-                stop=self._stop,
-                wait=self._wait,
-                retry=retry_if_exception(_should_retry),
-                reraise=False,
-            ):
-                with attempt:
-                    return self._decode(client.post(self._url, json=self._body(batch)))
-        except RetryError as exc:
-            raise self._unavailable(exc) from exc.last_attempt.exception()
-        except httpx.HTTPError as exc:  # not retryable (e.g. an invalid header)
-            raise StoreError(f"embedding request to {self._url} failed: {exc}") from exc
-        raise AssertionError("unreachable")  # pragma: no cover
+        return self._endpoint.post(self._body(batch))
 
     def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
+        self._endpoint.close()
 
     def __enter__(self) -> Self:
         return self
@@ -200,38 +156,10 @@ class OpenAIEmbedder:
         return self._assemble(len(items), sendable, rows)
 
     async def _apost(self, batch: list[str]) -> Any:
-        client = await self._async_client()
-        try:
-            async for attempt in AsyncRetrying(
-                stop=self._stop,
-                wait=self._wait,
-                retry=retry_if_exception(_should_retry),
-                reraise=False,
-            ):
-                with attempt:
-                    response = await client.post(self._url, json=self._body(batch))
-                    return self._decode(response)
-        except RetryError as exc:
-            raise self._unavailable(exc) from exc.last_attempt.exception()
-        except httpx.HTTPError as exc:
-            raise StoreError(f"embedding request to {self._url} failed: {exc}") from exc
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    async def _async_client(self) -> httpx.AsyncClient:
-        loop = asyncio.get_running_loop()
-        if self._aclient is not None and self._aclient_loop is not loop:
-            await self.aclose()  # a client belongs to the loop that made it
-        if self._aclient is None:
-            self._aclient = httpx.AsyncClient(timeout=self._timeout, headers=self._headers)
-            self._aclient_loop = loop
-        return self._aclient
+        return await self._endpoint.apost(self._body(batch))
 
     async def aclose(self) -> None:
-        client, self._aclient, self._aclient_loop = self._aclient, None, None
-        if client is not None:
-            with contextlib.suppress(RuntimeError):  # its loop is gone, with its sockets
-                await client.aclose()
-        self.close()
+        await self._endpoint.aclose()
 
     async def __aenter__(self) -> Self:
         return self
@@ -246,35 +174,6 @@ class OpenAIEmbedder:
         if self._request_dimensions:
             body["dimensions"] = self._dimension
         return body
-
-    def _decode(self, response: httpx.Response) -> Any:
-        """The JSON body of a 2xx answer; raises for the others."""
-        status = response.status_code
-        if status == 429 or status >= 500:
-            raise _Retryable(response)
-        if status >= 400:
-            raise ConfigurationError(
-                f"embedding endpoint {self._url} refused the request with HTTP {status} "
-                f"(model {self._model!r}): {_excerpt(response)}"
-            )
-        try:
-            return response.json()
-        except ValueError as exc:
-            raise StoreError(
-                f"embedding endpoint {self._url} answered HTTP {status} with a body that is "
-                f"not JSON: {_excerpt(response)}"
-            ) from exc
-
-    def _unavailable(self, exc: RetryError) -> StoreUnavailable:
-        cause = exc.last_attempt.exception()
-        tries = exc.last_attempt.attempt_number
-        if isinstance(cause, _Retryable):
-            detail = f"HTTP {cause.response.status_code}: {_excerpt(cause.response)}"
-        else:
-            detail = f"{type(cause).__name__}: {cause}"
-        return StoreUnavailable(
-            f"embedding endpoint {self._url} failed after {tries} attempt(s): {detail}"
-        )
 
     def _accept(self, payload: Any, expected: int) -> Matrix:
         """Validate a response body and turn it into normalised rows, in input order."""
@@ -322,8 +221,3 @@ class OpenAIEmbedder:
 
     def __repr__(self) -> str:
         return f"OpenAIEmbedder(url={self._url!r}, model={self._model!r})"
-
-
-def _excerpt(response: httpx.Response, limit: int = 300) -> str:
-    text = response.text.strip().replace("\n", " ")
-    return text if len(text) <= limit else text[:limit] + "..."

@@ -26,20 +26,18 @@ import signal
 import socket
 import subprocess
 import tempfile
-import time
 from collections.abc import Mapping
 from pathlib import Path
-from types import TracebackType
 from typing import IO, Self
 
 from memstrata.errors import StoreUnavailable
-from memstrata.testing.process import end_process
+from memstrata.testing.process import LOOPBACK, ServerProcess, free_port
 
 __all__ = ["PostgresServer", "find_postgres_bin"]
 
 _ENV_BIN = "MEMSTRATA_PG_BIN"
 _ENV_USER = "MEMSTRATA_PG_USER"
-_HOST = "127.0.0.1"
+_HOST = LOOPBACK
 _SUPERUSER = "postgres"
 
 #: Settings for a disposable server: no fsync (safe when the server process crashes or is
@@ -81,13 +79,6 @@ def find_postgres_bin() -> Path | None:
     return next((c for c in candidates if _has_server(c)), None)
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((_HOST, 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def _accepts_tcp(port: int) -> bool:
     try:
         with socket.create_connection((_HOST, port), timeout=0.5):
@@ -96,13 +87,20 @@ def _accepts_tcp(port: int) -> bool:
         return False
 
 
-class PostgresServer:
+class PostgresServer(ServerProcess):
     """One PostgreSQL server; ``start()`` / ``stop()`` / ``kill()`` / ``restart()`` at will.
 
     The port and the data directory are chosen on the first start and kept afterwards.
     ``url`` addresses the ``postgres`` database as the superuser ``postgres`` (trust
-    authentication on loopback); :meth:`url_for` another database.
+    authentication on loopback); :meth:`url_for` another database. ``stop`` is a "fast"
+    shutdown (clients disconnected, data checkpointed), ``kill`` an "immediate" one, as a
+    crash would (WAL recovery on the next start).
     """
+
+    label = "postgres"
+    stop_signal = signal.SIGINT
+    kill_signal = signal.SIGQUIT
+    end_timeout = 30.0
 
     def __init__(
         self,
@@ -112,24 +110,15 @@ class PostgresServer:
         startup_timeout: float = 30.0,
         run_as: str | None = None,
     ) -> None:
+        super().__init__(startup_timeout=startup_timeout)
         found = Path(bin_dir) if bin_dir is not None else find_postgres_bin()
         self._bin = found
         self._settings = {**DEFAULT_SETTINGS, **(settings or {})}
-        self._startup_timeout = startup_timeout
         if run_as is None and os.geteuid() == 0:
             run_as = os.environ.get(_ENV_USER, "nobody")
         self._run_as = run_as
-        self._dir: Path | None = None
-        self._port: int | None = None
-        self._process: subprocess.Popen[bytes] | None = None
 
     # -- addresses -----------------------------------------------------------------------------
-
-    @property
-    def port(self) -> int:
-        if self._port is None:
-            raise StoreUnavailable("the PostgreSQL server was never started")
-        return self._port
 
     @property
     def url(self) -> str:
@@ -144,10 +133,6 @@ class PostgresServer:
         if self._dir is None:
             raise StoreUnavailable("the PostgreSQL server was never started")
         return self._dir / "data"
-
-    @property
-    def running(self) -> bool:
-        return self._process is not None and self._process.poll() is None
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -171,7 +156,7 @@ class PostgresServer:
             return self
         attempts = 0
         while True:  # a port found free may be taken before postgres binds it: try another
-            self._port = _free_port()
+            self._port = free_port()
             try:
                 self._run(self._port)
                 return self
@@ -195,7 +180,7 @@ class PostgresServer:
         offset = log_path.stat().st_size if log_path.exists() else 0
         with log_path.open("ab") as log:
             self._process = self._spawn(command, stdout=log)
-        self._wait_ready(offset)
+        self._wait_ready(self._ready, lambda: self._log_tail(offset))
 
     def _initdb(self) -> None:
         assert self._bin is not None
@@ -288,31 +273,12 @@ class PostgresServer:
             entry = self._user_entry()
             os.chown(path, entry.pw_uid, entry.pw_gid)
 
-    def _wait_ready(self, log_offset: int) -> None:
-        process = self._process
-        assert process is not None
-        assert self._dir is not None
-        pid_file = self.data_dir / "postmaster.pid"
-        deadline = time.monotonic() + self._startup_timeout
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                self._process = None
-                raise StoreUnavailable(
-                    f"postgres exited with code {process.returncode} on port {self._port}: "
-                    f"{self._log_tail(log_offset) or 'no output'}"
-                )
-            try:
-                lines = pid_file.read_text().splitlines()
-            except OSError:
-                lines = []
-            if len(lines) >= 8 and lines[7].strip() == "ready" and _accepts_tcp(self.port):
-                return
-            time.sleep(0.02)
-        self.kill()
-        raise StoreUnavailable(
-            f"postgres did not become ready on port {self._port} within "
-            f"{self._startup_timeout:g} s: {self._log_tail(log_offset)}"
-        )
+    def _ready(self) -> bool:
+        try:
+            lines = (self.data_dir / "postmaster.pid").read_text().splitlines()
+        except OSError:
+            return False
+        return len(lines) >= 8 and lines[7].strip() == "ready" and _accepts_tcp(self.port)
 
     def _log_tail(self, offset: int) -> str:
         """What this run wrote to the log (its last 2,000 characters)."""
@@ -320,42 +286,3 @@ class PostgresServer:
         with (self._dir / "postgres.log").open("rb") as log:
             log.seek(offset)
             return log.read().decode(errors="replace")[-2000:].strip()
-
-    def _end(self, sig: signal.Signals) -> None:
-        process, self._process = self._process, None
-        end_process(process, sig, timeout=30)
-
-    def stop(self) -> None:
-        """Shut down cleanly ("fast" shutdown: clients are disconnected, data checkpointed)."""
-        self._end(signal.SIGINT)
-
-    def kill(self) -> None:
-        """Shut down at once, as a crash would ("immediate": WAL recovery on the next start)."""
-        self._end(signal.SIGQUIT)
-
-    def restart(self) -> Self:
-        """Stop and start again on the same port with the same data."""
-        self.stop()
-        return self.start()
-
-    def close(self) -> None:
-        """Stop the server and remove its directory."""
-        self.stop()
-        if self._dir is not None:
-            shutil.rmtree(self._dir, ignore_errors=True)
-            self._dir = None
-
-    def __enter__(self) -> Self:
-        try:
-            return self.start()
-        except BaseException:
-            self.close()  # nothing is left behind by a server that failed to start
-            raise
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -11,22 +11,19 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
-import time
 from pathlib import Path
-from types import TracebackType
 from typing import Self
 
 from memstrata.errors import StoreUnavailable
-from memstrata.testing.process import end_process
+from memstrata.testing.process import LOOPBACK, ServerProcess, free_port
 
 __all__ = ["RedisServer", "find_redis_server"]
 
 _ENV_BINARY = "MEMSTRATA_REDIS_SERVER"
-_HOST = "127.0.0.1"
+_HOST = LOOPBACK
 
 
 def find_redis_server() -> str | None:
@@ -35,13 +32,6 @@ def find_redis_server() -> str | None:
     if configured:
         return configured if os.access(configured, os.X_OK) else None
     return shutil.which("redis-server")
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((_HOST, 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _answers_ping(port: int) -> bool:
@@ -54,36 +44,27 @@ def _answers_ping(port: int) -> bool:
         return False
 
 
-class RedisServer:
+class RedisServer(ServerProcess):
     """One ``redis-server`` process; ``start()`` / ``stop()`` / ``kill()`` as often as needed.
 
-    The port and the data directory are chosen once and kept across restarts.
+    The port and the data directory are chosen once and kept across restarts. ``stop`` is
+    SIGTERM (Redis flushes the append-only file and exits), ``kill`` SIGKILL.
     """
+
+    label = "redis-server"
+    not_ready = "did not answer PING"
 
     def __init__(
         self, binary: str | None = None, *, startup_timeout: float = 10.0, durable: bool = True
     ) -> None:
+        super().__init__(startup_timeout=startup_timeout)
         self._binary = binary or find_redis_server()
-        self._startup_timeout = startup_timeout
         # durable=False: no append-only file (benchmarks that must not measure the disk)
         self._durable = durable
-        self._dir: Path | None = None
-        self._port: int | None = None
-        self._process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def port(self) -> int:
-        if self._port is None:
-            raise StoreUnavailable("the redis-server was never started")
-        return self._port
 
     @property
     def url(self) -> str:
         return f"redis://{_HOST}:{self.port}/0"
-
-    @property
-    def running(self) -> bool:
-        return self._process is not None and self._process.poll() is None
 
     def start(self) -> Self:
         """Start the server (on the port and directory of the previous run, if any)."""
@@ -96,7 +77,7 @@ class RedisServer:
         if self._dir is None:
             self._dir = Path(tempfile.mkdtemp(prefix="memstrata-redis-"))
         if self._port is None:
-            self._port = _free_port()
+            self._port = free_port()
         log = self._dir / "redis.log"
         command = [
             self._binary,
@@ -117,7 +98,7 @@ class RedisServer:
                 )
             except OSError as exc:
                 raise StoreUnavailable(f"cannot run {self._binary}: {exc}") from exc
-        self._wait_ready(log)
+        self._wait_ready(lambda: _answers_ping(self.port), lambda: self._output(log))
         return self
 
     def _output(self, log: Path) -> str:
@@ -125,54 +106,4 @@ class RedisServer:
         texts = (
             p.read_text(errors="replace") for p in (self._dir / "stderr.log", log) if p.exists()
         )
-        return "".join(texts)[-2000:].strip() or "no output"
-
-    def _wait_ready(self, log: Path) -> None:
-        process = self._process
-        assert process is not None
-        deadline = time.monotonic() + self._startup_timeout
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                self._process = None
-                raise StoreUnavailable(
-                    f"redis-server exited with code {process.returncode} on port {self._port}: "
-                    f"{self._output(log)}"
-                )
-            if _answers_ping(self.port):
-                return
-            time.sleep(0.02)
-        self.kill()
-        raise StoreUnavailable(
-            f"redis-server did not answer PING on port {self._port} "
-            f"within {self._startup_timeout:g} s"
-        )
-
-    def _end(self, sig: signal.Signals) -> None:
-        process, self._process = self._process, None
-        end_process(process, sig, timeout=10)
-
-    def stop(self) -> None:
-        """Shut down cleanly (SIGTERM: Redis flushes the append-only file and exits)."""
-        self._end(signal.SIGTERM)
-
-    def kill(self) -> None:
-        """Kill at once (SIGKILL), as a crash would."""
-        self._end(signal.SIGKILL)
-
-    def close(self) -> None:
-        """Stop the server and remove its directory."""
-        self.stop()
-        if self._dir is not None:
-            shutil.rmtree(self._dir, ignore_errors=True)
-            self._dir = None
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
+        return "".join(texts)[-2000:].strip()

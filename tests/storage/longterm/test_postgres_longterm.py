@@ -243,6 +243,37 @@ async def test_migrations_are_idempotent(postgres_blank_url: str) -> None:
     assert await schema_version(postgres_blank_url) == len(MIGRATIONS)
 
 
+async def test_gin_indexes_have_no_pending_list_after_an_upgrade(postgres_blank_url: str) -> None:
+    """Version 2 turns GIN fastupdate off and merges what a version-1 database left pending
+    (every keyword search would read that list)."""
+    async with await psycopg.AsyncConnection.connect(postgres_blank_url, autocommit=True) as conn:
+        assert await apply_migrations(conn, COMPONENT, MIGRATIONS[:1]) == 1
+        await conn.execute(
+            "INSERT INTO memstrata_lt_records (tenant, id, kind, text, occurred_at, importance, "
+            "body) SELECT 'acme', 'r' || i, 'episode', 'pending lexeme ' || i, 0, 0.5, '{}' "
+            "FROM generate_series(1, 500) AS i"
+        )
+    store = await PostgresLongTermStore.open(postgres_blank_url)
+    try:
+        assert len(await store.keyword_search(TENANT, RecordFilter(), ["pending"], 600)) == 500
+    finally:
+        await store.aclose()
+    async with await psycopg.AsyncConnection.connect(postgres_blank_url, autocommit=True) as conn:
+        cursor = await conn.execute(
+            "SELECT relname, reloptions FROM pg_class WHERE relname IN "
+            "('memstrata_lt_records_tsv', 'memstrata_lt_records_sources') ORDER BY relname"
+        )
+        assert await cursor.fetchall() == [
+            ("memstrata_lt_records_sources", ["fastupdate=off"]),
+            ("memstrata_lt_records_tsv", ["fastupdate=off"]),
+        ]
+        # merging the list again finds nothing: the upgrade merged it
+        cursor = await conn.execute(
+            "SELECT gin_clean_pending_list('memstrata_lt_records_tsv'::regclass)"
+        )
+        assert await cursor.fetchone() == (0,)
+
+
 async def test_concurrent_setup_is_safe(postgres_blank_url: str) -> None:
     stores = await asyncio.gather(
         *(PostgresLongTermStore.open(postgres_blank_url) for _ in range(6))
@@ -567,7 +598,7 @@ async def test_keyword_planner_caches_and_forgets_stems(postgres_url: str) -> No
     async with await psycopg.AsyncConnection.connect(postgres_url, autocommit=True) as conn:
         assert await planner.lexemes(conn, ["Running", "the", "foxes"]) == ["run", "fox"]
         assert await planner.lexemes(conn, ["running"]) == ["run"]
-        assert await planner.prune(conn, ["run", "fox"]) == ["run", "fox"]  # no statistics
+        assert await planner.tiers(conn, ["run", "fox"]) == [["run", "fox"]]  # no statistics
     assert tsquery_text(["it's", "a\\b"]) == "'it''s' | 'a\\\\b'"
 
 
@@ -615,6 +646,10 @@ async def test_bad_urls_and_settings_are_configuration_errors(postgres_url: str)
         await PostgresLongTermStore.open(postgres_url, min_size=3, max_size=2)
     with pytest.raises(ConfigurationError):
         await PostgresLongTermStore.open(postgres_url, ef_search=0)
+    with pytest.raises(ConfigurationError, match="keyword_budget"):
+        await PostgresLongTermStore.open(postgres_url, keyword_budget=0)
+    with pytest.raises(ConfigurationError, match="analyze_rows"):
+        await PostgresLongTermStore.open(postgres_url, analyze_rows=-1)
     with pytest.raises(StoreError):  # the database does not exist
         await PostgresLongTermStore.open(postgres_url + "_missing", connect_timeout=2)
 
@@ -679,8 +714,8 @@ def test_server_moves_to_another_port_when_its_port_is_taken(
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         ports = iter([taken.getsockname()[1]])
-        real_free_port = postgres_server._free_port
-        monkeypatch.setattr(postgres_server, "_free_port", lambda: next(ports, real_free_port()))
+        real_free_port = postgres_server.free_port
+        monkeypatch.setattr(postgres_server, "free_port", lambda: next(ports, real_free_port()))
         with PostgresServer() as server:
             assert server.port != taken.getsockname()[1]
             with psycopg.connect(server.url) as conn:

@@ -16,8 +16,9 @@ checks them on every backend):
 - **Writes are all-or-nothing**; ``update_locked`` runs read-decide-write in one transaction
   serialised, across processes, per ``(tenant, lock_key)``.
 - Ids are scoped per tenant: the same id under two tenants is two independent records.
-- ``get`` and ``find`` return records without vectors; ``update_locked`` hands ``decide``
-  the records with their vectors. ``body`` is the service's JSON, opaque to the store.
+- ``get``, ``find`` and the ``*_search_records`` methods return records without vectors;
+  ``update_locked`` hands ``decide`` the records with their vectors. ``body`` is the
+  service's JSON, opaque to the store.
   ``put`` replaces the whole record, vector included: a record written without a vector
   has none (to edit a record and keep its vector, go through ``update_locked``). A vector
   before any ``bind_embedder`` is refused (``ConfigurationError``).
@@ -49,9 +50,11 @@ __all__ = [
     "LongTermStore",
     "Ranked",
     "RecordFilter",
+    "ScoredRecord",
     "StoredRecord",
     "Vector",
     "check_tenant",
+    "with_records",
 ]
 
 Vector = npt.NDArray[np.float32]
@@ -86,6 +89,10 @@ class StoredRecord:
     recorded_at: float | None = None
     invalidated_at: float | None = None
     sources: tuple[str, ...] = ()  # ids this record was derived from (provenance)
+
+
+#: A record (without its vector) and its search score: higher scores are better.
+ScoredRecord = tuple[StoredRecord, float]
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +163,17 @@ class LongTermStore(Protocol):
     ) -> list[Ranked]:
         """The ``k`` most similar records by cosine similarity, exact or near-exact."""
 
+    async def keyword_search_records(
+        self, tenant: str, flt: RecordFilter, terms: Sequence[str], k: int
+    ) -> list[ScoredRecord]:
+        """``keyword_search`` with each hit's record (what a service fuses and returns: a
+        store may read them in the search itself instead of a ``get`` afterwards)."""
+
+    async def vector_search_records(
+        self, tenant: str, flt: RecordFilter, vector: Vector, k: int
+    ) -> list[ScoredRecord]:
+        """``vector_search`` with each hit's record."""
+
     async def update_locked(
         self, tenant: str, lock_key: str, flt: RecordFilter, decide: Decision
     ) -> list[StoredRecord]:
@@ -170,6 +188,17 @@ class LongTermStore(Protocol):
 # Helpers shared by stores ------------------------------------------------------------------
 
 
+async def with_records(
+    store: LongTermStore, tenant: str, ranked: Sequence[Ranked]
+) -> list[ScoredRecord]:
+    """The records of ``ranked`` hits, in rank order, by one ``get`` (hits deleted in
+    between are dropped): ``*_search_records`` for a store without a faster way."""
+    if not ranked:
+        return []
+    rows = {row.id: row for row in await store.get(tenant, [rid for rid, _ in ranked])}
+    return [(rows[rid], score) for rid, score in ranked if rid in rows]
+
+
 def check_tenant(tenant: str, records: Sequence[StoredRecord]) -> None:
     """Refuse a record written under another tenant than the caller's."""
     from memstrata.errors import ValidationError
@@ -179,3 +208,33 @@ def check_tenant(tenant: str, records: Sequence[StoredRecord]) -> None:
             raise ValidationError(
                 "tenant", "a record's tenant differs from the caller's", allowed=repr(tenant)
             )
+
+
+def internal_record(
+    kind: str,
+    tenant: str,
+    id: str,
+    body: str,
+    occurred_at: float,
+    *,
+    name: str | None = None,
+    outcome: str | None = None,
+) -> StoredRecord:
+    """A record memstrata keeps for itself (a lease, a run log, an API key): no scope beyond
+    the tenant, no text and no vector, so no search ever finds it."""
+    return StoredRecord(
+        id=id,
+        kind=kind,
+        tenant=tenant,
+        project=None,
+        user=None,
+        agent_type=None,
+        agent=None,
+        session=None,
+        text="",
+        occurred_at=occurred_at,
+        importance=0.0,
+        body=body,
+        name=name,
+        outcome=outcome,
+    )

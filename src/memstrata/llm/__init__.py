@@ -1,0 +1,1 @@
+"""Clients of OpenAI-compatible HTTP endpoints (embeddings, chat completions)."""
