@@ -118,6 +118,10 @@ class Memory:
             settings=consolidation,
             extractor=extractor,
             clock=clock,
+            # the sessions job: idle sessions nobody terminated become episodes
+            working=working_store,
+            working_settings=self.settings.working,
+            embedder=embedder,
         )
 
     @classmethod
@@ -219,8 +223,9 @@ class Memory:
         jobs: Sequence[str] = JOBS,
         dry_run: bool = False,
     ) -> ConsolidationReport:
-        """Episodes -> facts, -> procedures, decay and pruning: idempotent, leased per job
-        and tenant (a concurrent run elsewhere is reported as skipped), logged."""
+        """Idle sessions -> episodes, episodes -> facts, -> procedures, decay and pruning:
+        idempotent, leased per job and tenant (a concurrent run elsewhere is reported as
+        skipped), logged."""
         return await self.consolidator.run(tenant, jobs=jobs, dry_run=dry_run)
 
     def consolidation_worker(

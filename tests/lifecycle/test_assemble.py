@@ -59,7 +59,11 @@ async def test_assemble_takes_every_tier_blocks_first(memory: Memory) -> None:
 @settings(
     max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(budget=st.integers(min_value=1, max_value=600), extra=st.text(max_size=300))
+# any UTF-8 text PostgreSQL can hold (it refuses NUL, with a ValidationError)
+@given(
+    budget=st.integers(min_value=1, max_value=600),
+    extra=st.text(st.characters(codec="utf-8", exclude_characters="\x00"), max_size=300),
+)
 async def test_assemble_never_exceeds_the_budget(memory: Memory, budget: int, extra: str) -> None:
     scope = Scope(tenant="budget", user="ana", session="s")
     if not await memory.blocks(scope).list():

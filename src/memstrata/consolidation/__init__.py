@@ -1,4 +1,5 @@
-"""Consolidation: episodes -> facts and procedures, decay and pruning, under leases.
+"""Consolidation: idle sessions -> episodes, episodes -> facts and procedures, decay and
+pruning, under leases.
 
 See ``docs/consolidation.md``.
 """

@@ -7,6 +7,7 @@ import secrets
 from collections.abc import Sequence
 
 from memstrata.clock import Clock, SystemClock
+from memstrata.config import WorkingSettings
 from memstrata.consolidation.context import JobContext, JobFunction
 from memstrata.consolidation.decay_job import run_decay
 from memstrata.consolidation.extract import Extractor, RuleExtractor
@@ -15,18 +16,25 @@ from memstrata.consolidation.lease import LeaseLost, Leases
 from memstrata.consolidation.models import ConsolidationReport, JobReport, JobStatus
 from memstrata.consolidation.procedures_job import run_procedures
 from memstrata.consolidation.runlog import list_runs, write_run
-from memstrata.consolidation.settings import JOBS, ConsolidationSettings
-from memstrata.errors import ValidationError
+from memstrata.consolidation.sessions_job import run_sessions
+from memstrata.consolidation.settings import JOBS, ConsolidationSettings, session_idle_seconds
+from memstrata.embed.base import Embedder
+from memstrata.errors import ConfigurationError, ValidationError
 from memstrata.longterm.episodic import EpisodicMemory
 from memstrata.longterm.procedural import ProceduralMemory
 from memstrata.longterm.semantic import SemanticMemory
 from memstrata.storage.longterm.base import LongTermStore
+from memstrata.storage.working.base import WorkingStore
 
 __all__ = ["Consolidator"]
 
 log = logging.getLogger(__name__)
 
+# jobs that start from the beginning every run (what they look at changes with time)
+_NO_CURSOR = frozenset({"decay"})
+
 _JOBS: dict[str, JobFunction] = {
+    "sessions": run_sessions,
     "facts": run_facts,
     "procedures": run_procedures,
     "decay": run_decay,
@@ -34,7 +42,11 @@ _JOBS: dict[str, JobFunction] = {
 
 
 class Consolidator:
-    """Episodes -> facts, episodes -> procedures, decay and pruning, for one store.
+    """Ended sessions -> episodes, episodes -> facts and procedures, decay and pruning.
+
+    The ``sessions`` job needs the working store (``working``, its ``working_settings`` and
+    the ``embedder`` of the long-term store); without one, the consolidator runs the other
+    jobs only.
 
     Each job runs under a lease per (tenant, job) kept in the store, so two workers (or two
     processes) never run the same job of a tenant at once: the second one reports
@@ -52,7 +64,14 @@ class Consolidator:
         settings: ConsolidationSettings | None = None,
         extractor: Extractor | None = None,
         clock: Clock | None = None,
+        working: WorkingStore | None = None,
+        working_settings: WorkingSettings | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
+        if working is not None and embedder is None:
+            raise ConfigurationError(
+                "a consolidator with a working store needs the long-term store's embedder"
+            )
         self._store = store
         self._episodes = episodes
         self._facts = facts
@@ -61,21 +80,43 @@ class Consolidator:
         self._extractor = extractor or RuleExtractor()
         self._clock = clock or SystemClock()
         self._leases = Leases(store, self._settings.lease_ttl_seconds)
+        self._working = working
+        self._working_settings = working_settings or WorkingSettings()
+        self._embedder = embedder
+        # checked now, not at the first run: a threshold past the TTL would never fire
+        self._idle_seconds = session_idle_seconds(
+            self._settings, self._working_settings.session_ttl_seconds
+        )
 
     @property
     def settings(self) -> ConsolidationSettings:
         return self._settings
 
+    @property
+    def jobs(self) -> tuple[str, ...]:
+        """The jobs this consolidator can run (``sessions`` only with a working store)."""
+        return JOBS if self._working is not None else tuple(j for j in JOBS if j != "sessions")
+
+    @property
+    def session_idle_seconds(self) -> float:
+        """The idle threshold in force for the ``sessions`` job."""
+        return self._idle_seconds
+
     async def run(
-        self, tenant: str, jobs: Sequence[str] = JOBS, dry_run: bool = False
+        self, tenant: str, jobs: Sequence[str] | None = None, dry_run: bool = False
     ) -> ConsolidationReport:
-        """Run ``jobs`` (in the given order) for ``tenant``; a failing job does not stop
-        the others. ``dry_run`` reports what would change, takes no lease, writes nothing."""
+        """Run ``jobs`` (in the given order; None: all of :attr:`jobs`) for ``tenant``; a
+        failing job does not stop the others. ``dry_run`` reports what would change, takes
+        no lease, writes nothing."""
         if not tenant:
             raise ValidationError("tenant", "is empty", allowed="a tenant name")
-        unknown = [j for j in jobs if j not in _JOBS]
+        jobs = self.jobs if jobs is None else jobs
+        unknown = [j for j in jobs if j not in self.jobs]
         if unknown or not jobs:
-            raise ValidationError("jobs", f"unknown or no jobs: {unknown}", allowed=", ".join(JOBS))
+            hint = "" if self._working is not None else " (sessions needs a working store)"
+            raise ValidationError(
+                "jobs", f"unknown or no jobs: {unknown}{hint}", allowed=", ".join(self.jobs)
+            )
         reports = [await self._run_job(tenant, job, dry_run) for job in dict.fromkeys(jobs)]
         return ConsolidationReport(tenant=tenant, dry_run=dry_run, jobs=reports)
 
@@ -108,7 +149,7 @@ class Consolidator:
             tenant=tenant,
             job=job,
             owner=owner,
-            cursor=None if job == "decay" else cursor,
+            cursor=None if job in _NO_CURSOR else cursor,
             dry_run=dry_run,
             store=self._store,
             episodes=self._episodes,
@@ -118,6 +159,10 @@ class Consolidator:
             settings=self._settings,
             clock=self._clock,
             leases=self._leases,
+            working=self._working,
+            working_settings=self._working_settings,
+            embedder=self._embedder,
+            idle_seconds=self._idle_seconds,
         )
         status: JobStatus = "ok"
         error: str | None = None

@@ -1,4 +1,4 @@
-"""What a running job gets: the store, the services, the settings, its lease and counters."""
+"""What a running job gets: the stores, the services, the settings, its lease and counters."""
 
 from __future__ import annotations
 
@@ -6,13 +6,16 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from memstrata.clock import Clock
+from memstrata.config import WorkingSettings
 from memstrata.consolidation.extract import Extractor
 from memstrata.consolidation.lease import Leases
 from memstrata.consolidation.settings import ConsolidationSettings
+from memstrata.embed.base import Embedder
 from memstrata.longterm.episodic import EpisodicMemory
 from memstrata.longterm.procedural import ProceduralMemory
 from memstrata.longterm.semantic import SemanticMemory
 from memstrata.storage.longterm.base import LongTermStore
+from memstrata.storage.working.base import WorkingStore
 
 __all__ = ["JobContext", "JobFunction"]
 
@@ -32,6 +35,11 @@ class JobContext:
     settings: ConsolidationSettings
     clock: Clock
     leases: Leases
+    # the ``sessions`` job's: working memory, its settings, the embedder, the idle threshold
+    working: WorkingStore | None = None
+    working_settings: WorkingSettings = field(default_factory=WorkingSettings)
+    embedder: Embedder | None = None
+    idle_seconds: float = 3600.0
     counts_in: dict[str, int] = field(default_factory=dict)
     counts_out: dict[str, int] = field(default_factory=dict)
 

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["JOBS", "ConsolidationSettings"]
+from memstrata.errors import ValidationError
 
-#: The jobs ``Consolidator.run`` knows, in the order they run.
-JOBS = ("facts", "procedures", "decay")
+__all__ = ["DEFAULT_SESSION_IDLE_SECONDS", "JOBS", "ConsolidationSettings", "session_idle_seconds"]
+
+#: The jobs ``Consolidator.run`` knows, in the order they run: sessions first, so the
+#: episodes of ended sessions feed the other jobs in the same run.
+JOBS = ("sessions", "facts", "procedures", "decay")
+
+DEFAULT_SESSION_IDLE_SECONDS = 3600.0
 
 
 class ConsolidationSettings(BaseModel):
@@ -24,3 +29,22 @@ class ConsolidationSettings(BaseModel):
     prune_min_age_days: float = Field(default=7.0, ge=0, le=36_500)
     #: stop a cursor job after this many batches (None: until done); the next run resumes
     max_batches_per_run: int | None = Field(default=None, ge=1)
+    #: a session unwritten this long is taken as ended by the ``sessions`` job; must be
+    #: shorter than working memory's session TTL (None: 1 hour, or half the TTL if shorter)
+    session_idle_seconds: float | None = Field(default=None, gt=0, le=365 * 86_400)
+
+
+def session_idle_seconds(settings: ConsolidationSettings, session_ttl_seconds: float) -> float:
+    """The idle threshold in force; an explicit one must leave the session time to be read
+    before its TTL removes it."""
+    idle = settings.session_idle_seconds
+    if idle is None:
+        return min(DEFAULT_SESSION_IDLE_SECONDS, session_ttl_seconds / 2)
+    if idle >= session_ttl_seconds:
+        raise ValidationError(
+            "session_idle_seconds",
+            f"{idle:g} s is not shorter than the session TTL ({session_ttl_seconds:g} s): "
+            "idle sessions would be gone before consolidation saw them",
+            allowed=f"> 0 and < {session_ttl_seconds:g} (working.session_ttl_seconds)",
+        )
+    return idle

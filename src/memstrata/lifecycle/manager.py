@@ -1,9 +1,11 @@
 """The lifecycle of an agent session: spawn, pause, resume, terminate.
 
 Pause and resume use working memory's own checkpoints. ``terminate`` records one episode of
-the session (once: a second terminate of the same session records nothing and says so),
-then removes all of the session's working state. Hooks run after the core operation; a hook
-that raises is reported in the result and does not undo the operation.
+the session (once: a second terminate of the same session records nothing and says so, and
+neither does consolidation's ``sessions`` job, which shares the episode code and its unique
+key: see ``lifecycle.record``), then removes all of the session's working state. Hooks run
+after the core operation; a hook that raises is reported in the result and does not undo the
+operation.
 """
 
 from __future__ import annotations
@@ -16,12 +18,11 @@ from typing import Any, TypeVar
 from memstrata.clock import Clock, SystemClock, utc_from_timestamp
 from memstrata.embed.base import Embedder
 from memstrata.errors import NotFound, ValidationError
+from memstrata.lifecycle.record import record_once
 from memstrata.lifecycle.results import HookFailure, LifecycleResult, TerminateResult
-from memstrata.lifecycle.summary import actions_of, importance_of, summarise
-from memstrata.longterm import records
-from memstrata.longterm.vectors import embed_all
+from memstrata.lifecycle.summary import read_session, session_episode
 from memstrata.scope import Scope
-from memstrata.storage.longterm.base import LongTermStore, RecordFilter, StoredRecord
+from memstrata.storage.longterm.base import LongTermStore
 from memstrata.types.longterm import Episode, Outcome
 from memstrata.types.working import CheckpointInfo, TaskState, TaskStatus
 from memstrata.working.codec import check_key
@@ -165,12 +166,20 @@ class Lifecycle:
             raise ValidationError("tokens_used", f"{tokens_used} is negative", allowed=">= 0")
         lessons = [str(x) for x in lessons_learned or []]
         wm = self._working(scope)
-        episode = None
+        episode: Episode | None = None
         already = False
         if consolidate:
-            episode = await self._episode(wm, scope, outcome, task_description, lessons,
-                                          tokens_used, task_type)  # fmt: skip
-            already = not await self._record_once(scope, episode)
+            episode = session_episode(
+                scope,
+                await read_session(wm),
+                outcome,
+                self._clock.now(),
+                task_description=task_description,
+                lessons=lessons,
+                tokens_used=tokens_used,
+                task_type=task_type,
+            )
+            already = not await record_once(self._longterm, self._embedder, episode)
             if already:
                 episode = None
         if cleanup:
@@ -187,57 +196,6 @@ class Lifecycle:
         return result.model_copy(update={"hook_failures": failures})
 
     # -- helpers -------------------------------------------------------------------------------
-
-    async def _episode(
-        self,
-        wm: WorkingMemory,
-        scope: Scope,
-        outcome: Outcome,
-        task_description: str | None,
-        lessons: list[str],
-        tokens_used: int | None,
-        task_type: str,
-    ) -> Episode:
-        state = await wm.get_task_state()
-        scratchpad = await wm.get_scratchpad_with_timestamps()
-        keys = await wm.list_keys()
-        now = self._clock.now()
-        start = state.started_at.timestamp() if state and state.started_at else now
-        duration = max(0.0, now - start)
-        description = task_description or (
-            f"Session {scope.session}" + (f": task {state.task_id}" if state else "")
-        )
-        return Episode(
-            scope=scope,
-            task_type=task_type,
-            description=description,
-            actions=actions_of(scratchpad),
-            outcome=outcome,
-            context_summary=summarise(state, scratchpad, keys),
-            lessons_learned=lessons,
-            importance=importance_of(outcome, duration, lessons),
-            duration_seconds=duration,
-            tokens_used=tokens_used,
-            occurred_at=utc_from_timestamp(now),
-            metadata={"session_ended": True, "task": None if state is None else state.task_id},
-        )
-
-    async def _record_once(self, scope: Scope, episode: Episode) -> bool:
-        """Write the session's episode unless one exists; True when this call wrote it."""
-        (vector,) = await embed_all(self._embedder, [episode.search_text()])
-        key = f"terminated:{scope.digest}"
-        written: list[StoredRecord] = []
-
-        def decide(existing: list[StoredRecord]) -> list[StoredRecord]:
-            if existing:
-                return []
-            written.append(records.episode_row(episode, vector, name=key))
-            return written
-
-        await self._longterm.update_locked(
-            scope.tenant, key, RecordFilter(kind=records.EPISODE, name=key), decide
-        )
-        return bool(written)
 
     async def _finish(
         self, operation: str, scope: Scope, started: float, checkpoint: str | None = None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import time
 from typing import Any
 
 import pytest
@@ -18,7 +19,7 @@ import pytest
 from memstrata.config import WorkingSettings
 from memstrata.errors import LimitExceeded, NotFound
 from memstrata.scope import Scope
-from memstrata.storage.working.base import WorkingStore
+from memstrata.storage.working.base import IdleSession, SessionRef, WorkingStore
 from memstrata.testing.clock import ManualClock
 from memstrata.types.working import TaskState, TaskStatus
 from memstrata.working.memory import WorkingMemory
@@ -424,3 +425,104 @@ class WorkingStoreConformance:
             await self.wm(store).set(f"k{i}", i)
         assert await wm.list_keys() == ["mine"]
         assert await wm.list_checkpoints() == []
+
+    # -- idle sessions (consolidation) -------------------------------------------------------
+    # Real time, not a ManualClock: a store may measure idleness on its own clock (Redis).
+
+    IDLE = 0.3  # seconds without a write that make a session idle in these tests
+
+    async def _idle(self, store: WorkingStore, tenant: str, limit: int = 100) -> list[IdleSession]:
+        return await store.idle_sessions(tenant, self.IDLE, time.time(), limit, None)
+
+    async def test_idle_sessions_lists_sessions_left_idle_with_their_scope(
+        self, store: WorkingStore, other_handle: WorkingStore
+    ) -> None:
+        tenant = f"idle{next(_counter)}"
+        left = self.wm(store, _scope(tenant=tenant, project="p", agent="a"))
+        await left.set("k", 1)
+        await left.append_scratchpad("note")
+        before = time.time()
+        await asyncio.sleep(self.IDLE + 0.2)
+        busy = self.wm(store, _scope(tenant=tenant))
+        await busy.set("k", 1)
+        found = await self._idle(other_handle, tenant)  # any handle sees every session
+        assert [(s.digest, s.scope) for s in found] == [(left.scope.digest, left.scope.canonical)]
+        # the store's clock (Redis's own) may differ from ours a little, not by seconds
+        assert before - 5 < found[0].touched < time.time() + 5
+
+    async def test_a_write_makes_an_idle_session_busy_again(self, store: WorkingStore) -> None:
+        tenant = f"idle{next(_counter)}"
+        wm = self.wm(store, _scope(tenant=tenant))
+        await wm.set("k", 1)
+        await asyncio.sleep(self.IDLE + 0.2)
+        assert len(await self._idle(store, tenant)) == 1
+        await wm.append_scratchpad("back")
+        assert await self._idle(store, tenant) == []
+        await wm.get("k")  # a read is not a write: it does not keep a session busy
+        await asyncio.sleep(self.IDLE + 0.2)
+        assert len(await self._idle(store, tenant)) == 1
+
+    async def test_idle_sessions_page_oldest_first_and_stay_in_their_tenant(
+        self, store: WorkingStore
+    ) -> None:
+        tenant, other = f"idle{next(_counter)}", f"idle{next(_counter)}"
+        written = []
+        for _ in range(5):
+            wm = self.wm(store, _scope(tenant=tenant))
+            await wm.set("k", 1)
+            written.append(wm.scope.digest)
+            await asyncio.sleep(0.02)  # distinct write times, even on a millisecond clock
+        await self.wm(store, _scope(tenant=other)).set("k", 1)
+        await asyncio.sleep(self.IDLE + 0.2)
+        pages: list[list[str]] = []
+        after = None
+        while True:
+            page = await store.idle_sessions(tenant, self.IDLE, time.time(), 2, after)
+            if not page:
+                break
+            pages.append([s.digest for s in page])
+            after = page[-1].cursor
+        assert pages == [written[:2], written[2:4], written[4:]]
+        assert len(await self._idle(store, other)) == 1
+        assert await self._idle(store, "nobody") == []
+
+    async def test_expired_and_unscoped_sessions_are_never_idle(self, store: WorkingStore) -> None:
+        tenant = f"idle{next(_counter)}"
+        short = self.wm(
+            store, _scope(tenant=tenant), settings=WorkingSettings(session_ttl_seconds=0.2)
+        )
+        await short.set("k", 1)
+        # a ref without its scope (a caller that does not give one) cannot be consolidated
+        bare = SessionRef(_scope(tenant=tenant).digest, tenant, None, 3600.0)
+        await store.set(bare, "k", "1", None, time.time(), 10)
+        await asyncio.sleep(self.IDLE + 0.2)
+        assert await self._idle(store, tenant) == []
+
+    async def test_drop_idle_session_removes_it_unless_written_since(
+        self, store: WorkingStore
+    ) -> None:
+        tenant = f"idle{next(_counter)}"
+        gone, kept = self.wm(store, _scope(tenant=tenant)), self.wm(store, _scope(tenant=tenant))
+        for wm in (gone, kept):
+            await wm.set("k", 1)
+            await wm.set_task_state(TaskState(task_id="t"))
+            await wm.create_checkpoint()
+        await asyncio.sleep(self.IDLE + 0.2)
+        found = {s.digest: s for s in await self._idle(store, tenant)}
+        assert set(found) == {gone.scope.digest, kept.scope.digest}
+        await asyncio.sleep(0.01)
+        await kept.append_scratchpad("came back")  # after it was listed
+        assert await store.drop_idle_session(_ref(gone), found[gone.scope.digest].touched)
+        assert not await store.drop_idle_session(_ref(kept), found[kept.scope.digest].touched)
+        stats = await gone.get_stats()
+        assert (stats.keys, stats.checkpoints, stats.has_task_state) == (0, 0, False)
+        assert await kept.get("k") == 1
+        assert len(await kept.list_checkpoints()) == 1
+        # gone is gone: dropping again does nothing, and it is listed no more
+        assert not await store.drop_idle_session(_ref(gone), found[gone.scope.digest].touched)
+        assert [s.digest for s in await self._idle(store, tenant)] == []
+
+
+def _ref(wm: WorkingMemory) -> SessionRef:
+    scope = wm.scope
+    return SessionRef(scope.digest, scope.tenant, scope.user, 3600.0, scope.canonical)

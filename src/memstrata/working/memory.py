@@ -57,6 +57,7 @@ class WorkingMemory:
             tenant=scope.tenant,
             user=scope.user,
             ttl=self._settings.session_ttl_seconds,
+            scope=scope.canonical,
         )
 
     @property

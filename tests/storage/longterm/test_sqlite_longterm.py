@@ -20,6 +20,7 @@ from memstrata.storage.longterm.hnsw import HnswGraph
 from memstrata.storage.longterm.sqlite import SqliteLongTermStore
 from memstrata.storage.longterm.sqlite_schema import MIGRATIONS
 from memstrata.storage.sqlite.migrations import apply_migrations
+from memstrata.storage.working.sqlite import MIGRATIONS as WORKING_MIGRATIONS
 from memstrata.storage.working.sqlite import SqliteWorkingStore
 from memstrata.testing.longterm import make_record, unit_vector
 
@@ -408,7 +409,7 @@ async def test_migrations_are_idempotent_and_share_the_file(db_path: str) -> Non
         conn.isolation_level = None
         assert apply_migrations(conn, "longterm", MIGRATIONS) == 0
         versions = dict(conn.execute("SELECT component, version FROM memstrata_schema"))
-        assert versions == {"longterm": len(MIGRATIONS), "working": 1}
+        assert versions == {"longterm": len(MIGRATIONS), "working": len(WORKING_MIGRATIONS)}
         assert conn.execute("SELECT COUNT(*) FROM lt_record").fetchone() == (1,)
 
 

@@ -471,3 +471,28 @@ def test_launcher_as_a_context_manager_cleans_up() -> None:
         assert data_dir.is_dir()
     assert not server.running
     assert not data_dir.exists()
+
+
+async def test_idle_sessions_wait_for_redis_during_an_outage(
+    dedicated_redis: RedisServer, direct: RedisWorkingStore
+) -> None:
+    store = await open_store(dedicated_redis.url, settings=MANUAL)
+    wm = WorkingMemory(store, scope("idle"), settings=MANUAL)
+    await wm.set("k", 1)
+    await asyncio.sleep(0.3)
+    (idle,) = await store.idle_sessions("t", 0.2, 0.0, 10, None)
+    ref = SessionRef(idle.digest, "t", "u", MANUAL.session_ttl_seconds, idle.scope)
+    dedicated_redis.kill()
+    # the fallback holds a part of a session at most: consolidation leaves them all alone
+    assert await store.idle_sessions("t", 0.2, 0.0, 10, None) == []
+    assert store.using_fallback
+    await wm.set("during", 1)
+    assert await store.idle_sessions("t", 0.0, 1e12, 10, None) == []
+    assert await store.drop_idle_session(ref, idle.touched) is False
+    dedicated_redis.start()
+    assert await store.recover()
+    assert await WorkingMemory(direct, scope("idle"), settings=MANUAL).get_all() == {
+        "k": 1,
+        "during": 1,
+    }
+    await store.aclose()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import time
@@ -19,11 +20,12 @@ from memstrata.storage.working.base import SessionRef, Snapshot, StoredValue
 from memstrata.storage.working.fallback import FallbackWorkingStore
 from memstrata.storage.working.inprocess import InProcessWorkingStore, SessionRegistry
 from memstrata.storage.working.redis import RedisWorkingStore, entry_stamp
+from memstrata.storage.working.redis_scripts import FORGET_IDLE
 from memstrata.testing import WorkingStoreConformance
 
 pytestmark = pytest.mark.redis
 
-_SUFFIXES = ("kv", "ex", "task", "sp", "cp", "cb", "cx")
+_SUFFIXES = ("kv", "ex", "task", "sp", "cp", "cb", "cx", "at")
 
 
 @pytest.mark.redis
@@ -71,6 +73,11 @@ def _ref(session: str = "s", tenant: str = "t", user: str | None = "u") -> Sessi
     return SessionRef(scope.digest, tenant, user, ttl=3600)
 
 
+def _scoped(session: str = "s", tenant: str = "t") -> SessionRef:
+    scope = Scope(tenant=tenant, user="u", session=session)
+    return SessionRef(scope.digest, tenant, "u", ttl=3600, scope=scope.canonical)
+
+
 @pytest.fixture
 async def redis_store(redis_url: str) -> AsyncIterator[RedisWorkingStore]:
     store = RedisWorkingStore.from_url(redis_url)
@@ -103,7 +110,7 @@ class TestRedisSpecifics:
         await redis_store.put_checkpoint(ref, "c1", "{}", "{}", time.time() + 100, time.time())
         keys = await client.keys(f"ms:{{{ref.digest}}}:*")
         suffixes = sorted(str(k).rsplit(":", 1)[1] for k in keys)
-        assert suffixes == ["cb", "cp", "cx", "kv", "sp", "task"]
+        assert suffixes == ["at", "cb", "cp", "cx", "kv", "sp", "task"]
 
     async def test_writes_renew_the_idle_lifetime_of_all_live_keys(
         self, redis_store: RedisWorkingStore, client: Redis
@@ -113,8 +120,8 @@ class TestRedisSpecifics:
         await redis_store.set(ref, "k", "1", now + 50, now, 10)
         await redis_store.append_scratchpad(ref, "e", 10, now)
         await redis_store.put_checkpoint(ref, "c1", "{}", "{}", now + 1000, now)
-        kv, ex, _task, sp, cp, cb, cx = (f"ms:{{{ref.digest}}}:{s}" for s in _SUFFIXES)
-        for key in (kv, ex, sp):
+        kv, ex, _task, sp, cp, cb, cx, at = (f"ms:{{{ref.digest}}}:{s}" for s in _SUFFIXES)
+        for key in (kv, ex, sp, at):
             assert 90_000 < await client.pttl(key) <= 100_000
         for key in (cp, cb, cx):  # the checkpoint's own lifetime, not the session's
             assert 990_000 < await client.pttl(key) <= 1_001_000
@@ -318,3 +325,73 @@ class TestRedisSpecifics:
         assert (await redis_store.counts(other, now)).checkpoints == 0
         assert await redis_store.items(other, now) == {}
         assert await redis_store.items(ref, now) == {}
+
+
+@pytest.mark.redis
+class TestRedisIdleSessions:
+    """The idle index: per tenant, Cluster-safe, a lower bound checked against exact stamps."""
+
+    async def test_the_stamp_is_server_time_and_the_index_lives_in_the_tenants_slot(
+        self, redis_store: RedisWorkingStore, client: Redis
+    ) -> None:
+        ref = _scoped()
+        await redis_store.set(ref, "k", "1", None, 0.0, 10)  # the caller's clock says 1970
+        seconds, micros = await client.time()
+        stamp = await client.get(f"ms:{{{ref.digest}}}:at")
+        assert stamp is not None
+        assert abs(int(stamp) - (seconds * 1000 + micros // 1000)) < 2000
+        (index,) = await client.keys("ms:ix:*:idle")
+        tenant_index = next(k for k in await client.keys("ms:ix:*") if not k.endswith("idle"))
+        assert index.split("}")[0] == tenant_index.split("}")[0]  # one hash tag per tenant
+        assert await client.zrange(index, 0, -1) == [f"{ref.digest}|{ref.scope}"]
+        assert 0 < await client.pttl(index) <= (3600 + 20) * 1000
+
+    async def test_writes_refresh_the_index_rarely_and_listing_never_scans(
+        self, redis_store: RedisWorkingStore, client: Redis
+    ) -> None:
+        await client.config_resetstat()
+        ref = _scoped()
+        for i in range(50):
+            await redis_store.set(ref, f"k{i}", "1", None, 0.0, 100)
+        await redis_store.idle_sessions("t", 0.0, 0.0, 10, None)
+        stats = await client.info("commandstats")
+        assert stats["cmdstat_evalsha"]["calls"] == 50 + 2 + 1  # writes, register + mark, page
+        assert not {"cmdstat_scan", "cmdstat_keys"} & set(stats)
+
+    async def test_entries_of_gone_sessions_leave_and_busy_ones_move_up(
+        self, redis_store: RedisWorkingStore, client: Redis
+    ) -> None:
+        gone, busy, idle = _scoped("gone"), _scoped("busy"), _scoped("idle")
+        for ref in (gone, busy, idle):
+            await redis_store.set(ref, "k", "1", None, 0.0, 10)
+        (index,) = await client.keys("ms:ix:*:idle")
+        await asyncio.sleep(0.3)
+        await redis_store.drop_session(gone)
+        await redis_store.set(busy, "k", "2", None, 0.0, 10)  # no index refresh this soon
+        before = await client.zscore(index, f"{busy.digest}|{busy.scope}")
+        found = await redis_store.idle_sessions("t", 0.2, 0.0, 10, None)
+        assert [s.digest for s in found] == [idle.digest]
+        members = await client.zrange(index, 0, -1)
+        assert f"{gone.digest}|{gone.scope}" not in members
+        after = await client.zscore(index, f"{busy.digest}|{busy.scope}")
+        assert before is not None
+        assert after is not None
+        assert after > before
+
+    async def test_a_dropped_session_written_again_is_not_forgotten(
+        self, redis_store: RedisWorkingStore, client: Redis
+    ) -> None:
+        ref = _scoped()
+        await redis_store.set(ref, "k", "1", None, 0.0, 10)
+        (index,) = await client.keys("ms:ix:*:idle")
+        member = f"{ref.digest}|{ref.scope}"
+        score = await client.zscore(index, member)
+        assert score is not None
+        # the removal is conditional on the score seen: a refresh in between wins
+        await client.zadd(index, {member: score + 5}, gt=True)
+        await redis_store._run((b"EVALSHA", FORGET_IDLE.sha, b"1", index, member, str(int(score))))
+        assert await client.zscore(index, member) == score + 5
+        await redis_store._run(
+            (b"EVALSHA", FORGET_IDLE.sha, b"1", index, member, str(int(score + 5)))
+        )
+        assert await client.zscore(index, member) is None

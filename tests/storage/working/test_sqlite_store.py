@@ -8,6 +8,7 @@ import pytest
 from memstrata.config import WorkingSettings
 from memstrata.errors import ConfigurationError, StoreError
 from memstrata.scope import Scope
+from memstrata.storage.sqlite.migrations import apply_migrations
 from memstrata.storage.working.base import SessionRef
 from memstrata.storage.working.factory import open_working_store, sqlite_path
 from memstrata.storage.working.sqlite import MIGRATIONS, SqliteWorkingStore
@@ -120,3 +121,47 @@ async def test_factory_opens_each_scheme(tmp_path: Path) -> None:
     for bad in ("sqlite://relative.db", "sqlite:///"):
         with pytest.raises(ConfigurationError, match="SQLite URL"):
             sqlite_path(bad)
+
+
+async def test_a_version_1_file_is_migrated_and_its_old_sessions_are_never_idle(
+    tmp_path: Path,
+) -> None:
+    path = str(tmp_path / "v1.db")
+    conn = sqlite3.connect(path, isolation_level=None)
+    apply_migrations(conn, "working", MIGRATIONS[:1])
+    conn.execute(
+        "INSERT INTO wm_session (sid, tenant, user, expires_at) VALUES ('old', 't', NULL, 1e12)"
+    )
+    conn.close()
+    clock = ManualClock()
+    store = await SqliteWorkingStore.open(path)
+    # written before the upgrade: no scope known, so consolidation cannot take it
+    assert await store.idle_sessions("t", 60, clock.now(), 10, None) == []
+    wm = WorkingMemory(store, Scope(tenant="t", session="new"), clock=clock)
+    await wm.set("k", 1)
+    clock.advance(61)
+    (idle,) = await store.idle_sessions("t", 60, clock.now(), 10, None)
+    assert (idle.digest, idle.scope, idle.touched) == (
+        wm.scope.digest,
+        wm.scope.canonical,
+        clock.now() - 61,
+    )
+    await store.aclose()
+
+
+async def test_idle_sessions_read_the_partial_index(tmp_path: Path) -> None:
+    store = await SqliteWorkingStore.open(str(tmp_path / "plan.db"))
+
+    def plan(conn: sqlite3.Connection) -> str:
+        rows = conn.execute(
+            "EXPLAIN QUERY PLAN SELECT sid, scope, touched FROM wm_session "
+            "WHERE tenant = ? AND scope IS NOT NULL AND touched <= ? AND expires_at > ? "
+            "AND (touched, sid) > (?, ?) ORDER BY touched, sid LIMIT ?",
+            ("t", 1.0, 1.0, 0.0, "", 10),
+        ).fetchall()
+        return " ".join(str(r[-1]) for r in rows)
+
+    detail = await store._db.run(plan)
+    assert "wm_session_idle" in detail
+    assert "TEMP B-TREE" not in detail  # the index gives the order: no sort
+    await store.aclose()

@@ -1,6 +1,7 @@
 """Working-memory stores: in-process, SQLite and Redis, plus the Redis fallback wrapper."""
 
 from memstrata.storage.working.base import (
+    IdleSession,
     SessionCounts,
     SessionRef,
     Snapshot,
@@ -11,6 +12,7 @@ from memstrata.storage.working.factory import open_working_store
 from memstrata.storage.working.inprocess import InProcessWorkingStore, SessionRegistry
 
 __all__ = [
+    "IdleSession",
     "InProcessWorkingStore",
     "SessionCounts",
     "SessionRef",

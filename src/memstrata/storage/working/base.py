@@ -11,7 +11,12 @@ Rules shared by every store (the conformance suite in :mod:`memstrata.testing` c
 - Every method is atomic: concurrent writers never lose each other's updates and readers
   never see a half-applied write. ``restore`` replaces the live state in one step.
 - Values, task fields and scratchpad entries are opaque text; the service encodes them.
-- Every method's cost is bounded by the one session's size, never by the whole keyspace.
+- Every method's cost is bounded by the one session's size, never by the whole keyspace
+  (``idle_sessions`` is bounded by its ``limit`` and reads one tenant's index).
+- Every write records the session's canonical scope (``ref.scope``, when given) and the time
+  of the write (``touched``), so consolidation can find sessions left idle and rebuild their
+  scope: ``idle_sessions`` lists them, ``drop_idle_session`` removes one unless it was
+  written again since. Redis stamps ``touched`` with its own clock, the others with ``now``.
 
 Validation, id generation, TTL defaults and encoding live in the service, not here.
 """
@@ -21,7 +26,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-__all__ = ["SessionCounts", "SessionRef", "Snapshot", "StoredValue", "WorkingStore"]
+__all__ = [
+    "IdleSession",
+    "SessionCounts",
+    "SessionRef",
+    "Snapshot",
+    "StoredValue",
+    "WorkingStore",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +44,9 @@ class SessionRef:
     tenant: str
     user: str | None
     ttl: float  # idle lifetime in seconds, renewed by every write
+    # Scope.canonical of the session: remembered so that consolidation can rebuild the scope
+    # of a session nobody terminated (a session written without it is never listed idle)
+    scope: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +70,16 @@ class SessionCounts:
     scratchpad_entries: int
     checkpoints: int
     has_task_state: bool
+
+
+@dataclass(frozen=True, slots=True)
+class IdleSession:
+    """A session with live state and no write since ``touched``, as ``idle_sessions`` lists it."""
+
+    digest: str
+    scope: str  # the Scope.canonical its writes carried
+    touched: float  # epoch seconds of its latest write, on the store's clock
+    cursor: str  # opaque: pass it as ``after`` to list the sessions that follow
 
 
 @runtime_checkable
@@ -136,6 +161,21 @@ class WorkingStore(Protocol):
 
     async def drop_sessions(self, tenant: str, user: str | None) -> int:
         """Remove every session of ``tenant`` (of that ``user`` when given); return how many."""
+
+    # idle sessions, for consolidation
+    async def idle_sessions(
+        self, tenant: str, idle_seconds: float, now: float, limit: int, after: str | None
+    ) -> list[IdleSession]:
+        """Up to ``limit`` sessions of ``tenant`` whose live state is still there and whose
+        latest write is at least ``idle_seconds`` old, in a stable order (oldest write first,
+        or close to it: Redis orders by its index), after the cursor ``after``. Only sessions
+        written with ``ref.scope`` are listed. Idleness is measured on the store's clock
+        (``now`` unless the store keeps its own, as Redis does). A page may be shorter than
+        ``limit`` only when no more idle sessions follow."""
+
+    async def drop_idle_session(self, ref: SessionRef, touched: float) -> bool:
+        """Remove everything of the session (as ``drop_session``) unless it was written after
+        ``touched`` (the time ``idle_sessions`` reported); True when it was removed."""
 
     async def ping(self) -> bool: ...
 

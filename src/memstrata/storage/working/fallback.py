@@ -20,6 +20,9 @@ replay one history.
 What an outage cannot offer: state written before it lives only in Redis, so during the outage
 reads see only what was written since (a session reads as empty, ``update_task`` finds no task
 state), and counts returned by writes (``clear``, ``drop_sessions``) are the fallback's.
+For the same reason consolidation leaves sessions alone during an outage: ``idle_sessions``
+lists none and ``drop_idle_session`` removes nothing (the fallback holds only a part of each
+session, and Redis's stamps cannot be checked); the next run after recovery catches up.
 """
 
 from __future__ import annotations
@@ -34,7 +37,13 @@ from weakref import WeakKeyDictionary
 
 from memstrata.config import WorkingSettings
 from memstrata.errors import StoreUnavailable
-from memstrata.storage.working.base import SessionCounts, SessionRef, Snapshot, StoredValue
+from memstrata.storage.working.base import (
+    IdleSession,
+    SessionCounts,
+    SessionRef,
+    Snapshot,
+    StoredValue,
+)
 from memstrata.storage.working.inprocess import InProcessWorkingStore, SessionRegistry
 from memstrata.storage.working.redis import RedisWorkingStore
 
@@ -291,6 +300,30 @@ class FallbackWorkingStore:
 
     async def drop_sessions(self, tenant: str, user: str | None) -> int:
         return int(await self._write("drop_sessions", None, tenant, user))
+
+    # -- idle sessions (consolidation): Redis only, never the fallback ----------------------
+
+    async def idle_sessions(
+        self, tenant: str, idle_seconds: float, now: float, limit: int, after: str | None
+    ) -> list[IdleSession]:
+        if self._outage.gate is not None:
+            await self._outage.gate.wait()
+        if not self._outage.degraded:
+            try:
+                return await self._primary.idle_sessions(tenant, idle_seconds, now, limit, after)
+            except StoreUnavailable as exc:
+                self._degrade(exc)
+        return []
+
+    async def drop_idle_session(self, ref: SessionRef, touched: float) -> bool:
+        if self._outage.gate is not None:
+            await self._outage.gate.wait()
+        if not self._outage.degraded:
+            try:
+                return await self._primary.drop_idle_session(ref, touched)
+            except StoreUnavailable as exc:
+                self._degrade(exc)
+        return False
 
     async def ping(self) -> bool:
         """True while calls are served: by Redis, or by the fallback during an outage."""

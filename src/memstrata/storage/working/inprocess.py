@@ -12,7 +12,13 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from memstrata.errors import LimitExceeded
-from memstrata.storage.working.base import SessionCounts, SessionRef, Snapshot, StoredValue
+from memstrata.storage.working.base import (
+    IdleSession,
+    SessionCounts,
+    SessionRef,
+    Snapshot,
+    StoredValue,
+)
 
 __all__ = ["InProcessWorkingStore", "SessionRegistry"]
 
@@ -22,6 +28,8 @@ class _Session:
     tenant: str
     user: str | None
     expires_at: float = 0.0
+    touched: float = 0.0  # time of the latest write
+    scope: str | None = None  # Scope.canonical, from the refs that wrote
     values: dict[str, StoredValue] = field(default_factory=dict)
     task: dict[str, str] | None = None
     scratchpad: list[str] = field(default_factory=list)
@@ -80,7 +88,37 @@ class SessionRegistry:
         elif session.expires_at <= now:
             session.reset_live()
         session.expires_at = now + ref.ttl
+        session.touched = now
+        if ref.scope is not None:
+            session.scope = ref.scope
         return session
+
+    def idle(
+        self, tenant: str, idle_seconds: float, now: float, limit: int, after: str | None
+    ) -> list[IdleSession]:
+        """The tenant's idle sessions; a scan, bounded by ``max_sessions``."""
+        cutoff = now - idle_seconds
+        start = _position(after)
+        found = sorted(
+            (s.touched, digest, s.scope)
+            for digest, s in self.sessions.items()
+            if s.tenant == tenant
+            and s.scope is not None
+            and now < s.expires_at
+            and s.touched <= cutoff
+            and (start is None or (s.touched, digest) > start)
+        )
+        return [
+            IdleSession(digest, scope, touched, f"{touched!r}|{digest}")
+            for touched, digest, scope in found[:limit]
+        ]
+
+
+def _position(cursor: str | None) -> tuple[float, str] | None:
+    if cursor is None:
+        return None
+    touched, _, digest = cursor.partition("|")
+    return float(touched), digest
 
 
 _PROCESS_REGISTRY = SessionRegistry()
@@ -281,6 +319,20 @@ class InProcessWorkingStore:
             for digest in doomed:
                 del self._registry.sessions[digest]
             return len(doomed)
+
+    async def idle_sessions(
+        self, tenant: str, idle_seconds: float, now: float, limit: int, after: str | None
+    ) -> list[IdleSession]:
+        with self._registry.lock:
+            return self._registry.idle(tenant, idle_seconds, now, limit, after)
+
+    async def drop_idle_session(self, ref: SessionRef, touched: float) -> bool:
+        with self._registry.lock:
+            session = self._registry.sessions.get(ref.digest)
+            if session is None or session.touched > touched:
+                return False
+            del self._registry.sessions[ref.digest]
+            return True
 
     async def ping(self) -> bool:
         return True

@@ -10,14 +10,21 @@ on Redis Cluster):
 - ``ms:{d}:task`` hash   task field -> value
 - ``ms:{d}:sp``   list   scratchpad entries, capped with LTRIM
 - ``ms:{d}:cp`` / ``ms:{d}:cb`` / ``ms:{d}:cx``: checkpoint info / content / expiry (zset)
+- ``ms:{d}:at``   string server time (ms) of the latest write: what consolidation calls idle
 
-Every write renews the idle lifetime (PEXPIRE) of the four live keys in the same script, so
-they all die together; checkpoint keys expire with their latest checkpoint. Expiry times
-are the caller's clock (``now``), while physical lifetimes are relative (PEXPIRE), so a
-clock skew between client and server never shortens anything.
+Every write renews the idle lifetime (PEXPIRE) of the four live keys in the same script, and
+stamps ``at`` with the same lifetime, so they all die together; checkpoint keys expire with
+their latest checkpoint. Expiry times are the caller's clock (``now``), while physical
+lifetimes are relative (PEXPIRE), so a clock skew between client and server never shortens
+anything.
 
 ``drop_sessions`` reads two small indexes (per tenant, per tenant and user): sorted sets of
 session digests scored by the server time until which the session may hold data.
+``idle_sessions`` reads a third one per tenant, of sessions scored by a recent write (see
+``redis_scripts``); writers refresh it at most every ``_MARK_EVERY`` seconds per session, so
+its scores are lower bounds and each candidate is checked against its exact ``at`` stamp.
+Every index key carries the tenant's hash tag, never a session's: a write script touches only
+its session's slot (Cluster-safe), and index upkeep is a separate command.
 """
 
 from __future__ import annotations
@@ -40,7 +47,13 @@ from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from memstrata.errors import ConfigurationError, LimitExceeded, StoreError, StoreUnavailable
-from memstrata.storage.working.base import SessionCounts, SessionRef, Snapshot, StoredValue
+from memstrata.storage.working.base import (
+    IdleSession,
+    SessionCounts,
+    SessionRef,
+    Snapshot,
+    StoredValue,
+)
 from memstrata.storage.working.redis_scripts import (
     ALL,
     APPEND,
@@ -48,6 +61,10 @@ from memstrata.storage.working.redis_scripts import (
     CLEAR_SCRATCHPAD,
     DELETE,
     DELETE_CHECKPOINT,
+    DROP_IDLE,
+    FORGET_IDLE,
+    IDLE_PAGE,
+    MARK_ACTIVE,
     MERGE_SCRATCHPAD,
     PUT_CHECKPOINT,
     REGISTER,
@@ -60,6 +77,10 @@ __all__ = ["RedisWorkingStore", "entry_stamp"]
 
 # Re-register a session in the drop indexes this often (seconds, per process).
 _REGISTER_EVERY = 3600.0
+# Refresh a session's entry in the idle index this often (seconds, per process): an idle
+# threshold well above it finds idle sessions without false candidates.
+_MARK_EVERY = 10.0
+_IDLE_PAGE = 200  # index entries examined per round trip by idle_sessions
 _MAX_CACHED_SESSIONS = 50_000
 
 _STAMP = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.?(\d*)")
@@ -71,14 +92,19 @@ _MERGE_WINDOW = timedelta(seconds=60)
 # Constant arguments are bytes (redis-py passes bytes through without encoding them).
 _EVALSHA: Final = b"EVALSHA"
 _HGET: Final = b"HGET"
-_KEY_SUFFIXES = ("kv", "ex", "task", "sp", "cp", "cb", "cx")
+_KEY_SUFFIXES = ("kv", "ex", "task", "sp", "cp", "cb", "cx", "at")
 
-Keys = tuple[bytes, ...]  # kv, ex, task, sp, cp, cb, cx of one session
+Keys = tuple[bytes, ...]  # kv, ex, task, sp, cp, cb, cx, at of one session
 Command = tuple[Any, ...]
 
 
 def _session_keys(digest: str) -> Keys:
     return tuple(f"ms:{{{digest}}}:{suffix}".encode() for suffix in _KEY_SUFFIXES)
+
+
+def _live(k: Keys) -> Keys:
+    """The keys a live-state script gets: kv, ex, task, sp, and the stamp last."""
+    return (k[0], k[1], k[2], k[3], k[7])
 
 
 def _short_hash(text: str) -> str:
@@ -89,6 +115,11 @@ def _index_keys(tenant: str, user: str | None) -> tuple[str, str | None]:
     """The tenant's index and the (tenant, user) index; one hash tag, so one slot."""
     tenant_key = f"ms:ix:{{{_short_hash(tenant)}}}"
     return tenant_key, None if user is None else f"{tenant_key}:u:{_short_hash(user)}"
+
+
+def _idle_key(tenant: str) -> str:
+    """The tenant's idle index (the tenant's hash tag, as its other indexes)."""
+    return f"ms:ix:{{{_short_hash(tenant)}}}:idle"
 
 
 def _ttl_ms(ref: SessionRef) -> bytes:
@@ -140,11 +171,12 @@ def _set(
     return (
         _EVALSHA,
         SET.sha,
-        b"4",
+        b"5",
         k[0],
         k[1],
         k[2],
         k[3],
+        k[7],
         key,
         stored,
         expiry,
@@ -155,23 +187,23 @@ def _set(
 
 
 def _delete(k: Keys, ref: SessionRef, key: str, now: float) -> Command:
-    return (_EVALSHA, DELETE.sha, b"4", *k[:4], key, now, _ttl_ms(ref))
+    return (_EVALSHA, DELETE.sha, b"5", *_live(k), key, now, _ttl_ms(ref))
 
 
 def _clear(k: Keys, ref: SessionRef, now: float) -> Command:
-    return (_EVALSHA, CLEAR.sha, b"4", *k[:4], now, _ttl_ms(ref))
+    return (_EVALSHA, CLEAR.sha, b"5", *_live(k), now, _ttl_ms(ref))
 
 
 def _set_task(k: Keys, ref: SessionRef, fields: dict[str, str], now: float) -> Command:
-    return (_EVALSHA, TASK.sha, b"4", *k[:4], _ttl_ms(ref), "0", *_flatten(fields))
+    return (_EVALSHA, TASK.sha, b"5", *_live(k), _ttl_ms(ref), "0", *_flatten(fields))
 
 
 def _update_task(k: Keys, ref: SessionRef, fields: dict[str, str], now: float) -> Command:
-    return (_EVALSHA, TASK.sha, b"4", *k[:4], _ttl_ms(ref), "1", *_flatten(fields))
+    return (_EVALSHA, TASK.sha, b"5", *_live(k), _ttl_ms(ref), "1", *_flatten(fields))
 
 
 def _append(k: Keys, ref: SessionRef, entry: str, max_entries: int, now: float) -> Command:
-    return (_EVALSHA, APPEND.sha, b"4", k[0], k[1], k[2], k[3], entry, max_entries, _ttl_ms(ref))
+    return (_EVALSHA, APPEND.sha, b"5", *_live(k), entry, max_entries, _ttl_ms(ref))
 
 
 def _merge(k: Keys, ref: SessionRef, entries: list[str], max_entries: int, now: float) -> Command:
@@ -186,11 +218,12 @@ def _merge(k: Keys, ref: SessionRef, entries: list[str], max_entries: int, now: 
     if stamps:
         oldest = datetime.strptime(min(stamps), _STAMP_FORMAT) - _MERGE_WINDOW
         floor = oldest.strftime(_STAMP_FORMAT)
-    return (_EVALSHA, MERGE_SCRATCHPAD.sha, b"4", *k[:4], max_entries, _ttl_ms(ref), floor, *args)
+    ttl = _ttl_ms(ref)
+    return (_EVALSHA, MERGE_SCRATCHPAD.sha, b"5", *_live(k), max_entries, ttl, floor, *args)
 
 
 def _clear_scratchpad(k: Keys, ref: SessionRef, now: float) -> Command:
-    return (_EVALSHA, CLEAR_SCRATCHPAD.sha, b"4", *k[:4], _ttl_ms(ref))
+    return (_EVALSHA, CLEAR_SCRATCHPAD.sha, b"5", *_live(k), _ttl_ms(ref))
 
 
 def _restore(k: Keys, ref: SessionRef, snapshot: Snapshot, now: float) -> Command:
@@ -202,7 +235,7 @@ def _restore(k: Keys, ref: SessionRef, snapshot: Snapshot, now: float) -> Comman
     args.append(len(task))
     args.extend(_flatten(task))
     args.extend(snapshot.scratchpad)
-    return (_EVALSHA, RESTORE.sha, b"4", *k[:4], *args)
+    return (_EVALSHA, RESTORE.sha, b"5", *_live(k), *args)
 
 
 def _put_checkpoint(
@@ -215,7 +248,7 @@ def _put_checkpoint(
     now: float,
 ) -> Command:
     args = (checkpoint_id, info, content, expires_at, now, _ttl_ms(ref))
-    return (_EVALSHA, PUT_CHECKPOINT.sha, b"7", *k, *args)
+    return (_EVALSHA, PUT_CHECKPOINT.sha, b"8", *k, *args)
 
 
 def _delete_checkpoint(k: Keys, ref: SessionRef, checkpoint_id: str, now: float) -> Command:
@@ -275,6 +308,8 @@ class RedisWorkingStore:
         self._keys: dict[str, Keys] = {}
         # digest -> monotonic time until which this process need not register it again
         self._registered: dict[str, float] = {}
+        # digest -> monotonic time until which its idle-index entry is fresh enough
+        self._marked: dict[str, float] = {}
 
     @classmethod
     def from_url(cls, url: str) -> Self:
@@ -345,6 +380,7 @@ class RedisWorkingStore:
     async def _unavailable(self, exc: Exception) -> StoreUnavailable:
         # The server may have restarted without its data: register sessions again.
         self._registered.clear()
+        self._marked.clear()
         # Idle pooled connections to a dead server are not always noticed when they are
         # taken from the pool (a reset socket looks idle): drop them all now.
         with contextlib.suppress(Exception):
@@ -362,11 +398,29 @@ class RedisWorkingStore:
             self._registered.clear()
         self._registered[ref.digest] = time.monotonic() + _REGISTER_EVERY
 
+    def _mark(self, ref: SessionRef) -> Command:
+        """Refresh the session's idle-index entry (its score: the server time now)."""
+        member = f"{ref.digest}|{ref.scope}"
+        keep_ms = int((ref.ttl + 2 * _MARK_EVERY) * 1000)
+        return (_EVALSHA, MARK_ACTIVE.sha, b"1", _idle_key(ref.tenant), member, keep_ms)
+
+    def _marked_now(self, ref: SessionRef) -> None:
+        if len(self._marked) >= _MAX_CACHED_SESSIONS:
+            self._marked.clear()
+        self._marked[ref.digest] = time.monotonic() + _MARK_EVERY
+
+    async def _mark_if_due(self, ref: SessionRef) -> None:
+        # before the write, so the entry's score never exceeds the write's stamp
+        if ref.scope is not None and self._marked.get(ref.digest, 0.0) < time.monotonic():
+            await self._run(self._mark(ref))
+            self._marked_now(ref)
+
     async def _write(self, ref: SessionRef, build: Callable[..., Command], *args: Any) -> Any:
-        """Run one write of the session, registering the session for drop_sessions first."""
+        """Run one write of the session, after the index upkeep that is due (rarely any)."""
         if self._registered.get(ref.digest, 0.0) < time.monotonic():
             await self._run(self._registration(ref, ref.ttl))
             self._registered_now(ref)
+        await self._mark_if_due(ref)
         return await self._run(build(self._session(ref.digest), ref, *args))
 
     async def apply(self, writes: Sequence[tuple[str, SessionRef, tuple[Any, ...]]]) -> None:
@@ -387,10 +441,14 @@ class RedisWorkingStore:
             elif ref.digest not in registered and method not in _NO_REGISTRATION:
                 commands.append(self._registration(ref, ref.ttl))
                 registered[ref.digest] = ref
+                if ref.scope is not None:
+                    commands.append(self._mark(ref))
             commands.append(_WRITES[method](self._session(ref.digest), ref, *args))
         await self._pipeline(commands, transaction=False)
         for ref in registered.values():
             self._registered_now(ref)
+            if ref.scope is not None:
+                self._marked_now(ref)
 
     # -- user keys -----------------------------------------------------------------------
 
@@ -488,6 +546,7 @@ class RedisWorkingStore:
     ) -> None:
         # Always registered: the checkpoint may outlive the session's registration.
         await self._run(self._registration(ref, max(ref.ttl, expires_at - now)))
+        await self._mark_if_due(ref)
         k = self._session(ref.digest)
         await self._run(_put_checkpoint(k, ref, checkpoint_id, info, content, expires_at, now))
 
@@ -544,6 +603,57 @@ class RedisWorkingStore:
         # Index entries stay until their score passes: other processes rely on them.
         return sum(1 for n in removed if n)
 
+    # -- idle sessions -------------------------------------------------------------------
+
+    async def idle_sessions(
+        self, tenant: str, idle_seconds: float, now: float, limit: int, after: str | None
+    ) -> list[IdleSession]:
+        """Candidates from the idle index, each checked against its session's exact stamp.
+
+        Idleness is measured on the server's clock (``now`` is not used). A candidate whose
+        session is gone leaves the index; one written meanwhile gets its true score, so the
+        next call does not look at it again: the index only shrinks towards the idle ones.
+        """
+        key = _idle_key(tenant)
+        idle_ms = max(0, int(idle_seconds * 1000))
+        position = ("", "") if after is None else _split_cursor(after)
+        found: list[IdleSession] = []
+        while len(found) < limit:
+            reply = await self._run(
+                (_EVALSHA, IDLE_PAGE.sha, b"1", key, idle_ms, _IDLE_PAGE, *position)
+            )
+            cutoff, flat = int(reply[0]), reply[1:]
+            pairs = [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
+            if not pairs:
+                break
+            stamps = await self._pipeline(
+                [("GET", _session_keys(m.partition("|")[0])[7]) for m, _ in pairs],
+                transaction=False,
+            )
+            upkeep: list[Command] = []
+            for (member, score), stamp in zip(pairs, stamps, strict=True):
+                digest, _, scope = member.partition("|")
+                if stamp is None:  # expired or dropped
+                    upkeep.append((_EVALSHA, FORGET_IDLE.sha, b"1", key, member, score))
+                elif int(stamp) > cutoff:  # written since its entry was refreshed
+                    upkeep.append(("ZADD", key, "GT", "XX", stamp, member))
+                elif len(found) < limit:
+                    cursor = f"{score}|{member}"
+                    found.append(IdleSession(digest, scope, int(stamp) / 1000, cursor))
+                position = (score, member)
+            if upkeep:
+                # the server may not know the script yet (a pipeline cannot load it on demand)
+                load: Command = ("SCRIPT", "LOAD", FORGET_IDLE.source)
+                await self._pipeline([load, *upkeep], transaction=False)
+            if len(pairs) < _IDLE_PAGE:
+                break
+        return found
+
+    async def drop_idle_session(self, ref: SessionRef, touched: float) -> bool:
+        k = self._session(ref.digest)
+        touched_ms = round(touched * 1000)
+        return bool(await self._run((_EVALSHA, DROP_IDLE.sha, b"8", *k, touched_ms)))
+
     async def ping(self) -> bool:
         try:
             return bool(await self._run(("PING",)))
@@ -559,3 +669,9 @@ class RedisWorkingStore:
 
 
 _NO_REGISTRATION = frozenset({"delete_checkpoint", "drop_session"})
+
+
+def _split_cursor(cursor: str) -> tuple[str, str]:
+    """(score, member) of an ``idle_sessions`` cursor."""
+    score, _, member = cursor.partition("|")
+    return score, member

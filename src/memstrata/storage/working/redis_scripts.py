@@ -2,7 +2,9 @@
 
 Every script that writes live state ends with ``touch``: the four live keys (KEYS[1..4]:
 kv, ex, task, sp) get the session's idle lifetime again, in the same step, so they die
-together. Arguments are documented above each script as ``KEYS ...; ARGV ...``.
+together, and the stamp key (always the last of KEYS: ``at``) gets the server time of the
+write, with the same lifetime. Arguments are documented above each script as
+``KEYS ...; ARGV ...``.
 """
 
 from __future__ import annotations
@@ -10,8 +12,9 @@ from __future__ import annotations
 import hashlib
 
 __all__ = [
-    "ALL", "APPEND", "CLEAR", "CLEAR_SCRATCHPAD", "DELETE", "DELETE_CHECKPOINT",
-    "MERGE_SCRATCHPAD", "PUT_CHECKPOINT", "REGISTER", "RESTORE", "SET", "TASK", "Script",
+    "ALL", "APPEND", "CLEAR", "CLEAR_SCRATCHPAD", "DELETE", "DELETE_CHECKPOINT", "DROP_IDLE",
+    "FORGET_IDLE", "IDLE_PAGE", "MARK_ACTIVE", "MERGE_SCRATCHPAD", "PUT_CHECKPOINT",
+    "REGISTER", "RESTORE", "SET", "TASK", "Script",
 ]  # fmt: skip
 
 
@@ -26,14 +29,18 @@ class Script:
         self.sha = hashlib.sha1(source.encode()).hexdigest().encode()
 
 
-# Renew the idle lifetime of the live keys (KEYS[1..4]) to ARGV-given milliseconds.
+# Renew the idle lifetime of the live keys (KEYS[1..4]) to ARGV-given milliseconds and stamp
+# the write: the last key holds the server time in milliseconds (exact digits, no float).
 _TOUCH = """
 local function touch(ttl)
   for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ttl) end
+  local t = redis.call('TIME')
+  local ms = t[1] .. string.format('%03d', math.floor(tonumber(t[2]) / 1000))
+  redis.call('SET', KEYS[#KEYS], ms, 'PX', ttl)
 end
 """
 
-# KEYS kv ex task sp; ARGV key stored expiry|'' ttl_ms max_keys now -> 0 ok, 1 limit
+# KEYS kv ex task sp at; ARGV key stored expiry|'' ttl_ms max_keys now -> 0 ok, 1 limit
 # ``stored`` is "<expiry>|<value>" (see redis.py). HSET tells whether the key is new; only then
 # is the limit checked, counting expired keys as gone (and purging them if that makes room).
 _SET_LUA = (
@@ -55,7 +62,7 @@ return 0
 """
 )
 
-# KEYS kv ex task sp; ARGV key now ttl_ms -> 1 when a live key was removed
+# KEYS kv ex task sp at; ARGV key now ttl_ms -> 1 when a live key was removed
 _DELETE_LUA = (
     _TOUCH
     + """
@@ -68,7 +75,7 @@ return 0
 """
 )
 
-# KEYS kv ex task sp; ARGV now ttl_ms -> number of live keys removed
+# KEYS kv ex task sp at; ARGV now ttl_ms -> number of live keys removed
 _CLEAR_LUA = (
     _TOUCH
     + """
@@ -79,7 +86,7 @@ return n
 """
 )
 
-# KEYS kv ex task sp; ARGV ttl_ms only_if_present field value ... -> 1 written, 0 no task
+# KEYS kv ex task sp at; ARGV ttl_ms only_if_present field value ... -> 1 written, 0 no task
 _TASK_LUA = (
     _TOUCH
     + """
@@ -94,7 +101,7 @@ return 1
 """
 )
 
-# KEYS kv ex task sp; ARGV entry max_entries ttl_ms
+# KEYS kv ex task sp at; ARGV entry max_entries ttl_ms
 _APPEND_LUA = (
     _TOUCH
     + """
@@ -105,7 +112,7 @@ return 0
 """
 )
 
-# KEYS kv ex task sp; ARGV ttl_ms -> number of entries removed
+# KEYS kv ex task sp at; ARGV ttl_ms -> number of entries removed
 _CLEAR_SCRATCHPAD_LUA = (
     _TOUCH
     + """
@@ -116,7 +123,7 @@ return n
 """
 )
 
-# KEYS kv ex task sp; ARGV ttl_ms nvalues (key value expiry|'')* ntask (field value)* entry*
+# KEYS kv ex task sp at; ARGV ttl_ms nvalues (key value expiry|'')* ntask (field value)* entry*
 # Loops instead of unpack(): a snapshot may be larger than Lua's stack.
 _RESTORE_LUA = (
     _TOUCH
@@ -140,7 +147,7 @@ return 0
 """
 )
 
-# KEYS kv ex task sp cp cb cx; ARGV id info content expires_at now ttl_ms
+# KEYS kv ex task sp cp cb cx at; ARGV id info content expires_at now ttl_ms
 _PUT_CHECKPOINT_LUA = (
     _TOUCH
     + """
@@ -185,7 +192,7 @@ end
 return 0
 """
 
-# KEYS kv ex task sp; ARGV max_entries ttl_ms floor (stamp id entry)*
+# KEYS kv ex task sp at; ARGV max_entries ttl_ms floor (stamp id entry)*
 # Merges entries written elsewhere (during an outage) into the scratchpad. Only the tail back
 # to the first entry stamped before ``floor`` is read: that is where the new entries belong
 # and where a copy of one (a write whose reply was lost) can be. New entries whose id is
@@ -248,6 +255,68 @@ return #new
 """
 )
 
+# -- idle sessions (consolidation) ------------------------------------------------------------
+# The per-tenant idle index ``ms:ix:{<tenant hash>}:idle`` is a zset of "<digest>|<scope>"
+# scored by the server time (ms) of a recent write. It is refreshed by the writers at most
+# every few seconds (not inside the write scripts: it lives in another slot), so a score is
+# a lower bound of the session's latest write; the session's stamp key is the exact value.
+
+# KEYS idle; ARGV member keep_ms. GT: a score never moves back. Entries older than keep_ms
+# (the writer's session lifetime and some) belong to sessions gone meanwhile.
+_MARK_ACTIVE_LUA = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local keep = tonumber(ARGV[2])
+redis.call('ZADD', KEYS[1], 'GT', now, ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - keep)
+if redis.call('PTTL', KEYS[1]) < keep then redis.call('PEXPIRE', KEYS[1], keep) end
+return 0
+"""
+
+# KEYS idle; ARGV idle_ms count after_score after_member -> {cutoff, member, score, ...}
+# Up to ``count`` entries scored at most ``cutoff`` (server time - idle_ms), in (score,
+# member) order, after the position (after_score, after_member) when one is given.
+_IDLE_PAGE_LUA = """
+local t = redis.call('TIME')
+local cutoff = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) - tonumber(ARGV[1])
+local want, after_s, after_m = tonumber(ARGV[2]), ARGV[3], ARGV[4]
+local out = {cutoff}
+local low, offset = '-inf', 0
+if after_s ~= '' then low = after_s end
+while #out < 2 * want + 1 do
+  local page = redis.call('ZRANGEBYSCORE', KEYS[1], low, cutoff, 'WITHSCORES',
+                         'LIMIT', offset, want)
+  if #page == 0 then break end
+  for i = 1, #page, 2 do
+    local m, s = page[i], page[i + 1]
+    if #out < 2 * want + 1 and
+       (after_s == '' or tonumber(s) > tonumber(after_s) or m > after_m) then
+      out[#out + 1] = m
+      out[#out + 1] = s
+    end
+  end
+  offset = offset + #page / 2
+end
+return out
+"""
+
+# KEYS idle; ARGV member score. Remove an entry whose session is gone, unless a writer
+# refreshed it meanwhile (its score moved up): that session is back.
+_FORGET_IDLE_LUA = """
+local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if s and tonumber(s) <= tonumber(ARGV[2]) then redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 0
+"""
+
+# KEYS kv ex task sp cp cb cx at; ARGV touched_ms -> 1 when the session was removed
+# Removes the whole session unless it was written after ``touched_ms`` (or is gone already).
+_DROP_IDLE_LUA = """
+local at = redis.call('GET', KEYS[8])
+if not at or tonumber(at) > tonumber(ARGV[1]) then return 0 end
+for i = 1, #KEYS do redis.call('DEL', KEYS[i]) end
+return 1
+"""
+
 
 SET, DELETE, CLEAR, TASK, APPEND = (
     Script(s) for s in (_SET_LUA, _DELETE_LUA, _CLEAR_LUA, _TASK_LUA, _APPEND_LUA)
@@ -258,11 +327,15 @@ CLEAR_SCRATCHPAD, MERGE_SCRATCHPAD, RESTORE = (
 PUT_CHECKPOINT, DELETE_CHECKPOINT, REGISTER = (
     Script(s) for s in (_PUT_CHECKPOINT_LUA, _DELETE_CHECKPOINT_LUA, _REGISTER_LUA)
 )
+MARK_ACTIVE, IDLE_PAGE, FORGET_IDLE, DROP_IDLE = (
+    Script(s) for s in (_MARK_ACTIVE_LUA, _IDLE_PAGE_LUA, _FORGET_IDLE_LUA, _DROP_IDLE_LUA)
+)
 #: sha -> script, to load one the server does not know
 ALL = {
     s.sha: s
     for s in (
         *(SET, DELETE, CLEAR, TASK, APPEND, CLEAR_SCRATCHPAD, MERGE_SCRATCHPAD),
         *(RESTORE, PUT_CHECKPOINT, DELETE_CHECKPOINT, REGISTER),
+        *(MARK_ACTIVE, IDLE_PAGE, FORGET_IDLE, DROP_IDLE),
     )
 }

@@ -16,7 +16,13 @@ from memstrata.config import WorkingSettings
 from memstrata.errors import LimitExceeded
 from memstrata.storage.sqlite.connection import SqliteConnection, write
 from memstrata.storage.sqlite.migrations import apply_migrations
-from memstrata.storage.working.base import SessionCounts, SessionRef, Snapshot, StoredValue
+from memstrata.storage.working.base import (
+    IdleSession,
+    SessionCounts,
+    SessionRef,
+    Snapshot,
+    StoredValue,
+)
 
 __all__ = ["SqliteWorkingStore"]
 
@@ -60,6 +66,12 @@ MIGRATIONS = [
     CREATE INDEX wm_checkpoint_owner ON wm_checkpoint (tenant, user);
     CREATE INDEX wm_checkpoint_expiry ON wm_checkpoint (expires_at)
     """,
+    # 2: the session's canonical scope and latest write, for consolidation's idle sessions
+    """
+    ALTER TABLE wm_session ADD COLUMN scope TEXT;
+    ALTER TABLE wm_session ADD COLUMN touched REAL;
+    CREATE INDEX wm_session_idle ON wm_session (tenant, touched, sid) WHERE scope IS NOT NULL
+    """,
 ]
 
 _LIVE_SESSION = "SELECT 1 FROM wm_session WHERE sid = ? AND expires_at > ?"
@@ -80,17 +92,22 @@ def _purge_live(conn: sqlite3.Connection, sid: str) -> None:
 
 
 def _touch(conn: sqlite3.Connection, ref: SessionRef, now: float) -> None:
-    """Renew the session's deadline; an expired session restarts from nothing."""
+    """Renew the session's deadline and stamp the write; an expired session restarts empty."""
     row = conn.execute("SELECT expires_at FROM wm_session WHERE sid = ?", (ref.digest,)).fetchone()
     if row is None:
         conn.execute(
-            "INSERT INTO wm_session (sid, tenant, user, expires_at) VALUES (?, ?, ?, ?)",
-            (ref.digest, ref.tenant, ref.user, now + ref.ttl),
+            "INSERT INTO wm_session (sid, tenant, user, expires_at, scope, touched) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (ref.digest, ref.tenant, ref.user, now + ref.ttl, ref.scope, now),
         )
         return
     if row[0] <= now:
         _purge_live(conn, ref.digest)
-    conn.execute("UPDATE wm_session SET expires_at = ? WHERE sid = ?", (now + ref.ttl, ref.digest))
+    conn.execute(
+        "UPDATE wm_session SET expires_at = ?, touched = ?, scope = COALESCE(?, scope) "
+        "WHERE sid = ?",
+        (now + ref.ttl, now, ref.scope, ref.digest),
+    )
 
 
 class SqliteWorkingStore:
@@ -421,6 +438,43 @@ class SqliteWorkingStore:
             write(conn, body)
 
         await self._db.run(op)
+
+    async def idle_sessions(
+        self, tenant: str, idle_seconds: float, now: float, limit: int, after: str | None
+    ) -> list[IdleSession]:
+        # the partial index (tenant, touched, sid) serves the range and the order
+        sql = (
+            "SELECT sid, scope, touched FROM wm_session WHERE tenant = ? AND scope IS NOT NULL "
+            "AND touched <= ? AND expires_at > ?"
+        )
+        args: tuple[object, ...] = (tenant, now - idle_seconds, now)
+        if after is not None:
+            touched, _, sid = after.partition("|")
+            sql += " AND (touched, sid) > (?, ?)"
+            args += (float(touched), sid)
+        sql += " ORDER BY touched, sid LIMIT ?"
+
+        def op(conn: sqlite3.Connection) -> list[IdleSession]:
+            rows = conn.execute(sql, (*args, limit)).fetchall()
+            return [IdleSession(sid, scope, at, f"{at!r}|{sid}") for sid, scope, at in rows]
+
+        return await self._db.read(op)
+
+    async def drop_idle_session(self, ref: SessionRef, touched: float) -> bool:
+        def op(conn: sqlite3.Connection) -> bool:
+            def body(conn: sqlite3.Connection) -> bool:
+                row = conn.execute(
+                    "SELECT touched FROM wm_session WHERE sid = ?", (ref.digest,)
+                ).fetchone()
+                if row is None or row[0] is None or row[0] > touched:
+                    return False  # gone already, or written again since it was listed
+                for table in ("wm_kv", "wm_scratch", "wm_checkpoint", "wm_session"):
+                    conn.execute(f"DELETE FROM {table} WHERE sid = ?", (ref.digest,))
+                return True
+
+            return write(conn, body)
+
+        return await self._db.run(op)
 
     async def drop_sessions(self, tenant: str, user: str | None) -> int:
         def op(conn: sqlite3.Connection) -> int:
