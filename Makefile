@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test setup services lint typecheck pytest bench clean
+.PHONY: run demo test setup services lint typecheck pytest bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,7 +17,11 @@ setup: $(STAMP)
 services:
 	./scripts/install_services.sh
 
+# REST + MCP on 127.0.0.1:8077, embedded store under MEMSTRATA_HOME (first start prints a key)
 run: setup
+	$(BIN)/memstrata serve
+
+demo: setup
 	$(BIN)/memstrata demo
 
 lint: setup

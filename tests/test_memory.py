@@ -58,3 +58,18 @@ async def test_an_embedder_mismatch_is_refused_and_nothing_leaks(tmp_path: Path)
         await Memory.open(working="nope://x", store=url)
     with pytest.raises(ConfigurationError, match="unsupported"):
         await Memory.open(working="memory://", store="nope://x")
+
+
+async def test_health_reports_each_store(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    async with await Memory.open(url, embedder=HashEmbedder(16)) as memory:
+        health = await memory.health()
+        assert health.status == "ready"
+        assert (health.working.backend, health.working.reachable) == ("sqlite", True)
+        assert health.working.fallback is False
+        assert (health.longterm.backend, health.longterm.reachable) == ("sqlite", True)
+        await memory.longterm_store.aclose()
+        down = await memory.health()
+        assert down.status == "unavailable"
+        assert down.longterm.reachable is False
+        assert down.working.reachable is True

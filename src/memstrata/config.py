@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["Settings", "WorkingSettings", "default_home"]
+__all__ = ["ServerSettings", "Settings", "WorkingSettings", "default_home"]
 
 
 def default_home() -> Path:
@@ -62,6 +62,29 @@ class WorkingSettings(BaseModel):
     )
 
 
+class ServerSettings(BaseModel):
+    """The REST + MCP server (``memstrata serve``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    host: str = Field(default="127.0.0.1", description="Address to listen on.")
+    port: int = Field(default=8077, ge=0, le=65535, description="Port (0: any free port).")
+    max_body_bytes: int = Field(
+        default=2 * 1024 * 1024,
+        ge=1024,
+        le=1024 * 1024 * 1024,
+        description="Larger request bodies get 413.",
+    )
+    max_page_size: int = Field(
+        default=1000, ge=1, le=100_000, description="Hard cap on a list endpoint's page."
+    )
+    consolidation_interval_seconds: float = Field(
+        default=0,
+        ge=0,
+        description="Run consolidation for every tenant with a key this often (0: never).",
+    )
+
+
 class Settings(BaseSettings):
     """Everything memstrata can be configured with (``MEMSTRATA_*``; nested with ``__``)."""
 
@@ -79,6 +102,11 @@ class Settings(BaseSettings):
         description="Long-term store: sqlite:///path or postgresql://...; default: the home file.",
     )
     working: WorkingSettings = Field(default_factory=WorkingSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
+    admin_key: SecretStr | None = Field(
+        default=None,
+        description="Bearer token for admin routes (POST /v1/keys); unset: admin routes refuse.",
+    )
 
     def default_url(self) -> str:
         return f"sqlite:///{self.home / 'memstrata.db'}"

@@ -78,6 +78,10 @@ async def run_demo(memory: Memory, console: Console) -> None:
     console.print(f"4. terminated: one episode recorded ({episode.duration_seconds:.2f} s)")
     console.print(f"   summary: {episode.context_summary}")
 
+    report = await memory.consolidate(user.tenant)
+    changed = ", ".join(f"{job.job}: {sum(job.counts_out.values())} changed" for job in report.jobs)
+    console.print(f"5. consolidated ({changed})")
+
     hits = await memory.episodes.recall("train trip", scope=user, k=3)
     table = Table("score", "vector", "keyword", "episode")
     for hit in hits:
@@ -88,14 +92,14 @@ async def run_demo(memory: Memory, console: Console) -> None:
             "-" if why.keyword is None else f"{why.keyword:.2f}",
             hit.record.description,
         )
-    console.print("5. recall 'train trip':")
+    console.print("6. recall 'train trip':")
     console.print(table)
 
     context = await memory.assemble("book Ana's next train trip", scope, budget_tokens=200)
-    console.print(f"6. context for the next prompt ({context.tokens_used}/200 tokens):")
+    console.print(f"7. context for the next prompt ({context.tokens_used}/200 tokens):")
     console.print(context.text or "", markup=False, highlight=False)
     stats = await memory.stats(user)
     console.print(
-        f"7. Ana's memory: {stats.episodes} episodes, {stats.current_facts} current facts, "
+        f"8. Ana's memory: {stats.episodes} episodes, {stats.current_facts} current facts, "
         f"{stats.procedures} procedures"
     )

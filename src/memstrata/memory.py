@@ -7,12 +7,14 @@ uses one SQLite file under ``MEMSTRATA_HOME`` for everything.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
-from typing import Self
+from typing import Literal, Self
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from memstrata import gdpr
 from memstrata.assembly import assemble
@@ -32,12 +34,13 @@ from memstrata.context.tokens import Tokenizer
 from memstrata.embed import default_embedder
 from memstrata.embed.base import Embedder
 from memstrata.errors import ValidationError
+from memstrata.keys import API_KEY, ApiKeys
 from memstrata.lifecycle import Lifecycle
 from memstrata.longterm import EpisodicMemory, ProceduralMemory, SemanticMemory
 from memstrata.longterm.records import EPISODE, FACT, PROCEDURE, fact_from_row
 from memstrata.reflection import Reflection, ReflectionReport
 from memstrata.retrieval.fusion import RetrievalSettings
-from memstrata.scope import Scope
+from memstrata.scope import SYSTEM_TENANT, Scope
 from memstrata.storage.longterm.base import LongTermStore, RecordFilter
 from memstrata.storage.longterm.factory import open_longterm_store
 from memstrata.storage.working.base import WorkingStore
@@ -45,7 +48,9 @@ from memstrata.storage.working.factory import open_working_store
 from memstrata.types.longterm import Fact
 from memstrata.working.memory import WorkingMemory
 
-__all__ = ["Memory", "MemoryProfile", "MemoryStats"]
+__all__ = ["Memory", "MemoryHealth", "MemoryProfile", "MemoryStats", "StoreHealth"]
+
+log = logging.getLogger(__name__)
 
 
 class MemoryStats(BaseModel):
@@ -61,6 +66,30 @@ class MemoryStats(BaseModel):
     working_backend: str
     using_fallback: bool
     longterm_backend: str
+
+
+class StoreHealth(BaseModel):
+    """Whether one store answers."""
+
+    model_config = ConfigDict(frozen=True)
+
+    backend: str
+    reachable: bool
+    fallback: bool | None = Field(
+        default=None, description="Working memory only: served by its in-process fallback."
+    )
+
+
+class MemoryHealth(BaseModel):
+    """``ready``: every store answers; ``degraded``: working memory runs on its fallback
+    (nothing acknowledged is lost, see the fallback store); ``unavailable``: a store does
+    not answer."""
+
+    model_config = ConfigDict(frozen=True)
+
+    status: Literal["ready", "degraded", "unavailable"]
+    working: StoreHealth
+    longterm: StoreHealth
 
 
 class MemoryProfile(BaseModel):
@@ -110,6 +139,7 @@ class Memory:
         )
         self.lifecycle = Lifecycle(self.working, longterm_store, embedder, clock=clock)
         self.reflection = Reflection(self.episodes, clock=clock)
+        self.keys = ApiKeys(longterm_store, clock=clock)
         self.consolidator = Consolidator(
             longterm_store,
             self.episodes,
@@ -195,21 +225,32 @@ class Memory:
             )
 
         episodes = RecordFilter(kind=EPISODE, visible_to=scope)
-        first = await self._longterm.find(tenant, episodes, limit=1)
-        recent = await self._longterm.find(tenant, episodes, limit=50, newest_first=True)
-        facts = await self._longterm.find(
-            tenant,
-            RecordFilter(kind=FACT, visible_to=scope, current=True),
-            limit=max(sample, 1),
-            newest_first=True,
+        # independent reads: let a pooled store (PostgreSQL) run them side by side
+        first, recent, facts, counts = await asyncio.gather(
+            self._longterm.find(tenant, episodes, limit=1),
+            self._longterm.find(tenant, episodes, limit=50, newest_first=True),
+            self._longterm.find(
+                tenant,
+                RecordFilter(kind=FACT, visible_to=scope, current=True),
+                limit=max(sample, 1),
+                newest_first=True,
+            ),
+            asyncio.gather(
+                count(EPISODE),
+                count(FACT),
+                count(FACT, current=True),
+                count(PROCEDURE),
+                count(BLOCK),
+            ),
         )
+        n_episodes, n_facts, n_current, n_procedures, n_blocks = counts
         return MemoryProfile(
             scope=scope,
-            episodes=await count(EPISODE),
-            facts=await count(FACT),
-            current_facts=await count(FACT, current=True),
-            procedures=await count(PROCEDURE),
-            blocks=await count(BLOCK),
+            episodes=n_episodes,
+            facts=n_facts,
+            current_facts=n_current,
+            procedures=n_procedures,
+            blocks=n_blocks,
             first_seen=utc_from_timestamp(first[0].occurred_at) if first else None,
             last_seen=utc_from_timestamp(max(r.occurred_at for r in recent)) if recent else None,
             recent_sessions=list(dict.fromkeys(r.session for r in recent if r.session))[:10],
@@ -285,8 +326,17 @@ class Memory:
         """JSON Lines of the user's records (``None``: records naming no user)."""
         return gdpr.export_user(self._longterm, tenant, user)
 
-    async def import_(self, tenant: str, lines: Iterable[str]) -> dict[str, int]:
-        return await gdpr.import_records(self._longterm, self._embedder, tenant, lines)
+    async def import_(
+        self,
+        tenant: str,
+        lines: Iterable[str],
+        *,
+        progress: Callable[[int], None] | None = None,
+    ) -> dict[str, int]:
+        """Records exported by :meth:`export`, into ``tenant`` (validated before writing)."""
+        return await gdpr.import_records(
+            self._longterm, self._embedder, tenant, lines, progress=progress
+        )
 
     async def stats(self, scope: Scope) -> MemoryStats:
         """Counts per tier visible to ``scope`` (count queries, never a full fetch)."""
@@ -296,15 +346,46 @@ class Memory:
             flt = RecordFilter(kind=kind, visible_to=scope, current=current)
             return await self._longterm.count(tenant, flt)
 
+        episodes, facts, current_facts, procedures = await asyncio.gather(
+            count(EPISODE), count(FACT), count(FACT, current=True), count(PROCEDURE)
+        )
         return MemoryStats(
             tenant=tenant,
-            episodes=await count(EPISODE),
-            facts=await count(FACT),
-            current_facts=await count(FACT, current=True),
-            procedures=await count(PROCEDURE),
+            episodes=episodes,
+            facts=facts,
+            current_facts=current_facts,
+            procedures=procedures,
             working_backend=self._working_store.name,
             using_fallback=self._working_store.using_fallback,
             longterm_backend=self._longterm.name,
+        )
+
+    async def health(self) -> MemoryHealth:
+        """Ask each store one cheap question; any failure counts as "does not answer"."""
+
+        async def answers(name: str, check: Awaitable[object]) -> bool:
+            try:
+                return await check is not False
+            except Exception as exc:  # a probe reports, it does not raise
+                log.warning("health check: the %s store does not answer: %s", name, exc)
+                return False
+
+        working_up, longterm_up = await asyncio.gather(
+            answers("working", self._working_store.ping()),
+            answers("long-term", self._longterm.count(SYSTEM_TENANT, RecordFilter(kind=API_KEY))),
+        )
+        fallback = self._working_store.using_fallback
+        status: Literal["ready", "degraded", "unavailable"] = "ready"
+        if not (working_up and longterm_up):
+            status = "unavailable"
+        elif fallback:
+            status = "degraded"
+        return MemoryHealth(
+            status=status,
+            working=StoreHealth(
+                backend=self._working_store.name, reachable=working_up, fallback=fallback
+            ),
+            longterm=StoreHealth(backend=self._longterm.name, reachable=longterm_up),
         )
 
     async def aclose(self) -> None:

@@ -15,12 +15,16 @@ from pydantic import BaseModel, ConfigDict, StringConstraints
 
 from memstrata.errors import ValidationError
 
-__all__ = ["SCOPE_FIELDS", "Scope"]
+__all__ = ["SCOPE_FIELDS", "SYSTEM_TENANT", "Identifier", "Scope"]
 
 #: A scope identifier: 1..128 printable characters.
 Identifier = Annotated[
     str, StringConstraints(min_length=1, max_length=128, pattern=r"^[^\x00-\x1f\x7f]+$")
 ]
+
+#: The tenant memstrata keeps its own records under (API keys). Its control character can
+#: never appear in a client's scope, so no request can read, erase or export it.
+SYSTEM_TENANT = "\x1fmemstrata"
 
 SCOPE_FIELDS = ("tenant", "project", "user", "agent_type", "agent", "session")
 

@@ -1,3 +1,5 @@
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,7 @@ def test_demo_runs_on_the_embedded_default(tmp_path: Path, monkeypatch: pytest.M
     assert result.exit_code == 0, result.output
     assert "resumed: destination='Oslo'" in result.output
     assert "one episode recorded" in result.output
+    assert re.search(r"consolidated \(.*facts: [1-9]\d* changed", result.output)
     assert "Booked the train to Oslo" in result.output
     assert "You plan trips carefully" in result.output  # the pinned block leads the context
     assert "sqlite" in result.output
@@ -29,3 +32,60 @@ def test_demo_on_other_stores(tmp_path: Path) -> None:
 def test_no_arguments_prints_help() -> None:
     result = CliRunner().invoke(app, [])
     assert "demo" in result.output
+    for command in ("serve", "mcp", "keys", "stats", "export", "import", "forget", "consolidate"):
+        assert command in result.output
+    for command in ("eval", "bench"):
+        assert command in result.output
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("MEMSTRATA_HOME", str(tmp_path))
+    return tmp_path
+
+
+def test_stats_counts_what_the_demo_wrote(home: Path) -> None:
+    runner = CliRunner()
+    assert runner.invoke(app, ["demo"]).exit_code == 0
+    result = runner.invoke(app, ["stats", "--tenant", "default", "--user", "ana"])
+    assert result.exit_code == 0, result.output
+    assert re.search(r"episodes\s*│\s*2\b", result.output), result.output
+    assert re.search(r"procedures\s*│\s*1\b", result.output)
+    assert "working memory: sqlite; long-term store: sqlite" in result.output
+    empty = runner.invoke(app, ["stats", "--tenant", "nobody"])
+    assert re.search(r"episodes\s*│\s*0\b", empty.output)
+
+
+def test_consolidate_reports_each_job_and_dry_run_changes_nothing(home: Path) -> None:
+    runner = CliRunner()
+    assert runner.invoke(app, ["demo"]).exit_code == 0
+    dry = runner.invoke(app, ["consolidate", "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    assert "(dry run)" in dry.output
+    for job in ("facts", "procedures", "decay"):
+        assert job in dry.output
+    real = runner.invoke(app, ["consolidate"])
+    assert real.exit_code == 0
+    assert "dry run" not in real.output
+
+
+def test_bench_prints_percentiles_and_a_json_last_line(home: Path) -> None:
+    result = CliRunner().invoke(app, ["bench", "--episodes", "200", "--queries", "20"])
+    assert result.exit_code == 0, result.output
+    metrics = json.loads(result.output.strip().splitlines()[-1])["metrics"]
+    for name in ("working.set", "working.get", "recall"):
+        assert (
+            0 < metrics[f"{name}.p50_ms"] <= metrics[f"{name}.p95_ms"] <= metrics[f"{name}.p99_ms"]
+        )
+        assert metrics[f"{name}.ratio_to_baseline"] > 0
+    assert metrics["ingest_per_s"] > 0
+    # the temporary tenant is erased afterwards
+    stats = CliRunner().invoke(app, ["stats", "--tenant", "default", "--user", "bench"])
+    assert re.search(r"episodes\s*│\s*0\b", stats.output)
+
+
+def test_bench_refuses_out_of_range_sizes(home: Path) -> None:
+    result = CliRunner().invoke(app, ["bench", "--episodes", "5"])
+    assert result.exit_code == 1
+    assert "episodes" in result.output
+    assert "100..1000000" in result.output

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from memstrata.embed.base import Embedder
 from memstrata.longterm.vectors import embed_all
+from memstrata.scope import SYSTEM_TENANT
 from memstrata.storage.longterm.base import LongTermStore, RecordFilter
 
 __all__ = ["ReembedReport", "reembed"]
@@ -36,7 +37,8 @@ async def reembed(
 ) -> ReembedReport:
     """Bind ``embedder`` (replacing any other) and write every record's vector again."""
     await store.bind_embedder(embedder.name, embedder.dimension, replace=True)
-    tenants = await store.tenants()
+    # API keys (the system tenant) carry no text to embed.
+    tenants = [t for t in await store.tenants() if t != SYSTEM_TENANT]
     total = 0
     for tenant in tenants:
         cursor: str | None = None

@@ -1,0 +1,1 @@
+"""The routes of the REST interface, one module per area."""

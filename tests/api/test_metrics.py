@@ -1,0 +1,54 @@
+"""Prometheus metrics: per-app registry, request counts and latencies per route template."""
+
+from __future__ import annotations
+
+import httpx
+from fastapi import FastAPI
+
+from memstrata.api import create_app
+from memstrata.config import Settings
+from memstrata.memory import Memory
+
+
+async def test_counters_after_requests(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
+    episode = await client.post("/v1/episodes", json={"description": "d"}, headers=auth)
+    await client.get(f"/v1/episodes/{episode.json()['id']}", headers=auth)
+    await client.get("/v1/episodes/missing", headers=auth)
+    await client.put("/v1/sessions/s/kv/k", json={"value": 1}, headers=auth)
+    await client.get("/no/such/thing")
+    await client.get("/openapi.json")
+    response = await client.get("/metrics")
+    assert response.headers["content-type"].startswith("text/plain")
+    text = response.text
+    for line in (
+        'memstrata_http_requests_total{backend="sqlite",method="POST",operation="/v1/episodes",'
+        'status="201"} 1.0',
+        'memstrata_http_requests_total{backend="sqlite",method="GET",'
+        'operation="/v1/episodes/{episode_id}",status="404"} 1.0',
+        'memstrata_http_requests_total{backend="sqlite",method="PUT",'
+        'operation="/v1/sessions/{session}/kv/{key}",status="204"} 1.0',
+        'memstrata_http_requests_total{backend="none",method="GET",operation="unmatched",'
+        'status="404"} 1.0',
+        'memstrata_http_requests_total{backend="none",method="GET",operation="/openapi.json",'
+        'status="200"} 1.0',
+        'memstrata_working_fallback{backend="sqlite"} 0.0',
+    ):
+        assert line in text, line
+    assert (
+        'memstrata_http_request_duration_seconds_bucket{backend="sqlite",le="0.005",'
+        'method="POST",operation="/v1/episodes"}' in text
+    )
+    assert "memstrata_consolidation_runs_total" in text.replace("# TYPE ", "")
+
+
+async def test_each_app_counts_alone(memory: Memory, settings: Settings, app: FastAPI) -> None:
+    other = create_app(memory, settings)
+    async with (
+        httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url="http://a") as a,
+        httpx.AsyncClient(transport=httpx.ASGITransport(other), base_url="http://b") as b,
+    ):
+        await a.get("/healthz")
+        await a.get("/healthz")
+        await b.get("/healthz")
+        assert 'operation="/healthz",status="200"} 2.0' in (await a.get("/metrics")).text
+        assert 'operation="/healthz",status="200"} 1.0' in (await b.get("/metrics")).text

@@ -1,0 +1,61 @@
+"""Fixtures of the MCP tests: a memory on a temporary SQLite file and keys to call it with."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp.client import Client
+from mcp.types import CallToolResult, TextContent
+
+from memstrata.embed import HashEmbedder
+from memstrata.keys import ApiKey
+from memstrata.mcp import build_server
+from memstrata.mcp.access import fixed_key
+from memstrata.memory import Memory
+
+
+def local_key(tenant: str = "default", **narrowed: str) -> ApiKey:
+    """A key as the CLI builds it for stdio (never stored)."""
+    return ApiKey(id=f"local-{tenant}", tenant=tenant, created_at=datetime.now(UTC), **narrowed)
+
+
+def text_of(result: CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    return block.text
+
+
+def data_of(result: CallToolResult) -> Any:
+    """The JSON a successful tool call returned."""
+    assert not result.is_error, text_of(result)
+    assert result.structured_content == json.loads(text_of(result))
+    return result.structured_content
+
+
+def error_of(result: CallToolResult) -> str:
+    assert result.is_error, text_of(result)
+    return text_of(result)
+
+
+@pytest.fixture
+async def memory(tmp_path: Path) -> AsyncIterator[Memory]:
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    async with await Memory.open(working=url, store=url, embedder=HashEmbedder(64)) as m:
+        yield m
+
+
+@asynccontextmanager
+async def client_as(memory: Memory, key: ApiKey) -> AsyncIterator[Client]:
+    """An in-process SDK client of a server that speaks as ``key``.
+
+    Not a fixture: the client's task group must be entered and left in the same task,
+    which pytest-asyncio does not guarantee for a fixture's setup and teardown.
+    """
+    async with Client(build_server(memory, fixed_key(key))) as c:
+        yield c
