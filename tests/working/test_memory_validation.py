@@ -35,6 +35,7 @@ async def assert_untouched(wm: WorkingMemory) -> None:
         ("k", object(), None, "value"),
         ("k", {1, 2}, None, "value"),
         ("k", math.nan, None, "value"),
+        ("k", {"text": "\ud800"}, None, "value"),  # a lone surrogate: not valid Unicode
         ("k", 1, 0, "ttl_seconds"),
         ("k", 1, -5, "ttl_seconds"),
         ("k", 1, "10", "ttl_seconds"),

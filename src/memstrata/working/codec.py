@@ -63,11 +63,13 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(","
 def encode_value(value: Any, max_bytes: int) -> str:
     try:
         text = _ENCODER.encode(value)
+        size = len(text.encode())  # a lone surrogate (JSON "\ud800") fails here
     except (TypeError, ValueError) as exc:
         raise ValidationError(
-            "value", f"is not JSON-serializable ({exc})", allowed="JSON values (finite numbers)"
+            "value",
+            f"is not JSON-serializable ({exc})",
+            allowed="JSON values (finite numbers, valid Unicode text)",
         ) from exc
-    size = len(text.encode())
     if size > max_bytes:
         raise LimitExceeded(
             "value", f"encodes to {size} bytes", allowed=f"at most {max_bytes} bytes"

@@ -126,3 +126,15 @@ async def test_narrowing_fields_address_another_scope(
     assert_problem(clash, 422, "user")
     same = await client.put(f"{S}/kv/k?user=ana", json={"value": 2, "user": "ana"}, headers=auth)
     assert same.status_code == 204
+
+
+async def test_a_value_with_a_lone_surrogate_is_a_422(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    # valid JSON ("\ud800" escaped) that is not valid Unicode text once decoded
+    response = await client.put(
+        "/v1/sessions/s1/kv/k",
+        content='{"value": "\\ud800"}',
+        headers={**auth, "Content-Type": "application/json"},
+    )
+    assert_problem(response, 422, "value")
