@@ -30,14 +30,9 @@ its session's slot (Cluster-safe), and index upkeep is a separate command.
 from __future__ import annotations
 
 import contextlib
-import functools
-import hashlib
-import json
-import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import datetime, timedelta
-from typing import Any, Final, Self
+from typing import Any, Self
 
 from redis.asyncio import Redis
 from redis.asyncio.retry import Retry
@@ -47,6 +42,7 @@ from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from memstrata.errors import ConfigurationError, LimitExceeded, StoreError, StoreUnavailable
+from memstrata.storage.working import redis_commands as cmd
 from memstrata.storage.working.base import (
     IdleSession,
     SessionCounts,
@@ -54,23 +50,14 @@ from memstrata.storage.working.base import (
     Snapshot,
     StoredValue,
 )
+from memstrata.storage.working.redis_commands import entry_stamp
 from memstrata.storage.working.redis_scripts import (
     ALL,
-    APPEND,
-    CLEAR,
-    CLEAR_SCRATCHPAD,
-    DELETE,
-    DELETE_CHECKPOINT,
     DROP_IDLE,
     FORGET_IDLE,
     IDLE_PAGE,
     MARK_ACTIVE,
-    MERGE_SCRATCHPAD,
-    PUT_CHECKPOINT,
     REGISTER,
-    RESTORE,
-    SET,
-    TASK,
 )
 
 __all__ = ["RedisWorkingStore", "entry_stamp"]
@@ -83,219 +70,6 @@ _MARK_EVERY = 10.0
 _IDLE_PAGE = 200  # index entries examined per round trip by idle_sessions
 _MAX_CACHED_SESSIONS = 50_000
 
-_STAMP = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.?(\d*)")
-_STAMP_FORMAT = "%Y-%m-%dT%H:%M:%S.%f"
-# How far before the oldest merged entry the merge looks for copies and neighbours: more
-# than the time between stamping an entry and Redis executing the append.
-_MERGE_WINDOW = timedelta(seconds=60)
-
-# Constant arguments are bytes (redis-py passes bytes through without encoding them).
-_EVALSHA: Final = b"EVALSHA"
-_HGET: Final = b"HGET"
-_KEY_SUFFIXES = ("kv", "ex", "task", "sp", "cp", "cb", "cx", "at")
-
-Keys = tuple[bytes, ...]  # kv, ex, task, sp, cp, cb, cx, at of one session
-Command = tuple[Any, ...]
-
-
-def _session_keys(digest: str) -> Keys:
-    return tuple(f"ms:{{{digest}}}:{suffix}".encode() for suffix in _KEY_SUFFIXES)
-
-
-def _live(k: Keys) -> Keys:
-    """The keys a live-state script gets: kv, ex, task, sp, and the stamp last."""
-    return (k[0], k[1], k[2], k[3], k[7])
-
-
-def _short_hash(text: str) -> str:
-    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
-
-
-def _index_keys(tenant: str, user: str | None) -> tuple[str, str | None]:
-    """The tenant's index and the (tenant, user) index; one hash tag, so one slot."""
-    tenant_key = f"ms:ix:{{{_short_hash(tenant)}}}"
-    return tenant_key, None if user is None else f"{tenant_key}:u:{_short_hash(user)}"
-
-
-def _idle_key(tenant: str) -> str:
-    """The tenant's idle index (the tenant's hash tag, as its other indexes)."""
-    return f"ms:ix:{{{_short_hash(tenant)}}}:idle"
-
-
-def _ttl_ms(ref: SessionRef) -> bytes:
-    return _milliseconds(ref.ttl)
-
-
-@functools.lru_cache(maxsize=64)
-def _milliseconds(seconds: float) -> bytes:
-    return b"%d" % max(1, int(seconds * 1000))
-
-
-def _flatten(fields: dict[str, str]) -> list[str]:
-    flat: list[str] = []
-    for name, value in fields.items():
-        flat.append(name)
-        flat.append(value)
-    return flat
-
-
-def entry_stamp(entry: str) -> tuple[str, str]:
-    """``(stamp, id)`` of a scratchpad entry as the merge script sees them ('' if unknown)."""
-    try:
-        data = json.loads(entry)
-    except ValueError:
-        return "", ""
-    if not isinstance(data, dict):
-        return "", ""
-    at, entry_id = data.get("created_at"), data.get("id")
-    match = _STAMP.match(at) if isinstance(at, str) else None
-    stamp = "" if match is None else f"{match[1]}.{(match[2] + '000000')[:6]}"
-    return stamp, entry_id if isinstance(entry_id, str) else ""
-
-
-# -- one write as one command: shared by the methods and by apply() ------------------------
-
-
-def _set(
-    k: Keys,
-    ref: SessionRef,
-    key: str,
-    value: str,
-    expires_at: float | None,
-    now: float,
-    max_keys: int,
-) -> Command:
-    expiry = "" if expires_at is None else repr(expires_at)
-    stored = f"{expiry}|{value}"
-    ttl = _ttl_ms(ref)
-    return (
-        _EVALSHA,
-        SET.sha,
-        b"5",
-        k[0],
-        k[1],
-        k[2],
-        k[3],
-        k[7],
-        key,
-        stored,
-        expiry,
-        ttl,
-        max_keys,
-        now,
-    )
-
-
-def _delete(k: Keys, ref: SessionRef, key: str, now: float) -> Command:
-    return (_EVALSHA, DELETE.sha, b"5", *_live(k), key, now, _ttl_ms(ref))
-
-
-def _clear(k: Keys, ref: SessionRef, now: float) -> Command:
-    return (_EVALSHA, CLEAR.sha, b"5", *_live(k), now, _ttl_ms(ref))
-
-
-def _set_task(k: Keys, ref: SessionRef, fields: dict[str, str], now: float) -> Command:
-    return (_EVALSHA, TASK.sha, b"5", *_live(k), _ttl_ms(ref), "0", *_flatten(fields))
-
-
-def _update_task(k: Keys, ref: SessionRef, fields: dict[str, str], now: float) -> Command:
-    return (_EVALSHA, TASK.sha, b"5", *_live(k), _ttl_ms(ref), "1", *_flatten(fields))
-
-
-def _append(k: Keys, ref: SessionRef, entry: str, max_entries: int, now: float) -> Command:
-    return (_EVALSHA, APPEND.sha, b"5", *_live(k), entry, max_entries, _ttl_ms(ref))
-
-
-def _merge(k: Keys, ref: SessionRef, entries: list[str], max_entries: int, now: float) -> Command:
-    args: list[str] = []
-    stamps = []
-    for entry in entries:
-        stamp, entry_id = entry_stamp(entry)
-        args.extend((stamp, entry_id, entry))
-        if stamp:
-            stamps.append(stamp)
-    floor = ""
-    if stamps:
-        oldest = datetime.strptime(min(stamps), _STAMP_FORMAT) - _MERGE_WINDOW
-        floor = oldest.strftime(_STAMP_FORMAT)
-    ttl = _ttl_ms(ref)
-    return (_EVALSHA, MERGE_SCRATCHPAD.sha, b"5", *_live(k), max_entries, ttl, floor, *args)
-
-
-def _clear_scratchpad(k: Keys, ref: SessionRef, now: float) -> Command:
-    return (_EVALSHA, CLEAR_SCRATCHPAD.sha, b"5", *_live(k), _ttl_ms(ref))
-
-
-def _restore(k: Keys, ref: SessionRef, snapshot: Snapshot, now: float) -> Command:
-    args: list[Any] = [_ttl_ms(ref), len(snapshot.values)]
-    for key, stored in snapshot.values.items():
-        expiry = "" if stored.expires_at is None else repr(stored.expires_at)
-        args.extend((key, f"{expiry}|{stored.value}", expiry))
-    task = snapshot.task or {}
-    args.append(len(task))
-    args.extend(_flatten(task))
-    args.extend(snapshot.scratchpad)
-    return (_EVALSHA, RESTORE.sha, b"5", *_live(k), *args)
-
-
-def _put_checkpoint(
-    k: Keys,
-    ref: SessionRef,
-    checkpoint_id: str,
-    info: str,
-    content: str,
-    expires_at: float,
-    now: float,
-) -> Command:
-    args = (checkpoint_id, info, content, expires_at, now, _ttl_ms(ref))
-    return (_EVALSHA, PUT_CHECKPOINT.sha, b"8", *k, *args)
-
-
-def _delete_checkpoint(k: Keys, ref: SessionRef, checkpoint_id: str, now: float) -> Command:
-    return (_EVALSHA, DELETE_CHECKPOINT.sha, b"3", k[4], k[5], k[6], checkpoint_id, now)
-
-
-def _drop_session(k: Keys, ref: SessionRef) -> Command:
-    return ("DEL", *k)
-
-
-_WRITES: dict[str, Callable[..., Command]] = {
-    "set": _set,
-    "delete": _delete,
-    "clear": _clear,
-    "set_task": _set_task,
-    "update_task": _update_task,
-    "append_scratchpad": _append,
-    "merge_scratchpad": _merge,
-    "clear_scratchpad": _clear_scratchpad,
-    "restore": _restore,
-    "put_checkpoint": _put_checkpoint,
-    "delete_checkpoint": _delete_checkpoint,
-    "drop_session": _drop_session,
-}
-
-
-def _pairs(reply: list[Any]) -> list[tuple[str, float]]:
-    """A ZRANGE ... WITHSCORES reply as (member, score) pairs.
-
-    redis-py versions differ: some parse the reply into pairs, others leave it flat.
-    """
-    if reply and isinstance(reply[0], list | tuple):
-        return [(member, float(score)) for member, score in reply]
-    return [(reply[i], float(reply[i + 1])) for i in range(0, len(reply), 2)]
-
-
-def _live_values(stored: dict[str, str], now: float) -> dict[str, StoredValue]:
-    """The ``kv`` hash without expired keys, each ``"<expiry>|<value>"`` split."""
-    live: dict[str, StoredValue] = {}
-    for key, text in stored.items():
-        expiry, _, value = text.partition("|")
-        if not expiry:
-            live[key] = StoredValue(value, None)
-        elif (at := float(expiry)) > now:
-            live[key] = StoredValue(value, at)
-    return live
-
 
 class RedisWorkingStore:
     """Working memory in Redis 7 (standalone, or Cluster-compatible key layout)."""
@@ -305,7 +79,7 @@ class RedisWorkingStore:
         # bound once: the hot path skips an attribute lookup (and redis-py leaves it untyped)
         self._execute: Callable[..., Awaitable[Any]] = client.execute_command
         self._location = location
-        self._keys: dict[str, Keys] = {}
+        self._keys: dict[str, cmd.Keys] = {}
         # digest -> monotonic time until which this process need not register it again
         self._registered: dict[str, float] = {}
         # digest -> monotonic time until which its idle-index entry is fresh enough
@@ -341,17 +115,17 @@ class RedisWorkingStore:
         """The URL this store was opened with (identifies the server)."""
         return self._location
 
-    def _session(self, digest: str) -> Keys:
+    def _session(self, digest: str) -> cmd.Keys:
         keys = self._keys.get(digest)
         if keys is None:
             if len(self._keys) >= _MAX_CACHED_SESSIONS:
                 self._keys.clear()
-            keys = self._keys[digest] = _session_keys(digest)
+            keys = self._keys[digest] = cmd.session_keys(digest)
         return keys
 
     # -- the wire ------------------------------------------------------------------------
 
-    async def _run(self, command: Command) -> Any:
+    async def _run(self, command: cmd.Command) -> Any:
         """Run one command; a script the server does not know (yet) is loaded once."""
         try:
             try:
@@ -364,7 +138,7 @@ class RedisWorkingStore:
         except RedisError as exc:
             raise StoreError(f"Redis failed: {exc}") from exc
 
-    async def _pipeline(self, commands: list[Command], *, transaction: bool) -> list[Any]:
+    async def _pipeline(self, commands: list[cmd.Command], *, transaction: bool) -> list[Any]:
         """Several commands in one round trip; a MULTI/EXEC when ``transaction``."""
         try:
             async with self._client.pipeline(transaction=transaction) as pipe:
@@ -387,22 +161,22 @@ class RedisWorkingStore:
             await self.drop_idle_connections()
         return StoreUnavailable(f"Redis at {self._location} is unreachable: {exc}")
 
-    def _registration(self, ref: SessionRef, keep_seconds: float) -> Command:
-        tenant_key, user_key = _index_keys(ref.tenant, ref.user)
+    def _registration(self, ref: SessionRef, keep_seconds: float) -> cmd.Command:
+        tenant_key, user_key = cmd.index_keys(ref.tenant, ref.user)
         keys = (tenant_key,) if user_key is None else (tenant_key, user_key)
         keep_ms = int((keep_seconds + 2 * _REGISTER_EVERY) * 1000)
-        return (_EVALSHA, REGISTER.sha, len(keys), *keys, ref.digest, keep_ms)
+        return (cmd.EVALSHA, REGISTER.sha, len(keys), *keys, ref.digest, keep_ms)
 
     def _registered_now(self, ref: SessionRef) -> None:
         if len(self._registered) >= _MAX_CACHED_SESSIONS:
             self._registered.clear()
         self._registered[ref.digest] = time.monotonic() + _REGISTER_EVERY
 
-    def _mark(self, ref: SessionRef) -> Command:
+    def _mark(self, ref: SessionRef) -> cmd.Command:
         """Refresh the session's idle-index entry (its score: the server time now)."""
         member = f"{ref.digest}|{ref.scope}"
         keep_ms = int((ref.ttl + 2 * _MARK_EVERY) * 1000)
-        return (_EVALSHA, MARK_ACTIVE.sha, b"1", _idle_key(ref.tenant), member, keep_ms)
+        return (cmd.EVALSHA, MARK_ACTIVE.sha, b"1", cmd.idle_key(ref.tenant), member, keep_ms)
 
     def _marked_now(self, ref: SessionRef) -> None:
         if len(self._marked) >= _MAX_CACHED_SESSIONS:
@@ -415,7 +189,7 @@ class RedisWorkingStore:
             await self._run(self._mark(ref))
             self._marked_now(ref)
 
-    async def _write(self, ref: SessionRef, build: Callable[..., Command], *args: Any) -> Any:
+    async def _write(self, ref: SessionRef, build: Callable[..., cmd.Command], *args: Any) -> Any:
         """Run one write of the session, after the index upkeep that is due (rarely any)."""
         if self._registered.get(ref.digest, 0.0) < time.monotonic():
             await self._run(self._registration(ref, ref.ttl))
@@ -432,7 +206,7 @@ class RedisWorkingStore:
         if not writes:
             return
         # after a restart the server knows no script: load them all in the same round trip
-        commands: list[Command] = [("SCRIPT", "LOAD", s.source) for s in ALL.values()]
+        commands: list[cmd.Command] = [("SCRIPT", "LOAD", s.source) for s in ALL.values()]
         registered: dict[str, SessionRef] = {}
         for method, ref, args in writes:
             if method == "put_checkpoint":
@@ -443,7 +217,7 @@ class RedisWorkingStore:
                 registered[ref.digest] = ref
                 if ref.scope is not None:
                     commands.append(self._mark(ref))
-            commands.append(_WRITES[method](self._session(ref.digest), ref, *args))
+            commands.append(cmd.WRITES[method](self._session(ref.digest), ref, *args))
         await self._pipeline(commands, transaction=False)
         for ref in registered.values():
             self._registered_now(ref)
@@ -461,7 +235,7 @@ class RedisWorkingStore:
         now: float,
         max_keys: int,
     ) -> None:
-        if await self._write(ref, _set, key, value, expires_at, now, max_keys):
+        if await self._write(ref, cmd.set_value, key, value, expires_at, now, max_keys):
             raise LimitExceeded(
                 "key",
                 f"the session already holds {max_keys} keys",
@@ -470,7 +244,7 @@ class RedisWorkingStore:
 
     async def get(self, ref: SessionRef, key: str, now: float) -> str | None:
         k = self._keys.get(ref.digest) or self._session(ref.digest)
-        stored: str | None = await self._run((_HGET, k[0], key))
+        stored: str | None = await self._run((cmd.HGET, k[0], key))
         if stored is None:
             return None
         expiry, _, value = stored.partition("|")
@@ -479,22 +253,22 @@ class RedisWorkingStore:
         return value
 
     async def delete(self, ref: SessionRef, key: str, now: float) -> bool:
-        return bool(await self._write(ref, _delete, key, now))
+        return bool(await self._write(ref, cmd.delete_value, key, now))
 
     async def items(self, ref: SessionRef, now: float) -> dict[str, StoredValue]:
         stored: dict[str, str] = await self._run(("HGETALL", self._session(ref.digest)[0]))
-        return _live_values(stored, now)
+        return cmd.live_values(stored, now)
 
     async def clear(self, ref: SessionRef, now: float) -> int:
-        return int(await self._write(ref, _clear, now))
+        return int(await self._write(ref, cmd.clear_values, now))
 
     # -- task state ----------------------------------------------------------------------
 
     async def set_task(self, ref: SessionRef, fields: dict[str, str], now: float) -> None:
-        await self._write(ref, _set_task, fields, now)
+        await self._write(ref, cmd.set_task, fields, now)
 
     async def update_task(self, ref: SessionRef, fields: dict[str, str], now: float) -> bool:
-        return bool(await self._write(ref, _update_task, fields, now))
+        return bool(await self._write(ref, cmd.update_task, fields, now))
 
     async def get_task(self, ref: SessionRef, now: float) -> dict[str, str] | None:
         fields: dict[str, str] = await self._run(("HGETALL", self._session(ref.digest)[2]))
@@ -505,14 +279,14 @@ class RedisWorkingStore:
     async def append_scratchpad(
         self, ref: SessionRef, entry: str, max_entries: int, now: float
     ) -> None:
-        await self._write(ref, _append, entry, max_entries, now)
+        await self._write(ref, cmd.append, entry, max_entries, now)
 
     async def scratchpad(self, ref: SessionRef, now: float) -> list[str]:
         entries: list[str] = await self._run(("LRANGE", self._session(ref.digest)[3], 0, -1))
         return entries
 
     async def clear_scratchpad(self, ref: SessionRef, now: float) -> int:
-        return int(await self._write(ref, _clear_scratchpad, now))
+        return int(await self._write(ref, cmd.clear_scratchpad, now))
 
     async def merge_scratchpad(
         self, ref: SessionRef, entries: list[str], max_entries: int, now: float
@@ -521,7 +295,7 @@ class RedisWorkingStore:
 
         Entries are the service's JSON (``id``, ``created_at``); returns how many were new.
         """
-        return int(await self._write(ref, _merge, entries, max_entries, now))
+        return int(await self._write(ref, cmd.merge, entries, max_entries, now))
 
     # -- checkpoints ---------------------------------------------------------------------
 
@@ -530,10 +304,10 @@ class RedisWorkingStore:
         stored, task, pad = await self._pipeline(
             [("HGETALL", k[0]), ("HGETALL", k[2]), ("LRANGE", k[3], 0, -1)], transaction=True
         )
-        return Snapshot(_live_values(stored, now), task or None, pad)
+        return Snapshot(cmd.live_values(stored, now), task or None, pad)
 
     async def restore(self, ref: SessionRef, snapshot: Snapshot, now: float) -> None:
-        await self._write(ref, _restore, snapshot, now)
+        await self._write(ref, cmd.restore, snapshot, now)
 
     async def put_checkpoint(
         self,
@@ -548,7 +322,7 @@ class RedisWorkingStore:
         await self._run(self._registration(ref, max(ref.ttl, expires_at - now)))
         await self._mark_if_due(ref)
         k = self._session(ref.digest)
-        await self._run(_put_checkpoint(k, ref, checkpoint_id, info, content, expires_at, now))
+        await self._run(cmd.put_checkpoint(k, ref, checkpoint_id, info, content, expires_at, now))
 
     async def get_checkpoint(self, ref: SessionRef, checkpoint_id: str, now: float) -> str | None:
         k = self._session(ref.digest)
@@ -565,13 +339,13 @@ class RedisWorkingStore:
         infos, expiries = await self._pipeline(
             [("HGETALL", k[4]), ("ZRANGE", k[6], 0, -1, "WITHSCORES")], transaction=True
         )
-        live = {cid for cid, expiry in _pairs(expiries) if expiry > now}
+        live = {cid for cid, expiry in cmd.pairs(expiries) if expiry > now}
         # ids are UUIDv7: sorted ids are creation order
         return [infos[cid] for cid in sorted(live) if cid in infos]
 
     async def delete_checkpoint(self, ref: SessionRef, checkpoint_id: str, now: float) -> bool:
         k = self._session(ref.digest)
-        return bool(await self._run(_delete_checkpoint(k, ref, checkpoint_id, now)))
+        return bool(await self._run(cmd.delete_checkpoint(k, ref, checkpoint_id, now)))
 
     # -- whole sessions ------------------------------------------------------------------
 
@@ -590,15 +364,15 @@ class RedisWorkingStore:
         return SessionCounts(int(keys) - int(expired), int(entries), int(checkpoints), bool(task))
 
     async def drop_session(self, ref: SessionRef) -> None:
-        await self._run(_drop_session(self._session(ref.digest), ref))
+        await self._run(cmd.drop_session(self._session(ref.digest), ref))
 
     async def drop_sessions(self, tenant: str, user: str | None) -> int:
-        tenant_key, user_key = _index_keys(tenant, user)
+        tenant_key, user_key = cmd.index_keys(tenant, user)
         digests: list[str] = await self._run(("ZRANGE", user_key or tenant_key, 0, -1))
         if not digests:
             return 0
         removed = await self._pipeline(
-            [("DEL", *_session_keys(digest)) for digest in digests], transaction=False
+            [("DEL", *cmd.session_keys(digest)) for digest in digests], transaction=False
         )
         # Index entries stay until their score passes: other processes rely on them.
         return sum(1 for n in removed if n)
@@ -614,27 +388,27 @@ class RedisWorkingStore:
         session is gone leaves the index; one written meanwhile gets its true score, so the
         next call does not look at it again: the index only shrinks towards the idle ones.
         """
-        key = _idle_key(tenant)
+        key = cmd.idle_key(tenant)
         idle_ms = max(0, int(idle_seconds * 1000))
         position = ("", "") if after is None else _split_cursor(after)
         found: list[IdleSession] = []
         while len(found) < limit:
             reply = await self._run(
-                (_EVALSHA, IDLE_PAGE.sha, b"1", key, idle_ms, _IDLE_PAGE, *position)
+                (cmd.EVALSHA, IDLE_PAGE.sha, b"1", key, idle_ms, _IDLE_PAGE, *position)
             )
             cutoff, flat = int(reply[0]), reply[1:]
             pairs = [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
             if not pairs:
                 break
             stamps = await self._pipeline(
-                [("GET", _session_keys(m.partition("|")[0])[7]) for m, _ in pairs],
+                [("GET", cmd.session_keys(m.partition("|")[0])[7]) for m, _ in pairs],
                 transaction=False,
             )
-            upkeep: list[Command] = []
+            upkeep: list[cmd.Command] = []
             for (member, score), stamp in zip(pairs, stamps, strict=True):
                 digest, _, scope = member.partition("|")
                 if stamp is None:  # expired or dropped
-                    upkeep.append((_EVALSHA, FORGET_IDLE.sha, b"1", key, member, score))
+                    upkeep.append((cmd.EVALSHA, FORGET_IDLE.sha, b"1", key, member, score))
                 elif int(stamp) > cutoff:  # written since its entry was refreshed
                     upkeep.append(("ZADD", key, "GT", "XX", stamp, member))
                 elif len(found) < limit:
@@ -643,7 +417,7 @@ class RedisWorkingStore:
                 position = (score, member)
             if upkeep:
                 # the server may not know the script yet (a pipeline cannot load it on demand)
-                load: Command = ("SCRIPT", "LOAD", FORGET_IDLE.source)
+                load: cmd.Command = ("SCRIPT", "LOAD", FORGET_IDLE.source)
                 await self._pipeline([load, *upkeep], transaction=False)
             if len(pairs) < _IDLE_PAGE:
                 break
@@ -652,7 +426,7 @@ class RedisWorkingStore:
     async def drop_idle_session(self, ref: SessionRef, touched: float) -> bool:
         k = self._session(ref.digest)
         touched_ms = round(touched * 1000)
-        return bool(await self._run((_EVALSHA, DROP_IDLE.sha, b"8", *k, touched_ms)))
+        return bool(await self._run((cmd.EVALSHA, DROP_IDLE.sha, b"8", *k, touched_ms)))
 
     async def ping(self) -> bool:
         try:
