@@ -116,3 +116,11 @@ async def test_create_validates_scope_fields(tmp_path: Path) -> None:
         with pytest.raises(ValidationError, match=r"scope\.user"):
             await keys.create("acme", user="x" * 200)
         assert await keys.count() == 0
+
+
+async def test_list_reads_every_page(tmp_path: Path) -> None:
+    async with await Memory.open(f"sqlite:///{tmp_path / 'k.db'}", embedder=HashEmbedder(16)) as m:
+        created = [(await m.keys.create("many")).key.id for _ in range(1001)]  # > one page
+        await m.keys.create("other")
+        assert [k.id for k in await m.keys.list("many")] == created
+        assert len(await m.keys.list()) == 1002
