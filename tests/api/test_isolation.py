@@ -15,23 +15,6 @@ from tests.api.conftest import assert_problem, bearer
 S = "/v1/sessions/shared-name"
 
 
-@pytest.fixture(
-    params=[
-        "sqlite",
-        pytest.param("redis+postgres", marks=[pytest.mark.redis, pytest.mark.postgres]),
-    ]
-)
-def memory_urls(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> tuple[str, str]:
-    # sync on purpose: servers start outside the test's event loop
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path_factory.mktemp('mem') / 'memstrata.db'}"
-        return url, url
-    redis_url = request.getfixturevalue("redis_url")
-    return str(redis_url), str(request.getfixturevalue("postgres_url"))
-
-
 @pytest.fixture
 async def memory(memory_urls: tuple[str, str], settings: Settings) -> AsyncIterator[Memory]:
     working, store = memory_urls
