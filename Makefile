@@ -17,12 +17,12 @@ setup: $(STAMP)
 services:
 	./scripts/install_services.sh
 
-# REST + MCP on 127.0.0.1:8077, embedded store under MEMSTRATA_HOME (first start prints a key)
+# REST + MCP on 127.0.0.1:8077, embedded store under SEDIMEM_HOME (first start prints a key)
 run: setup
-	$(BIN)/memstrata serve
+	$(BIN)/sedimem serve
 
 demo: setup
-	$(BIN)/memstrata demo
+	$(BIN)/sedimem demo
 
 lint: setup
 	$(BIN)/ruff check src tests benchmarks scripts
@@ -32,7 +32,7 @@ typecheck: setup
 	$(BIN)/mypy --strict src
 
 pytest: setup services
-	$(BIN)/python -m pytest -W error --cov=memstrata --cov-report=term --cov-fail-under=90
+	$(BIN)/python -m pytest -W error --cov=sedimem --cov-report=term --cov-fail-under=90
 
 test: lint typecheck pytest
 

@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from memstrata.memory import Memory
-from memstrata.scope import Scope
-from memstrata.types import Episode, Fact, Outcome, Procedure, TaskState
+from sedimem.memory import Memory
+from sedimem.scope import Scope
+from sedimem.types import Episode, Fact, Outcome, Procedure, TaskState
 
 _REPO = str(Path(__file__).resolve().parent.parent)
 SCOPE = Scope(tenant="bench", project="p", user="ana", session="live")
@@ -125,7 +125,7 @@ async def main() -> None:
     episodes, facts, procs = (2_000, 200, 20) if args.quick else (100_000, 10_000, 1_000)
     label = f"@{episodes // 1000}k"
     metrics: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory(prefix="memstrata-context-") as tmpdir:
+    with tempfile.TemporaryDirectory(prefix="sedimem-context-") as tmpdir:
         tmp = Path(tmpdir)
         async with await Memory.open(f"sqlite:///{tmp}/bench.db") as memory:
             metrics["populate_s"] = await populate(memory, episodes, facts, procs)

@@ -24,7 +24,7 @@ import statistics
 import time
 from collections.abc import Sequence
 
-from memstrata.embed.static import StaticEmbedder
+from sedimem.embed.static import StaticEmbedder
 
 NAMES = ["Caroline", "Melanie", "Jon", "Gina", "John", "Maria", "Joanna", "Nate", "Tim", "Audrey"]
 OPENERS = ["Hey", "Wow", "Thanks", "Oh", "Yeah", "Hi", "Haha", "Sure", "Totally", "Aww"]

@@ -33,12 +33,12 @@ from typing import Any
 
 import numpy as np
 
-from memstrata.embed import default_embedder
-from memstrata.embed.base import Embedder, Matrix
-from memstrata.longterm.episodic import EpisodicMemory
-from memstrata.scope import Scope
-from memstrata.storage.longterm.base import LongTermStore
-from memstrata.types import Episode
+from sedimem.embed import default_embedder
+from sedimem.embed.base import Embedder, Matrix
+from sedimem.longterm.episodic import EpisodicMemory
+from sedimem.scope import Scope
+from sedimem.storage.longterm.base import LongTermStore
+from sedimem.types import Episode
 
 SCOPE = Scope(tenant="bench", project="p", user="u")
 BULK_TAIL = 2000
@@ -98,10 +98,10 @@ async def open_store(
     kind: str, url: str | None, tmp: Path, size: int, analyze_rows: int | None = None
 ) -> LongTermStore:
     if kind == "sqlite":
-        from memstrata.storage.longterm.sqlite import SqliteLongTermStore
+        from sedimem.storage.longterm.sqlite import SqliteLongTermStore
 
         return await SqliteLongTermStore.open(str(tmp / f"recall-{size}.db"))
-    from memstrata.storage.longterm.postgres import PostgresLongTermStore
+    from sedimem.storage.longterm.postgres import PostgresLongTermStore
 
     assert url is not None
     if analyze_rows is None:
@@ -129,7 +129,7 @@ async def bench_store(
         if bulk and kind == "postgres" and size > BULK_TAIL:
             # all but the tail by COPY (index rebuilt after): only the tail's ingest is timed
             from benchmarks.recall_postgres import bulk_load
-            from memstrata.longterm.records import episode_row
+            from sedimem.longterm.records import episode_row
 
             head = episodes[:-BULK_TAIL]
             vectors = embedder.embed([e.search_text() for e in head])
@@ -180,7 +180,7 @@ async def statistics_state(url: str) -> dict[str, float]:
         cursor = await conn.execute(
             "SELECT last_analyze IS NOT NULL, last_autoanalyze IS NOT NULL, "
             "EXISTS (SELECT 1 FROM pg_stats WHERE tablename = relname AND attname = 'tsv') "
-            "FROM pg_stat_user_tables WHERE relname = 'memstrata_lt_records'"
+            "FROM pg_stat_user_tables WHERE relname = 'sedimem_lt_records'"
         )
         row = await cursor.fetchone()
     names = ("analyzed_by_store", "analyzed_by_autovacuum", "has_statistics")
@@ -242,11 +242,11 @@ async def main() -> None:
     for name, value in embedder_speed(embedder, texts[:20_000]).items():
         metrics[f"embedder.{name}"] = value
     rows: list[tuple[str, dict[str, float]]] = []
-    with tempfile.TemporaryDirectory(prefix="memstrata-recall-") as tmpdir:
+    with tempfile.TemporaryDirectory(prefix="sedimem-recall-") as tmpdir:
         tmp = Path(tmpdir)
         server: Any = None
         if "postgres" in stores:
-            from memstrata.testing.postgres_server import PostgresServer
+            from sedimem.testing.postgres_server import PostgresServer
 
             server = PostgresServer().start()
         try:

@@ -29,11 +29,11 @@ import numpy as np
 import psycopg
 from pgvector.psycopg import register_vector_async
 
-from memstrata.scope import Scope
-from memstrata.storage.longterm.base import RecordFilter, StoredRecord
-from memstrata.storage.longterm.postgres import PostgresLongTermStore
-from memstrata.storage.longterm.postgres_schema import RECORD_COLUMNS, vector_index_ddl
-from memstrata.testing.postgres_server import PostgresServer
+from sedimem.scope import Scope
+from sedimem.storage.longterm.base import RecordFilter, StoredRecord
+from sedimem.storage.longterm.postgres import PostgresLongTermStore
+from sedimem.storage.longterm.postgres_schema import RECORD_COLUMNS, vector_index_ddl
+from sedimem.testing.postgres_server import PostgresServer
 
 STOPWORDS = (
     "the a to and of i you it in is that was for on my with he have be me this but so we "
@@ -153,9 +153,9 @@ async def bulk_load(url: str, rows: list[StoredRecord], dim: int) -> float:
     began = time.perf_counter()
     async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
         await register_vector_async(conn)
-        await conn.execute("DROP INDEX IF EXISTS memstrata_lt_records_embedding_hnsw")
+        await conn.execute("DROP INDEX IF EXISTS sedimem_lt_records_embedding_hnsw")
         async with conn.cursor() as cursor:
-            copy_sql = f"COPY memstrata_lt_records ({columns}) FROM STDIN"
+            copy_sql = f"COPY sedimem_lt_records ({columns}) FROM STDIN"
             async with cursor.copy(copy_sql.encode()) as copy:
                 for row in store_rows:
                     await copy.write_row(row)
@@ -206,7 +206,7 @@ async def run_size(
         await store.put(SCOPE.tenant, batch)
         put_seconds += time.perf_counter() - began
     async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
-        await conn.execute("VACUUM ANALYZE memstrata_lt_records")
+        await conn.execute("VACUUM ANALYZE sedimem_lt_records")
 
     ids = np.array([r.id for r in everything])
     matrix = np.stack([r.vector for r in everything if r.vector is not None])
@@ -290,9 +290,9 @@ async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
             else:
                 url = args.url
                 async with await psycopg.AsyncConnection.connect(url, autocommit=True) as c:
-                    await c.execute("DROP TABLE IF EXISTS memstrata_lt_records CASCADE")
-                    await c.execute("DROP TABLE IF EXISTS memstrata_lt_embedder, memstrata_schema")
-                    await c.execute("DROP AGGREGATE IF EXISTS memstrata_tsquery_or (tsquery)")
+                    await c.execute("DROP TABLE IF EXISTS sedimem_lt_records CASCADE")
+                    await c.execute("DROP TABLE IF EXISTS sedimem_lt_embedder, sedimem_schema")
+                    await c.execute("DROP AGGREGATE IF EXISTS sedimem_tsquery_or (tsquery)")
             lowrank = args.vectors == "lowrank"
             results.append(
                 await run_size(url, size, args.queries, args.k, args.dim, lowrank=lowrank)

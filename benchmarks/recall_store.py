@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from memstrata.scope import Scope
-from memstrata.storage.longterm.base import RecordFilter, StoredRecord
-from memstrata.storage.longterm.sqlite import SqliteLongTermStore
+from sedimem.scope import Scope
+from sedimem.storage.longterm.base import RecordFilter, StoredRecord
+from sedimem.storage.longterm.sqlite import SqliteLongTermStore
 
 TENANT = "bench"
 SCOPE = Scope(tenant=TENANT, project="p", user="u")
@@ -267,7 +267,7 @@ async def main(argv: list[str]) -> None:
     parser.add_argument("--vectors", choices=["random", "clustered"], default="random")
     args = parser.parse_args(argv)
     results = []
-    with tempfile.TemporaryDirectory(prefix="memstrata-bench-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="sedimem-bench-") as tmp:
         for size in (int(s) for s in args.sizes.split(",")):
             results.append(await run_size(size, args, Path(tmp)))
             print(f"done: {size}", file=sys.stderr, flush=True)

@@ -29,12 +29,12 @@ from typing import Any
 
 import numpy as np
 
-from memstrata.embed import HashEmbedder
-from memstrata.longterm.episodic import EpisodicMemory
-from memstrata.reflection import Reflection, reflect
-from memstrata.scope import Scope
-from memstrata.storage.longterm.factory import open_longterm_store
-from memstrata.types import Episode, Outcome
+from sedimem.embed import HashEmbedder
+from sedimem.longterm.episodic import EpisodicMemory
+from sedimem.reflection import Reflection, reflect
+from sedimem.scope import Scope
+from sedimem.storage.longterm.factory import open_longterm_store
+from sedimem.types import Episode, Outcome
 
 SCOPE = Scope(tenant="bench", project="p", agent_type="coder")
 NOW = datetime(2026, 3, 1, tzinfo=UTC)

@@ -29,13 +29,13 @@ from typing import Any
 
 from redis.asyncio import Redis
 
-from memstrata.config import WorkingSettings
-from memstrata.scope import Scope
-from memstrata.storage.working.base import WorkingStore
-from memstrata.storage.working.factory import open_working_store
-from memstrata.storage.working.redis import RedisWorkingStore
-from memstrata.testing.redis_server import RedisServer
-from memstrata.working.memory import WorkingMemory
+from sedimem.config import WorkingSettings
+from sedimem.scope import Scope
+from sedimem.storage.working.base import WorkingStore
+from sedimem.storage.working.factory import open_working_store
+from sedimem.storage.working.redis import RedisWorkingStore
+from sedimem.testing.redis_server import RedisServer
+from sedimem.working.memory import WorkingMemory
 
 Op = Callable[[int], Awaitable[Any]]
 

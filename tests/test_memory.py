@@ -2,21 +2,21 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.embed import HashEmbedder
-from memstrata.errors import ConfigurationError
-from memstrata.memory import Memory
-from memstrata.scope import Scope
-from memstrata.types import Episode, Fact
+from sedimem.embed import HashEmbedder
+from sedimem.errors import ConfigurationError
+from sedimem.memory import Memory
+from sedimem.scope import Scope
+from sedimem.types import Episode, Fact
 
 
 async def test_default_open_uses_one_file_under_home(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("MEMSTRATA_HOME", str(tmp_path))
+    monkeypatch.setenv("SEDIMEM_HOME", str(tmp_path))
     async with await Memory.from_env() as memory:
         assert memory.working_store.name == "sqlite"
         assert memory.longterm_store.name == "sqlite"
-        assert memory.embedder.name.startswith("memstrata/minilm")
+        assert memory.embedder.name.startswith("sedimem/minilm")
         scope = Scope(tenant="t", user="ana", session="s")
         await memory.working(scope).set("k", 1)
         await memory.episodes.record(Episode(scope=scope, description="ana visited Oslo"))
@@ -24,8 +24,8 @@ async def test_default_open_uses_one_file_under_home(
         stats = await memory.stats(Scope(tenant="t", user="ana"))
         assert (stats.episodes, stats.facts, stats.current_facts, stats.procedures) == (1, 1, 1, 0)
         assert stats.using_fallback is False
-    assert (tmp_path / "memstrata.db").exists()
-    async with await Memory.open(settings=None, url=f"sqlite:///{tmp_path}/memstrata.db") as again:
+    assert (tmp_path / "sedimem.db").exists()
+    async with await Memory.open(settings=None, url=f"sqlite:///{tmp_path}/sedimem.db") as again:
         assert await again.working(scope).get("k") == 1
         hits = await again.episodes.recall("Oslo", scope=Scope(tenant="t", user="ana"))
         assert len(hits) == 1

@@ -5,9 +5,9 @@ import importlib
 import pkgutil
 from pathlib import Path
 
-import memstrata
+import sedimem
 
-PACKAGE_ROOT = Path(memstrata.__file__).parent
+PACKAGE_ROOT = Path(sedimem.__file__).parent
 
 # Layer of each top-level module or subpackage; imports may only point to the same
 # layer or a lower one (a higher number is a higher layer).
@@ -25,24 +25,24 @@ INTERFACES = {"cli", "api", "mcp"}
 
 
 def test_all_names_exist_and_are_sorted() -> None:
-    for name in memstrata.__all__:
-        assert hasattr(memstrata, name), name
-    assert len(set(memstrata.__all__)) == len(memstrata.__all__)
-    public = {n for n in dir(memstrata) if not n.startswith("_")}
+    for name in sedimem.__all__:
+        assert hasattr(sedimem, name), name
+    assert len(set(sedimem.__all__)) == len(sedimem.__all__)
+    public = {n for n in dir(sedimem) if not n.startswith("_")}
     # every public name of the package is listed (subpackages are reachable, not exported)
-    modules = {n for n in public if type(getattr(memstrata, n)).__name__ == "module"}
-    assert public - modules == set(memstrata.__all__)
-    assert issubclass(memstrata.ValidationError, memstrata.MemstrataError)
-    assert memstrata.__version__
+    modules = {n for n in public if type(getattr(sedimem, n)).__name__ == "module"}
+    assert public - modules == set(sedimem.__all__)
+    assert issubclass(sedimem.ValidationError, sedimem.SedimemError)
+    assert sedimem.__version__
 
 
 def test_every_error_is_drawn_in_the_hierarchy() -> None:
-    from memstrata import errors
+    from sedimem import errors
 
     doc = errors.__doc__ or ""
     for name in errors.__all__:
         assert name in doc, f"{name} missing from errors.py's docstring"
-        assert issubclass(getattr(errors, name), errors.MemstrataError)
+        assert issubclass(getattr(errors, name), errors.SedimemError)
 
 
 def _first_party_imports(path: Path) -> set[str]:
@@ -50,12 +50,12 @@ def _first_party_imports(path: Path) -> set[str]:
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names if a.name.startswith("memstrata."))
+            found.update(a.name for a in node.names if a.name.startswith("sedimem."))
         elif (
             isinstance(node, ast.ImportFrom)
             and node.module
             and node.level == 0
-            and node.module.startswith("memstrata.")
+            and node.module.startswith("sedimem.")
         ):
             found.add(node.module)
     return {name.split(".")[1] for name in found}
@@ -70,9 +70,9 @@ def test_imports_point_down_only() -> None:
             continue
         assert top in LAYERS, f"{rel}: module not placed in a layer"
         for target in _first_party_imports(path):
-            assert target in LAYERS, f"{rel} imports unplaced memstrata.{target}"
+            assert target in LAYERS, f"{rel} imports unplaced sedimem.{target}"
             if LAYERS[target] > LAYERS[top]:
-                problems.append(f"{rel} imports memstrata.{target} (a higher layer)")
+                problems.append(f"{rel} imports sedimem.{target} (a higher layer)")
             if top in INTERFACES and target in INTERFACES and target != top:
                 problems.append(f"{rel}: interfaces must not import each other ({target})")
             if top == "storage" and LAYERS[target] >= 3:
@@ -82,7 +82,7 @@ def test_imports_point_down_only() -> None:
 
 def test_every_module_imports() -> None:
     optional = {"redis", "postgres", "fallback", "mcp", "api"}
-    for info in pkgutil.walk_packages([str(PACKAGE_ROOT)], prefix="memstrata."):
+    for info in pkgutil.walk_packages([str(PACKAGE_ROOT)], prefix="sedimem."):
         if optional & set(info.name.split(".")):
             continue
         importlib.import_module(info.name)

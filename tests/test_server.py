@@ -1,4 +1,4 @@
-"""End to end: ``memstrata serve`` as a real process on a loopback port, driven over HTTP.
+"""End to end: ``sedimem serve`` as a real process on a loopback port, driven over HTTP.
 
 Two tenants with their own keys; everything tenant A writes is invisible to tenant B; A's
 recall finds its episode; export -> import into a fresh server -> export is identical;
@@ -15,30 +15,30 @@ from typing import Any
 import httpx
 import pytest
 
-from memstrata.config import ServerSettings, Settings
-from memstrata.consolidation.runlog import RUN_KIND
-from memstrata.errors import ConfigurationError, ValidationError
-from memstrata.memory import Memory
-from memstrata.scope import Scope
-from memstrata.server import Announcement, is_loopback, local_key, serve
-from memstrata.storage.longterm.base import RecordFilter
-from memstrata.testing import MemstrataServer
+from sedimem.config import ServerSettings, Settings
+from sedimem.consolidation.runlog import RUN_KIND
+from sedimem.errors import ConfigurationError, ValidationError
+from sedimem.memory import Memory
+from sedimem.scope import Scope
+from sedimem.server import Announcement, is_loopback, local_key, serve
+from sedimem.storage.longterm.base import RecordFilter
+from sedimem.testing import SedimemServer
 
 ADMIN = "admin-secret-for-the-end-to-end-test"
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[MemstrataServer]:
-    with MemstrataServer(env={"MEMSTRATA_ADMIN_KEY": ADMIN}) as running:
+def server() -> Iterator[SedimemServer]:
+    with SedimemServer(env={"SEDIMEM_ADMIN_KEY": ADMIN}) as running:
         yield running
 
 
-def _client(server: MemstrataServer, key: str | None = None) -> httpx.Client:
+def _client(server: SedimemServer, key: str | None = None) -> httpx.Client:
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     return httpx.Client(base_url=server.url, headers=headers, timeout=30)
 
 
-def _new_key(server: MemstrataServer, tenant: str) -> str:
+def _new_key(server: SedimemServer, tenant: str) -> str:
     with _client(server, ADMIN) as admin:
         response = admin.post("/v1/keys", json={"tenant": tenant})
     assert response.status_code == 201, response.text
@@ -46,7 +46,7 @@ def _new_key(server: MemstrataServer, tenant: str) -> str:
     return secret
 
 
-def test_first_start_prints_a_key_and_the_urls(server: MemstrataServer) -> None:
+def test_first_start_prints_a_key_and_the_urls(server: SedimemServer) -> None:
     key = server.printed_key
     assert key is not None
     assert f"{server.url}/docs" in server.output
@@ -107,7 +107,7 @@ def _reads(client: httpx.Client, ids: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def test_two_tenants_export_import_and_forget(server: MemstrataServer) -> None:
+def test_two_tenants_export_import_and_forget(server: SedimemServer) -> None:
     key_a, key_b = _new_key(server, "acme"), _new_key(server, "globex")
     with _client(server, key_a) as a, _client(server, key_b) as b:
         ids = _write_as(a)
@@ -144,7 +144,7 @@ def test_two_tenants_export_import_and_forget(server: MemstrataServer) -> None:
 
 def _export_of_a_fresh_import(exported: str) -> str:
     """Import ``exported`` into a new server with an empty store, and export it again."""
-    with MemstrataServer(env={"MEMSTRATA_ADMIN_KEY": ADMIN}) as fresh:
+    with SedimemServer(env={"SEDIMEM_ADMIN_KEY": ADMIN}) as fresh:
         key = _new_key(fresh, "acme")
         with _client(fresh, key) as copy:
             imported = copy.post(
@@ -155,7 +155,7 @@ def _export_of_a_fresh_import(exported: str) -> str:
             return copy.get("/v1/export", params={"user": "ana"}).text
 
 
-def test_admin_routes_need_the_admin_key(server: MemstrataServer) -> None:
+def test_admin_routes_need_the_admin_key(server: SedimemServer) -> None:
     tenant_key = _new_key(server, "acme")
     with _client(server, tenant_key) as tenant:
         assert tenant.post("/v1/keys", json={"tenant": "acme"}).status_code in (401, 403)
@@ -163,7 +163,7 @@ def test_admin_routes_need_the_admin_key(server: MemstrataServer) -> None:
         assert wrong.post("/v1/keys", json={"tenant": "acme"}).status_code in (401, 403)
 
 
-async def test_mcp_over_streamable_http_on_the_same_port(server: MemstrataServer) -> None:
+async def test_mcp_over_streamable_http_on_the_same_port(server: SedimemServer) -> None:
     import httpx2
     from mcp.client import Client
     from mcp.client.streamable_http import streamable_http_client

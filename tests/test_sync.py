@@ -3,11 +3,11 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.embed import HashEmbedder
-from memstrata.errors import ConfigurationError, NotFound
-from memstrata.scope import Scope
-from memstrata.sync import SyncMemory
-from memstrata.types import Episode
+from sedimem.embed import HashEmbedder
+from sedimem.errors import ConfigurationError, NotFound
+from sedimem.scope import Scope
+from sedimem.sync import SyncMemory
+from sedimem.types import Episode
 
 
 def test_sync_memory_is_the_same_memory_blocking(tmp_path: Path) -> None:

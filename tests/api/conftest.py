@@ -10,10 +10,10 @@ import pytest
 from fastapi import FastAPI
 from pydantic import SecretStr
 
-from memstrata.api import create_app
-from memstrata.config import Settings
-from memstrata.embed import HashEmbedder
-from memstrata.memory import Memory
+from sedimem.api import create_app
+from sedimem.config import Settings
+from sedimem.embed import HashEmbedder
+from sedimem.memory import Memory
 
 ADMIN_KEY = "admin-key-for-the-tests"
 ADMIN = {"Authorization": f"Bearer {ADMIN_KEY}"}
@@ -39,7 +39,7 @@ def app(memory: Memory, settings: Settings) -> FastAPI:
 @pytest.fixture
 async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://memstrata.test") as c:
+    async with httpx.AsyncClient(transport=transport, base_url="http://sedimem.test") as c:
         yield c
 
 

@@ -8,12 +8,12 @@ from pathlib import Path
 import httpx
 from fastapi import FastAPI
 
-import memstrata.api
-from memstrata.api import create_app
-from memstrata.config import Settings
-from memstrata.memory import Memory
+import sedimem.api
+from sedimem.api import create_app
+from sedimem.config import Settings
+from sedimem.memory import Memory
 
-API = Path(memstrata.api.__file__).parent
+API = Path(sedimem.api.__file__).parent
 
 
 async def test_create_app_leaves_the_memory_open(memory: Memory, settings: Settings) -> None:
@@ -39,11 +39,11 @@ def _imports(path: Path) -> set[str]:
 def test_the_api_reaches_no_store_and_no_other_interface() -> None:
     for path in API.rglob("*.py"):
         for name in _imports(path):
-            assert not name.startswith("memstrata.storage"), (path, name)
+            assert not name.startswith("sedimem.storage"), (path, name)
             assert name.split(".")[:2] not in (
-                ["memstrata", "mcp"],
-                ["memstrata", "cli"],
-                ["memstrata", "server"],
+                ["sedimem", "mcp"],
+                ["sedimem", "cli"],
+                ["sedimem", "server"],
             ), (path, name)
 
 

@@ -6,10 +6,10 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from memstrata.api import create_app
-from memstrata.api.auth import is_admin
-from memstrata.config import Settings
-from memstrata.memory import Memory
+from sedimem.api import create_app
+from sedimem.api.auth import is_admin
+from sedimem.config import Settings
+from sedimem.memory import Memory
 from tests.api.conftest import ADMIN, assert_problem, bearer
 
 ROUTES = [
@@ -31,7 +31,7 @@ async def test_no_key_is_401_with_a_challenge(
 
 
 @pytest.mark.parametrize(
-    "authorization", ["Bearer msk_unknown", "Bearer nonsense", "Basic YTpi", "Bearer"]
+    "authorization", ["Bearer sdm_unknown", "Bearer nonsense", "Basic YTpi", "Bearer"]
 )
 async def test_a_bad_key_is_401(client: httpx.AsyncClient, authorization: str) -> None:
     response = await client.get("/v1/stats", headers={"Authorization": authorization})
@@ -68,7 +68,7 @@ async def test_no_admin_key_configured_is_403(memory: Memory) -> None:
     async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
         response = await client.post("/v1/keys", json={"tenant": "x"}, headers=ADMIN)
     problem = assert_problem(response, 403)
-    assert "MEMSTRATA_ADMIN_KEY" in str(problem["detail"])
+    assert "SEDIMEM_ADMIN_KEY" in str(problem["detail"])
 
 
 async def test_non_ascii_tokens_are_compared_safely(memory: Memory) -> None:

@@ -27,10 +27,10 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from memstrata.api import create_app
-from memstrata.config import Settings
-from memstrata.embed import HashEmbedder
-from memstrata.memory import Memory
+from sedimem.api import create_app
+from sedimem.config import Settings
+from sedimem.embed import HashEmbedder
+from sedimem.memory import Memory
 from tests.api.conftest import ADMIN, ADMIN_KEY
 
 EXAMPLES = 5  # per operation and generation mode: ~50 operations x 2 modes, ~15 s

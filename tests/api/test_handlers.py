@@ -9,14 +9,14 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from memstrata.api.problems import phrase
-from memstrata.errors import (
+from sedimem.api.problems import phrase
+from sedimem.errors import (
     ConfigurationError,
     Conflict,
     LimitExceeded,
-    MemstrataError,
     NotFound,
     PermissionDenied,
+    SedimemError,
     StoreError,
     StoreUnavailable,
     ValidationError,
@@ -32,7 +32,7 @@ ERRORS: list[tuple[Exception, int, str]] = [
     (StoreUnavailable("redis://secret-host down"), 503, "store-unavailable"),
     (StoreError("SELECT went wrong on secret-host"), 502, "store-error"),
     (ConfigurationError("bad wiring"), 500, "configuration"),
-    (MemstrataError("something"), 500, "internal"),
+    (SedimemError("something"), 500, "internal"),
     (RuntimeError("a bug"), 500, "internal"),
 ]
 
@@ -56,10 +56,10 @@ async def test_errors_map_to_statuses(
     raising: httpx.AsyncClient, index: int, caplog: pytest.LogCaptureFixture
 ) -> None:
     error, status, slug = ERRORS[index]
-    with caplog.at_level(logging.ERROR, logger="memstrata.api"):
+    with caplog.at_level(logging.ERROR, logger="sedimem.api"):
         response = await raising.get(f"/boom/{index}")
     problem = assert_problem(response, status)
-    assert problem["type"] == f"urn:memstrata:problem:{slug}"
+    assert problem["type"] == f"urn:sedimem:problem:{slug}"
     if status >= 500:
         # the inside (hosts, SQL) is logged, never sent
         assert "secret-host" not in response.text

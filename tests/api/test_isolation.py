@@ -7,9 +7,9 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from memstrata.config import Settings
-from memstrata.embed import HashEmbedder
-from memstrata.memory import Memory
+from sedimem.config import Settings
+from sedimem.embed import HashEmbedder
+from sedimem.memory import Memory
 from tests.api.conftest import assert_problem, bearer
 
 S = "/v1/sessions/shared-name"

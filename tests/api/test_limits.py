@@ -9,10 +9,10 @@ import pytest
 from fastapi import FastAPI
 from starlette.types import Receive, Scope, Send
 
-from memstrata.api import create_app
-from memstrata.api.limits import BodyLimit, BodyTooLarge
-from memstrata.config import ServerSettings, Settings
-from memstrata.memory import Memory
+from sedimem.api import create_app
+from sedimem.api.limits import BodyLimit, BodyTooLarge
+from sedimem.config import ServerSettings, Settings
+from sedimem.memory import Memory
 from tests.api.conftest import assert_problem
 
 LIMIT = 4096
@@ -37,7 +37,7 @@ async def test_a_declared_length_over_the_limit(
     big = {"description": "x" * LIMIT}
     problem = assert_problem(await client.post("/v1/episodes", json=big, headers=auth), 413)
     assert problem["allowed"] == f"at most {LIMIT} bytes"
-    assert problem["type"] == "urn:memstrata:problem:too-large"
+    assert problem["type"] == "urn:sedimem:problem:too-large"
 
 
 async def test_a_streamed_body_over_the_limit(

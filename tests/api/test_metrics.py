@@ -5,9 +5,9 @@ from __future__ import annotations
 import httpx
 from fastapi import FastAPI
 
-from memstrata.api import create_app
-from memstrata.config import Settings
-from memstrata.memory import Memory
+from sedimem.api import create_app
+from sedimem.config import Settings
+from sedimem.memory import Memory
 
 
 async def test_counters_after_requests(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
@@ -21,24 +21,24 @@ async def test_counters_after_requests(client: httpx.AsyncClient, auth: dict[str
     assert response.headers["content-type"].startswith("text/plain")
     text = response.text
     for line in (
-        'memstrata_http_requests_total{backend="sqlite",method="POST",operation="/v1/episodes",'
+        'sedimem_http_requests_total{backend="sqlite",method="POST",operation="/v1/episodes",'
         'status="201"} 1.0',
-        'memstrata_http_requests_total{backend="sqlite",method="GET",'
+        'sedimem_http_requests_total{backend="sqlite",method="GET",'
         'operation="/v1/episodes/{episode_id}",status="404"} 1.0',
-        'memstrata_http_requests_total{backend="sqlite",method="PUT",'
+        'sedimem_http_requests_total{backend="sqlite",method="PUT",'
         'operation="/v1/sessions/{session}/kv/{key}",status="204"} 1.0',
-        'memstrata_http_requests_total{backend="none",method="GET",operation="unmatched",'
+        'sedimem_http_requests_total{backend="none",method="GET",operation="unmatched",'
         'status="404"} 1.0',
-        'memstrata_http_requests_total{backend="none",method="GET",operation="/openapi.json",'
+        'sedimem_http_requests_total{backend="none",method="GET",operation="/openapi.json",'
         'status="200"} 1.0',
-        'memstrata_working_fallback{backend="sqlite"} 0.0',
+        'sedimem_working_fallback{backend="sqlite"} 0.0',
     ):
         assert line in text, line
     assert (
-        'memstrata_http_request_duration_seconds_bucket{backend="sqlite",le="0.005",'
+        'sedimem_http_request_duration_seconds_bucket{backend="sqlite",le="0.005",'
         'method="POST",operation="/v1/episodes"}' in text
     )
-    assert "memstrata_consolidation_runs_total" in text.replace("# TYPE ", "")
+    assert "sedimem_consolidation_runs_total" in text.replace("# TYPE ", "")
 
 
 async def test_each_app_counts_alone(memory: Memory, settings: Settings, app: FastAPI) -> None:

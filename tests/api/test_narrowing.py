@@ -5,10 +5,10 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from memstrata.api.narrowing import OwnerFields, ScopeFields, ensure_within, resolve
-from memstrata.errors import NotFound, PermissionDenied, ValidationError
-from memstrata.memory import Memory
-from memstrata.scope import Scope
+from sedimem.api.narrowing import OwnerFields, ScopeFields, ensure_within, resolve
+from sedimem.errors import NotFound, PermissionDenied, ValidationError
+from sedimem.memory import Memory
+from sedimem.scope import Scope
 from tests.api.conftest import assert_problem, bearer
 
 

@@ -8,10 +8,10 @@ from typing import Any
 import httpx
 import pytest
 
-from memstrata.api import create_app
-from memstrata.config import Settings
-from memstrata.embed import HashEmbedder
-from memstrata.memory import Memory
+from sedimem.api import create_app
+from sedimem.config import Settings
+from sedimem.embed import HashEmbedder
+from sedimem.memory import Memory
 
 PROBLEM = {"$ref": "#/components/schemas/Problem"}
 
@@ -33,7 +33,7 @@ def document(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 def test_everything_is_versioned(document: dict[str, Any]) -> None:
-    assert document["info"]["title"] == "memstrata"
+    assert document["info"]["title"] == "sedimem"
     unversioned = [p for p in document["paths"] if not p.startswith("/v1/")]
     assert sorted(unversioned) == ["/healthz", "/metrics", "/readyz"]
 

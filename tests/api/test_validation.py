@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from memstrata.api.validation import describe
+from sedimem.api.validation import describe
 from tests.api.conftest import assert_problem
 
 

@@ -1,4 +1,4 @@
-"""``memstrata export | import | forget`` on the embedded store."""
+"""``sedimem export | import | forget`` on the embedded store."""
 
 import json
 from pathlib import Path
@@ -6,12 +6,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from memstrata.cli import app
+from sedimem.cli import app
 
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("MEMSTRATA_HOME", str(tmp_path))
+    monkeypatch.setenv("SEDIMEM_HOME", str(tmp_path))
     assert CliRunner().invoke(app, ["demo"]).exit_code == 0  # ana's memories, tenant default
     return tmp_path
 

@@ -1,4 +1,4 @@
-"""``memstrata keys``: create prints the secret once, list never shows it, revoke sticks."""
+"""``sedimem keys``: create prints the secret once, list never shows it, revoke sticks."""
 
 import asyncio
 from pathlib import Path
@@ -6,20 +6,20 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from memstrata.cli import app
-from memstrata.errors import PermissionDenied
-from memstrata.memory import Memory
+from sedimem.cli import app
+from sedimem.errors import PermissionDenied
+from sedimem.memory import Memory
 
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("MEMSTRATA_HOME", str(tmp_path))
+    monkeypatch.setenv("SEDIMEM_HOME", str(tmp_path))
     return tmp_path
 
 
 def _authenticate(home: Path, secret: str) -> str:
     async def main() -> str:
-        async with await Memory.open(f"sqlite:///{home / 'memstrata.db'}") as memory:
+        async with await Memory.open(f"sqlite:///{home / 'sedimem.db'}") as memory:
             return (await memory.keys.authenticate(secret)).tenant
 
     return asyncio.run(main())
@@ -30,7 +30,7 @@ def test_create_list_revoke(home: Path) -> None:
     created = runner.invoke(app, ["keys", "create", "--tenant", "acme", "--user", "ana"])
     assert created.exit_code == 0, created.output
     key_id = created.output.split("key id: ")[1].split()[0]
-    secret = next(w for w in created.output.split() if w.startswith("msk_"))
+    secret = next(w for w in created.output.split() if w.startswith("sdm_"))
     assert _authenticate(home, secret) == "acme"
 
     listed = runner.invoke(app, ["keys", "list", "--tenant", "acme"])

@@ -5,11 +5,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from memstrata.cli import app
+from sedimem.cli import app
 
 
 def test_demo_runs_on_the_embedded_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MEMSTRATA_HOME", str(tmp_path))
+    monkeypatch.setenv("SEDIMEM_HOME", str(tmp_path))
     result = CliRunner().invoke(app, ["demo"])
     assert result.exit_code == 0, result.output
     assert "resumed: destination='Oslo'" in result.output
@@ -18,7 +18,7 @@ def test_demo_runs_on_the_embedded_default(tmp_path: Path, monkeypatch: pytest.M
     assert "Booked the train to Oslo" in result.output
     assert "You plan trips carefully" in result.output  # the pinned block leads the context
     assert "sqlite" in result.output
-    assert (tmp_path / "memstrata.db").exists()
+    assert (tmp_path / "sedimem.db").exists()
 
 
 def test_demo_on_other_stores(tmp_path: Path) -> None:
@@ -40,7 +40,7 @@ def test_no_arguments_prints_help() -> None:
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("MEMSTRATA_HOME", str(tmp_path))
+    monkeypatch.setenv("SEDIMEM_HOME", str(tmp_path))
     return tmp_path
 
 

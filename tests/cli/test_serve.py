@@ -1,4 +1,4 @@
-"""``memstrata serve`` / ``memstrata mcp`` in-process: what they print and how they fail.
+"""``sedimem serve`` / ``sedimem mcp`` in-process: what they print and how they fail.
 
 The servers themselves run as real processes in tests/test_server.py and tests/mcp.
 """
@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from memstrata.cli import app
-from memstrata.cli.serve import _announce
-from memstrata.keys import ApiKey, IssuedKey
-from memstrata.server import Announcement
+from sedimem.cli import app
+from sedimem.cli.serve import _announce
+from sedimem.keys import ApiKey, IssuedKey
+from sedimem.server import Announcement
 
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("MEMSTRATA_HOME", str(tmp_path))
+    monkeypatch.setenv("SEDIMEM_HOME", str(tmp_path))
     return tmp_path
 
 
@@ -30,18 +30,18 @@ def test_first_start_prints_the_key_once_with_a_curl_example(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     key = ApiKey(id="k1", tenant="default", created_at=datetime.now(UTC))
-    _announce(_announcement(IssuedKey(key=key, secret="msk_" + "s" * 43), 0))
+    _announce(_announcement(IssuedKey(key=key, secret="sdm_" + "s" * 43), 0))
     out = capsys.readouterr().out
     assert "http://127.0.0.1:8077/docs" in out
     assert "http://127.0.0.1:8077/mcp" in out
-    assert out.count("msk_" + "s" * 43) == 2  # the key, and the same key in the curl line
+    assert out.count("sdm_" + "s" * 43) == 2  # the key, and the same key in the curl line
     assert "curl -s -X POST http://127.0.0.1:8077/v1/recall" in out
 
 
 def test_later_starts_print_no_key(capsys: pytest.CaptureFixture[str]) -> None:
     _announce(_announcement(None, 2))
     out = capsys.readouterr().out
-    assert "msk_" not in out
+    assert "sdm_" not in out
     assert "No API key" not in out
     _announce(_announcement(None, 0))
     assert "No API key exists" in capsys.readouterr().out
@@ -58,7 +58,7 @@ def test_serve_on_a_busy_port_exits_1_with_the_reason(home: Path) -> None:
 
 
 def test_mcp_with_an_invalid_key_exits_1(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MEMSTRATA_API_KEY", "msk_not-a-key")
+    monkeypatch.setenv("SEDIMEM_API_KEY", "sdm_not-a-key")
     result = CliRunner().invoke(app, ["mcp"])
     assert result.exit_code == 1
     assert "invalid API key" in result.output

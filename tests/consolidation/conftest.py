@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.consolidation import ConsolidationSettings
-from memstrata.embed import HashEmbedder
-from memstrata.memory import Memory
-from memstrata.storage.longterm.factory import open_longterm_store
-from memstrata.storage.working.base import WorkingStore
-from memstrata.storage.working.inprocess import InProcessWorkingStore, SessionRegistry
-from memstrata.testing import ManualClock
+from sedimem.consolidation import ConsolidationSettings
+from sedimem.embed import HashEmbedder
+from sedimem.memory import Memory
+from sedimem.storage.longterm.factory import open_longterm_store
+from sedimem.storage.working.base import WorkingStore
+from sedimem.storage.working.inprocess import InProcessWorkingStore, SessionRegistry
+from sedimem.testing import ManualClock
 
 EMBEDDER = HashEmbedder(64)
 
@@ -41,10 +41,10 @@ class Env:
         if self.backend == "memory":
             return InProcessWorkingStore(self.registry)
         if self.backend == "sqlite":
-            from memstrata.storage.working.sqlite import SqliteWorkingStore
+            from sedimem.storage.working.sqlite import SqliteWorkingStore
 
             return await SqliteWorkingStore.open(self.working_url)
-        from memstrata.storage.working.redis import RedisWorkingStore
+        from sedimem.storage.working.redis import RedisWorkingStore
 
         return RedisWorkingStore.from_url(self.working_url)
 
@@ -92,8 +92,8 @@ def env_urls(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, str, 
     if request.param == "redis+postgres":
         redis = request.getfixturevalue("redis_server")
         return request.param, redis.url, str(request.getfixturevalue("postgres_url"))
-    url = f"sqlite:///{tmp_path / 'memstrata.db'}"
-    return request.param, str(tmp_path / "memstrata.db"), url
+    url = f"sqlite:///{tmp_path / 'sedimem.db'}"
+    return request.param, str(tmp_path / "sedimem.db"), url
 
 
 @pytest.fixture

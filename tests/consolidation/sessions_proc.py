@@ -18,13 +18,13 @@ import sys
 import time
 from collections import Counter
 
-from memstrata.consolidation import ConsolidationSettings
-from memstrata.embed import HashEmbedder
-from memstrata.memory import Memory
-from memstrata.storage.longterm.factory import open_longterm_store
-from memstrata.storage.working.base import SessionRef, WorkingStore
-from memstrata.storage.working.factory import open_working_store, sqlite_path
-from memstrata.storage.working.sqlite import SqliteWorkingStore
+from sedimem.consolidation import ConsolidationSettings
+from sedimem.embed import HashEmbedder
+from sedimem.memory import Memory
+from sedimem.storage.longterm.factory import open_longterm_store
+from sedimem.storage.working.base import SessionRef, WorkingStore
+from sedimem.storage.working.factory import open_working_store, sqlite_path
+from sedimem.storage.working.sqlite import SqliteWorkingStore
 
 
 class KillingStore(SqliteWorkingStore):

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from memstrata.consolidation import OpenAIChatExtractor
-from memstrata.errors import ConfigurationError, StoreError, StoreUnavailable
-from memstrata.scope import Scope
-from memstrata.types.longterm import Episode
+from sedimem.consolidation import OpenAIChatExtractor
+from sedimem.errors import ConfigurationError, StoreError, StoreUnavailable
+from sedimem.scope import Scope
+from sedimem.types.longterm import Episode
 
 GOOD = {
     "facts": [
@@ -130,7 +130,7 @@ async def test_twice_invalid_is_logged_and_skipped(
     server: ChatServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     server.script = [(200, completion("{bad")), (200, completion({"facts": [{}]}))]
-    with caplog.at_level(logging.WARNING, logger="memstrata.consolidation.llm"):
+    with caplog.at_level(logging.WARNING, logger="sedimem.consolidation.llm"):
         async with OpenAIChatExtractor(server.base_url, "m", retry_wait=0) as x:
             assert await x.extract(EPISODE) == []
     assert len(server.requests) == 2

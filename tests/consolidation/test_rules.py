@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from memstrata.consolidation import ConsolidationReport, JobReport, RuleExtractor
-from memstrata.consolidation.decay_job import decayed
-from memstrata.consolidation.procedures_job import best_sequence
-from memstrata.scope import Scope
-from memstrata.types.longterm import Episode
+from sedimem.consolidation import ConsolidationReport, JobReport, RuleExtractor
+from sedimem.consolidation.decay_job import decayed
+from sedimem.consolidation.procedures_job import best_sequence
+from sedimem.scope import Scope
+from sedimem.types.longterm import Episode
 
 
 async def test_patterns_and_lessons() -> None:

@@ -8,17 +8,17 @@ import uuid
 
 import pytest
 
-from memstrata.clock import SystemClock
-from memstrata.consolidation.context import JobContext
-from memstrata.consolidation.lease import Leases
-from memstrata.consolidation.sessions_job import run_sessions
-from memstrata.consolidation.settings import ConsolidationSettings
-from memstrata.errors import ConfigurationError, ValidationError
-from memstrata.lifecycle.summary import importance_of
-from memstrata.memory import Memory
-from memstrata.scope import Scope
-from memstrata.storage.longterm.base import RecordFilter
-from memstrata.types import Episode, Outcome, TaskState, TaskStatus
+from sedimem.clock import SystemClock
+from sedimem.consolidation.context import JobContext
+from sedimem.consolidation.lease import Leases
+from sedimem.consolidation.sessions_job import run_sessions
+from sedimem.consolidation.settings import ConsolidationSettings
+from sedimem.errors import ConfigurationError, ValidationError
+from sedimem.lifecycle.summary import importance_of
+from sedimem.memory import Memory
+from sedimem.scope import Scope
+from sedimem.storage.longterm.base import RecordFilter
+from sedimem.types import Episode, Outcome, TaskState, TaskStatus
 from tests.consolidation.conftest import EMBEDDER, Env
 
 SESSIONS = ("sessions",)
@@ -303,14 +303,14 @@ async def test_a_run_that_died_before_cleanup_is_finished_without_a_duplicate(en
 
 
 async def test_settings_are_checked_against_the_session_ttl(env: Env) -> None:
-    from memstrata.config import Settings, WorkingSettings
+    from sedimem.config import Settings, WorkingSettings
 
     memory = await env.open()
     assert memory.consolidator.session_idle_seconds == env.idle
     assert "sessions" in memory.consolidator.jobs
     working = await env.open_working()
     try:
-        from memstrata.storage.longterm.factory import open_longterm_store
+        from sedimem.storage.longterm.factory import open_longterm_store
 
         longterm = await open_longterm_store(env.store_url)
         short = Settings(working=WorkingSettings(session_ttl_seconds=600))
@@ -335,7 +335,7 @@ async def test_settings_are_checked_against_the_session_ttl(env: Env) -> None:
 
 
 async def test_without_a_working_store_there_is_no_sessions_job(env: Env) -> None:
-    from memstrata.consolidation import Consolidator
+    from sedimem.consolidation import Consolidator
 
     memory = await env.open()
     bare = Consolidator(memory.longterm_store, memory.episodes, memory.facts, memory.procedures)

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.consolidation import JobReport
-from memstrata.embed import HashEmbedder
-from memstrata.longterm import records
-from memstrata.memory import Memory
-from memstrata.scope import Scope
-from memstrata.storage.longterm.base import RecordFilter
-from memstrata.testing import ManualClock
+from sedimem.consolidation import JobReport
+from sedimem.embed import HashEmbedder
+from sedimem.longterm import records
+from sedimem.memory import Memory
+from sedimem.scope import Scope
+from sedimem.storage.longterm.base import RecordFilter
+from sedimem.testing import ManualClock
 
 PROC = Path(__file__).with_name("sessions_proc.py")
 EMBEDDER = HashEmbedder(64)
@@ -35,7 +35,7 @@ pytestmark = pytest.mark.slow
 def urls(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, str, float]:
     """(working URL, long-term store URL, idle seconds); sync: servers start outside the loop."""
     if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'memstrata.db'}"
+        url = f"sqlite:///{tmp_path / 'sedimem.db'}"
         return url, url, 3600.0
     redis = request.getfixturevalue("redis_server")
     return redis.url, str(request.getfixturevalue("postgres_url")), 0.5
@@ -98,7 +98,7 @@ async def test_two_processes_record_each_session_once(urls: tuple[str, str, floa
 
 
 async def test_a_process_killed_between_record_and_cleanup_is_finished(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'memstrata.db'}"
+    url = f"sqlite:///{tmp_path / 'sedimem.db'}"
     tenant = "crash"
     scopes = await seed(url, url, tenant, 20)
     proc = spawn(url, url, tenant, "3600", "0", "crash", "8")

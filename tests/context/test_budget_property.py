@@ -3,7 +3,7 @@
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memstrata.context import TIERS, ContextItem, default_tokenizer, pack
+from sedimem.context import TIERS, ContextItem, default_tokenizer, pack
 
 TOKENIZER = default_tokenizer()
 

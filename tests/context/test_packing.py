@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from memstrata.context import (
+from sedimem.context import (
     TIERS,
     AssembledContext,
     ContextItem,
@@ -13,7 +13,7 @@ from memstrata.context import (
     default_tokenizer,
     pack,
 )
-from memstrata.errors import ValidationError
+from sedimem.errors import ValidationError
 
 WORDS = WhitespaceTokenizer()
 

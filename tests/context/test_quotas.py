@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memstrata.context import DEFAULT_QUOTAS, TIERS, Tier, normalize_quotas
-from memstrata.context.quotas import base_quotas, grant
-from memstrata.errors import ValidationError
+from sedimem.context import DEFAULT_QUOTAS, TIERS, Tier, normalize_quotas
+from sedimem.context.quotas import base_quotas, grant
+from sedimem.errors import ValidationError
 
 
 def test_defaults_are_documented_and_sum_to_one() -> None:

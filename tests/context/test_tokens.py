@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memstrata.context import TiktokenTokenizer, Tokenizer, WhitespaceTokenizer, default_tokenizer
-from memstrata.context.tokens import sanitize
-from memstrata.errors import ConfigurationError, ValidationError
+from sedimem.context import TiktokenTokenizer, Tokenizer, WhitespaceTokenizer, default_tokenizer
+from sedimem.context.tokens import sanitize
+from sedimem.errors import ConfigurationError, ValidationError
 
 CL100K = default_tokenizer()
 
@@ -106,7 +106,7 @@ _OFFLINE_SCRIPT = textwrap.dedent(
     socket.create_connection = refuse
 
     import tiktoken
-    from memstrata.context import TiktokenTokenizer
+    from sedimem.context import TiktokenTokenizer
 
     print(TiktokenTokenizer().count("hello world"))
     try:

@@ -6,7 +6,7 @@ import hashlib
 import json
 import re
 
-from memstrata.embed.static import DEFAULT_MODEL_DIR
+from sedimem.embed.static import DEFAULT_MODEL_DIR
 
 FILES = ("model.safetensors", "tokenizer.json", "config.json")
 
@@ -30,6 +30,6 @@ def test_license_and_config_name_the_original_model() -> None:
     assert "Apache License" in license_text
     assert "sentence-transformers/all-MiniLM-L6-v2" in license_text
     config = json.loads((DEFAULT_MODEL_DIR / "config.json").read_text())
-    assert config["memstrata_name"] == "memstrata/minilm-l6-static-v1"
+    assert config["sedimem_name"] == "sedimem/minilm-l6-static-v1"
     assert config["hidden_dim"] == 384
     assert config["base_model"] == "sentence-transformers/all-MiniLM-L6-v2"

@@ -9,8 +9,8 @@ import sys
 import numpy as np
 import pytest
 
-from memstrata.embed import Embedder, HashEmbedder
-from memstrata.errors import ValidationError
+from sedimem.embed import Embedder, HashEmbedder
+from sedimem.errors import ValidationError
 
 
 def test_golden_vector_is_stable_across_machines() -> None:
@@ -23,7 +23,7 @@ def test_golden_vector_is_stable_across_machines() -> None:
 def test_same_vector_in_another_process_with_another_hash_seed() -> None:
     texts = ["the same text", "Another one, with Punctuation!"]
     code = (
-        "from memstrata.embed import HashEmbedder\n"
+        "from sedimem.embed import HashEmbedder\n"
         f"print(HashEmbedder(32).embed({texts!r}).tobytes().hex())\n"
     )
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
@@ -36,7 +36,7 @@ def test_same_vector_in_another_process_with_another_hash_seed() -> None:
 def test_shape_normalisation_and_overlap() -> None:
     embedder = HashEmbedder(64)
     assert isinstance(embedder, Embedder)
-    assert embedder.name == "memstrata/hash-v1-64"
+    assert embedder.name == "sedimem/hash-v1-64"
     assert embedder.dimension == 64
     vectors = embedder.embed(["red apple pie", "Apple pie, red!", "quantum chromodynamics", ""])
     assert vectors.shape == (4, 64)

@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from memstrata.embed import Embedder, HashEmbedder
-from memstrata.embed.openai import OpenAIEmbedder
-from memstrata.errors import (
+from sedimem.embed import Embedder, HashEmbedder
+from sedimem.embed.openai import OpenAIEmbedder
+from sedimem.errors import (
     ConfigurationError,
     StoreError,
     StoreUnavailable,

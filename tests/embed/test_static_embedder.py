@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memstrata.embed import Embedder, StaticEmbedder, default_embedder
-from memstrata.embed.static import DEFAULT_MODEL_DIR
-from memstrata.errors import ConfigurationError, ValidationError
+from sedimem.embed import Embedder, StaticEmbedder, default_embedder
+from sedimem.embed.static import DEFAULT_MODEL_DIR
+from sedimem.errors import ConfigurationError, ValidationError
 
-NAME = "memstrata/minilm-l6-static-v1"
+NAME = "sedimem/minilm-l6-static-v1"
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,7 @@ def test_loads_and_embeds_with_the_network_blocked(monkeypatch: pytest.MonkeyPat
 def test_does_not_import_torch_or_model2vec() -> None:
     code = (
         "import sys\n"
-        "from memstrata.embed import default_embedder\n"
+        "from sedimem.embed import default_embedder\n"
         "default_embedder().embed(['hello there'])\n"
         "print(sorted(m for m in ('torch', 'model2vec', 'transformers') if m in sys.modules))\n"
     )

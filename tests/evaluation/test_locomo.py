@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from memstrata.cli import app
-from memstrata.errors import ValidationError
-from memstrata.evaluation.locomo import load_locomo
+from sedimem.cli import app
+from sedimem.errors import ValidationError
+from sedimem.evaluation.locomo import load_locomo
 
 
 def dataset(path: Path) -> Path:

@@ -1,6 +1,6 @@
 import pytest
 
-from memstrata.evaluation.metrics import ndcg_at, recall_all_at, recall_any_at
+from sedimem.evaluation.metrics import ndcg_at, recall_all_at, recall_any_at
 
 
 def test_recall_any_and_all() -> None:

@@ -4,8 +4,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from memstrata.embed import HashEmbedder
-from memstrata.memory import Memory
+from sedimem.embed import HashEmbedder
+from sedimem.memory import Memory
 
 
 @pytest.fixture

@@ -4,10 +4,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memstrata.context.tokens import default_tokenizer
-from memstrata.memory import Memory
-from memstrata.scope import Scope
-from memstrata.types import Episode, Fact, Procedure, TaskState
+from sedimem.context.tokens import default_tokenizer
+from sedimem.memory import Memory
+from sedimem.scope import Scope
+from sedimem.types import Episode, Fact, Procedure, TaskState
 
 
 async def fill(memory: Memory, scope: Scope) -> None:
@@ -75,7 +75,7 @@ async def test_assemble_never_exceeds_the_budget(memory: Memory, budget: int, ex
 
 
 async def test_bad_assemble_arguments(memory: Memory) -> None:
-    from memstrata.errors import ValidationError
+    from sedimem.errors import ValidationError
 
     with pytest.raises(ValidationError, match="budget_tokens"):
         await memory.assemble("q", Scope(), budget_tokens=0)

@@ -4,11 +4,11 @@ import asyncio
 
 import pytest
 
-from memstrata.errors import LimitExceeded, NotFound, ValidationError
-from memstrata.memory import Memory
-from memstrata.scope import Scope
-from memstrata.types import Episode, Fact
-from memstrata.types.blocks import MAX_BLOCK_CHARS
+from sedimem.errors import LimitExceeded, NotFound, ValidationError
+from sedimem.memory import Memory
+from sedimem.scope import Scope
+from sedimem.types import Episode, Fact
+from sedimem.types.blocks import MAX_BLOCK_CHARS
 
 
 async def test_blocks_are_ordered_owned_and_durable(memory: Memory) -> None:

@@ -1,8 +1,8 @@
 import asyncio
 
-from memstrata.memory import Memory
-from memstrata.scope import Scope
-from memstrata.types import Episode, Outcome
+from sedimem.memory import Memory
+from sedimem.scope import Scope
+from sedimem.types import Episode, Outcome
 
 
 async def test_consolidate_through_the_facade(memory: Memory) -> None:

@@ -3,11 +3,11 @@ import uuid
 
 import pytest
 
-from memstrata.errors import NotFound, ValidationError
-from memstrata.lifecycle import LifecycleResult
-from memstrata.memory import Memory
-from memstrata.scope import Scope
-from memstrata.types import Outcome, TaskState, TaskStatus
+from sedimem.errors import NotFound, ValidationError
+from sedimem.lifecycle import LifecycleResult
+from sedimem.memory import Memory
+from sedimem.scope import Scope
+from sedimem.types import Outcome, TaskState, TaskStatus
 
 
 def session_scope() -> Scope:

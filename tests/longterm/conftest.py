@@ -4,8 +4,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from memstrata.embed import HashEmbedder
-from memstrata.storage.longterm.base import LongTermStore
+from sedimem.embed import HashEmbedder
+from sedimem.storage.longterm.base import LongTermStore
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -18,7 +18,7 @@ def lt_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 
 @pytest.fixture
 async def lt_store(lt_url: str) -> AsyncIterator[LongTermStore]:
-    from memstrata.storage.longterm.factory import open_longterm_store
+    from sedimem.storage.longterm.factory import open_longterm_store
 
     store = await open_longterm_store(lt_url)
     embedder = HashEmbedder(64)

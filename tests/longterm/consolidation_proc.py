@@ -16,11 +16,11 @@ import signal
 import sys
 import time
 
-from memstrata.consolidation import ConsolidationSettings, Consolidator, RuleExtractor
-from memstrata.embed import HashEmbedder
-from memstrata.longterm import EpisodicMemory, ProceduralMemory, SemanticMemory
-from memstrata.storage.longterm.factory import open_longterm_store
-from memstrata.types.longterm import Episode, Fact
+from sedimem.consolidation import ConsolidationSettings, Consolidator, RuleExtractor
+from sedimem.embed import HashEmbedder
+from sedimem.longterm import EpisodicMemory, ProceduralMemory, SemanticMemory
+from sedimem.storage.longterm.factory import open_longterm_store
+from sedimem.types.longterm import Episode, Fact
 
 
 class KillingExtractor(RuleExtractor):

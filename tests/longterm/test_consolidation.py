@@ -11,21 +11,21 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.clock import Clock
-from memstrata.consolidation import (
+from sedimem.clock import Clock
+from sedimem.consolidation import (
     ConsolidationSettings,
     ConsolidationWorker,
     Consolidator,
     JobReport,
     RuleExtractor,
 )
-from memstrata.consolidation.lease import LeaseLost, Leases
-from memstrata.embed import HashEmbedder
-from memstrata.errors import ValidationError
-from memstrata.longterm import EpisodicMemory, ProceduralMemory, SemanticMemory, records
-from memstrata.scope import Scope
-from memstrata.storage.longterm.base import LongTermStore, RecordFilter, StoredRecord
-from memstrata.types.longterm import Episode, Fact, Outcome
+from sedimem.consolidation.lease import LeaseLost, Leases
+from sedimem.embed import HashEmbedder
+from sedimem.errors import ValidationError
+from sedimem.longterm import EpisodicMemory, ProceduralMemory, SemanticMemory, records
+from sedimem.scope import Scope
+from sedimem.storage.longterm.base import LongTermStore, RecordFilter, StoredRecord
+from sedimem.types.longterm import Episode, Fact, Outcome
 
 PROC = Path(__file__).with_name("consolidation_proc.py")
 BASE = datetime(2026, 1, 1, tzinfo=UTC)

@@ -4,12 +4,12 @@ from typing import Any, cast
 
 import pytest
 
-from memstrata.embed import HashEmbedder
-from memstrata.errors import NotFound, ValidationError
-from memstrata.longterm.episodic import EpisodicMemory
-from memstrata.scope import Scope
-from memstrata.storage.longterm.base import LongTermStore, StoredRecord
-from memstrata.types import Episode, Outcome
+from sedimem.embed import HashEmbedder
+from sedimem.errors import NotFound, ValidationError
+from sedimem.longterm.episodic import EpisodicMemory
+from sedimem.scope import Scope
+from sedimem.storage.longterm.base import LongTermStore, StoredRecord
+from sedimem.types import Episode, Outcome
 
 T0 = datetime(2025, 3, 1, tzinfo=UTC)
 

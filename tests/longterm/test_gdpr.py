@@ -2,17 +2,17 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memstrata import gdpr
-from memstrata.embed import HashEmbedder
-from memstrata.errors import ValidationError
-from memstrata.longterm.episodic import EpisodicMemory
-from memstrata.longterm.procedural import ProceduralMemory
-from memstrata.longterm.semantic import SemanticMemory
-from memstrata.scope import Scope
-from memstrata.storage.longterm.base import LongTermStore, RecordFilter
-from memstrata.storage.working.inprocess import InProcessWorkingStore, SessionRegistry
-from memstrata.types import Episode, Fact, Procedure
-from memstrata.working.memory import WorkingMemory
+from sedimem import gdpr
+from sedimem.embed import HashEmbedder
+from sedimem.errors import ValidationError
+from sedimem.longterm.episodic import EpisodicMemory
+from sedimem.longterm.procedural import ProceduralMemory
+from sedimem.longterm.semantic import SemanticMemory
+from sedimem.scope import Scope
+from sedimem.storage.longterm.base import LongTermStore, RecordFilter
+from sedimem.storage.working.inprocess import InProcessWorkingStore, SessionRegistry
+from sedimem.types import Episode, Fact, Procedure
+from sedimem.working.memory import WorkingMemory
 
 T = [datetime(2024, m, 1, tzinfo=UTC) for m in range(1, 13)]
 
@@ -109,7 +109,7 @@ async def test_forget_needs_a_condition(lt_store: LongTermStore) -> None:
 async def test_export_import_export_is_identical(
     lt_store: LongTermStore, embedder: HashEmbedder, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    from memstrata.storage.longterm.sqlite import SqliteLongTermStore
+    from sedimem.storage.longterm.sqlite import SqliteLongTermStore
 
     await populate(lt_store, embedder)
     first = [line async for line in gdpr.export_user(lt_store, "t", "ana")]

@@ -2,12 +2,12 @@ import asyncio
 
 import pytest
 
-from memstrata.embed import HashEmbedder
-from memstrata.errors import NotFound, ValidationError
-from memstrata.longterm.procedural import ProceduralMemory
-from memstrata.scope import Scope
-from memstrata.storage.longterm.base import LongTermStore
-from memstrata.types import Procedure
+from sedimem.embed import HashEmbedder
+from sedimem.errors import NotFound, ValidationError
+from sedimem.longterm.procedural import ProceduralMemory
+from sedimem.scope import Scope
+from sedimem.storage.longterm.base import LongTermStore
+from sedimem.types import Procedure
 
 
 @pytest.fixture

@@ -1,11 +1,11 @@
 import pytest
 
-from memstrata.embed import HashEmbedder
-from memstrata.errors import ConfigurationError, ValidationError
-from memstrata.longterm import EpisodicMemory, reembed
-from memstrata.scope import Scope
-from memstrata.storage.longterm.base import LongTermStore
-from memstrata.types import Episode
+from sedimem.embed import HashEmbedder
+from sedimem.errors import ConfigurationError, ValidationError
+from sedimem.longterm import EpisodicMemory, reembed
+from sedimem.scope import Scope
+from sedimem.storage.longterm.base import LongTermStore
+from sedimem.types import Episode
 
 
 async def test_reembed_moves_every_tenant_to_the_new_embedder(

@@ -4,10 +4,10 @@ from datetime import timedelta
 
 import pytest
 
-from memstrata.embed import HashEmbedder
-from memstrata.errors import ValidationError
-from memstrata.longterm.episodic import EpisodicMemory
-from memstrata.reflection import (
+from sedimem.embed import HashEmbedder
+from sedimem.errors import ValidationError
+from sedimem.longterm.episodic import EpisodicMemory
+from sedimem.reflection import (
     FindingKind,
     Reflection,
     ReflectionSettings,
@@ -16,10 +16,10 @@ from memstrata.reflection import (
     identify_success_factors,
     reflect,
 )
-from memstrata.scope import Scope
-from memstrata.storage.longterm.base import LongTermStore
-from memstrata.testing.clock import ManualClock
-from memstrata.types import Episode
+from sedimem.scope import Scope
+from sedimem.storage.longterm.base import LongTermStore
+from sedimem.testing.clock import ManualClock
+from sedimem.types import Episode
 from tests.reflection.builders import NOW, episode
 from tests.reflection.test_report import workload
 

@@ -6,12 +6,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memstrata.embed import HashEmbedder
-from memstrata.errors import NotFound, ValidationError
-from memstrata.longterm.semantic import SemanticMemory
-from memstrata.scope import Scope
-from memstrata.storage.longterm.base import LongTermStore
-from memstrata.types import Fact
+from sedimem.embed import HashEmbedder
+from sedimem.errors import NotFound, ValidationError
+from sedimem.longterm.semantic import SemanticMemory
+from sedimem.scope import Scope
+from sedimem.storage.longterm.base import LongTermStore
+from sedimem.types import Fact
 
 Y = [datetime(2018 + i, 1, 1, tzinfo=UTC) for i in range(10)]
 

@@ -13,11 +13,11 @@ import pytest
 from mcp.client import Client
 from mcp.types import CallToolResult, TextContent
 
-from memstrata.embed import HashEmbedder
-from memstrata.keys import ApiKey
-from memstrata.mcp import build_server
-from memstrata.mcp.access import fixed_key
-from memstrata.memory import Memory
+from sedimem.embed import HashEmbedder
+from sedimem.keys import ApiKey
+from sedimem.mcp import build_server
+from sedimem.mcp.access import fixed_key
+from sedimem.memory import Memory
 
 
 def local_key(tenant: str = "default", **narrowed: str) -> ApiKey:

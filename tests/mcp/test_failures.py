@@ -9,11 +9,11 @@ from typing import Any, NoReturn
 import pytest
 from mcp.client import Client
 
-from memstrata.errors import StoreError, StoreUnavailable
-from memstrata.mcp import build_server
-from memstrata.mcp.access import request_key, request_scoped_key
-from memstrata.mcp.tools.base import time_range
-from memstrata.memory import Memory
+from sedimem.errors import StoreError, StoreUnavailable
+from sedimem.mcp import build_server
+from sedimem.mcp.access import request_key, request_scoped_key
+from sedimem.mcp.tools.base import time_range
+from sedimem.memory import Memory
 from tests.mcp.conftest import client_as, data_of, error_of, local_key
 
 
@@ -53,12 +53,12 @@ async def test_store_failures_do_not_leak_deployment_details(
 ) -> None:
     async with client_as(memory, local_key()) as client:
         monkeypatch.setattr(memory, "stats", _raise(error))
-        with caplog.at_level(logging.WARNING, logger="memstrata.mcp"):
+        with caplog.at_level(logging.WARNING, logger="sedimem.mcp"):
             message = error_of(await client.call_tool("get_memory_stats", {}))
         assert expected in message
         assert "10.0.0.7" not in message
         assert "/var" not in message
-        assert any(r.name == "memstrata.mcp" for r in caplog.records)
+        assert any(r.name == "sedimem.mcp" for r in caplog.records)
 
 
 async def test_without_an_authenticated_key_every_call_is_refused(memory: Memory) -> None:

@@ -19,11 +19,11 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 from starlette.routing import Mount, Route
 
-from memstrata.config import ServerSettings, Settings
-from memstrata.embed import HashEmbedder
-from memstrata.errors import StoreUnavailable
-from memstrata.mcp import TOOL_NAMES, McpHttpApp, create_http_app
-from memstrata.memory import Memory
+from sedimem.config import ServerSettings, Settings
+from sedimem.embed import HashEmbedder
+from sedimem.errors import StoreUnavailable
+from sedimem.mcp import TOOL_NAMES, McpHttpApp, create_http_app
+from sedimem.memory import Memory
 from tests.mcp.conftest import data_of, error_of
 
 INITIALIZE = {
@@ -40,7 +40,7 @@ ACCEPT = {"Accept": "application/json, text/event-stream"}
 
 
 def host_app(mcp: McpHttpApp) -> Starlette:
-    """As ``memstrata serve`` mounts it: ``/mcp`` and ``/mcp/...`` to the MCP app unchanged,
+    """As ``sedimem serve`` mounts it: ``/mcp`` and ``/mcp/...`` to the MCP app unchanged,
     the rest to the REST app; the host's lifespan runs the MCP session manager."""
 
     @asynccontextmanager
@@ -184,17 +184,17 @@ async def test_requests_without_a_valid_key_get_401_problem_json(memory: Memory)
             ({}, "an API key is required"),
             ({"Authorization": "Basic abc"}, "an API key is required"),
             ({"Authorization": "Bearer"}, "an API key is required"),
-            ({"Authorization": "Bearer msk_wrong"}, "invalid API key"),
+            ({"Authorization": "Bearer sdm_wrong"}, "invalid API key"),
             ({"Authorization": f"Bearer {revoked.secret}"}, "revoked"),
         ):
             response = await http.post(url + "/mcp", json=INITIALIZE, headers={**ACCEPT, **headers})
             assert response.status_code == 401, headers
             assert response.headers["content-type"] == "application/problem+json"
-            assert response.headers["www-authenticate"].startswith('Bearer realm="memstrata"')
+            assert response.headers["www-authenticate"].startswith('Bearer realm="sedimem"')
             body = response.json()
             assert body["status"] == 401
             assert body["title"] == "Unauthenticated"
-            assert body["type"] == "urn:memstrata:problem:unauthenticated"
+            assert body["type"] == "urn:sedimem:problem:unauthenticated"
             assert detail in body["detail"]
         ok = await http.post(
             url + "/mcp/",
@@ -207,7 +207,7 @@ async def test_requests_without_a_valid_key_get_401_problem_json(memory: Memory)
         assert elsewhere.json()["detail"] == "the MCP endpoint is /mcp"
         assert (await http.get(url + "/healthz")).text == "ok"
         with pytest.raises(ExceptionGroup) as refused:  # the SDK client fails to connect
-            async with mcp_client(url, "msk_wrong", mode="legacy"):
+            async with mcp_client(url, "sdm_wrong", mode="legacy"):
                 pass
         assert refused.group_contains(MCPError)
 

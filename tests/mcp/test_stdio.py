@@ -1,4 +1,4 @@
-"""MCP over stdio: the SDK client launches ``memstrata mcp`` and talks to it."""
+"""MCP over stdio: the SDK client launches ``sedimem mcp`` and talks to it."""
 
 from __future__ import annotations
 
@@ -8,16 +8,16 @@ from pathlib import Path
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
-from memstrata.mcp import TOOL_NAMES
-from memstrata.memory import Memory
+from sedimem.mcp import TOOL_NAMES
+from sedimem.memory import Memory
 from tests.mcp.conftest import data_of, error_of
 
 
 async def test_a_stdio_session_remembers_recalls_and_assembles(tmp_path: Path) -> None:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "memstrata", "mcp"],  # the CLI command an MCP host runs
-        env={"MEMSTRATA_HOME": str(tmp_path)},
+        args=["-m", "sedimem", "mcp"],  # the CLI command an MCP host runs
+        env={"SEDIMEM_HOME": str(tmp_path)},
     )
     async with Client(params) as client:
         assert {t.name for t in (await client.list_tools()).tools} == set(TOOL_NAMES)
@@ -53,14 +53,14 @@ async def test_a_stdio_session_remembers_recalls_and_assembles(tmp_path: Path) -
         assert data_of(await client.call_tool("get_memory_stats", {}))["longterm"]["episodes"] == 1
 
 
-async def test_memstrata_api_key_decides_the_tenant_of_a_stdio_session(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'memstrata.db'}"
+async def test_sedimem_api_key_decides_the_tenant_of_a_stdio_session(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'sedimem.db'}"
     async with await Memory.open(url) as memory:  # the default embedder, as the CLI's
         issued = await memory.keys.create("acme", user="ana")
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "memstrata", "mcp", "--tenant", "ignored-when-a-key-is-set"],
-        env={"MEMSTRATA_HOME": str(tmp_path), "MEMSTRATA_API_KEY": issued.secret},
+        args=["-m", "sedimem", "mcp", "--tenant", "ignored-when-a-key-is-set"],
+        env={"SEDIMEM_HOME": str(tmp_path), "SEDIMEM_API_KEY": issued.secret},
     )
     async with Client(params) as client:
         stored = data_of(

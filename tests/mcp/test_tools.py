@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memstrata.mcp import TOOL_NAMES
-from memstrata.memory import Memory
+from sedimem.mcp import TOOL_NAMES
+from sedimem.memory import Memory
 from tests.mcp.conftest import client_as, data_of, error_of, local_key
 
 

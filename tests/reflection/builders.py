@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from memstrata.scope import Scope
-from memstrata.types import Episode, Outcome
+from sedimem.scope import Scope
+from sedimem.types import Episode, Outcome
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 S, F, P = Outcome.SUCCESS, Outcome.FAILURE, Outcome.PARTIAL

@@ -2,15 +2,15 @@ from datetime import datetime
 
 import pytest
 
-from memstrata.errors import ValidationError
-from memstrata.reflection import (
+from sedimem.errors import ValidationError
+from sedimem.reflection import (
     ConfidenceMethod,
     FindingKind,
     ReflectionSettings,
     detect_anomalies,
     reflect,
 )
-from memstrata.types import Episode
+from sedimem.types import Episode
 from tests.reflection.builders import NOW, F, S, balanced, episode
 
 

@@ -2,14 +2,14 @@ from datetime import timedelta
 
 import pytest
 
-from memstrata.errors import ValidationError
-from memstrata.reflection import (
+from sedimem.errors import ValidationError
+from sedimem.reflection import (
     ConfidenceMethod,
     FindingKind,
     ReflectionSettings,
     identify_success_factors,
 )
-from memstrata.types import Episode
+from sedimem.types import Episode
 from tests.reflection.builders import NOW, F, P, S, balanced, episode
 
 

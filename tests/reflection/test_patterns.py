@@ -3,15 +3,15 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from memstrata.errors import ValidationError
-from memstrata.reflection import (
+from sedimem.errors import ValidationError
+from sedimem.reflection import (
     ConfidenceMethod,
     FindingKind,
     ReflectionSettings,
     analyze_patterns,
     reflect,
 )
-from memstrata.types import Episode
+from sedimem.types import Episode
 from tests.reflection.builders import NOW, F, S, balanced, episode
 
 PUSH = ["plan", "force push", "notify"]

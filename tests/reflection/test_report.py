@@ -2,8 +2,8 @@ from datetime import timedelta
 
 import pytest
 
-from memstrata.errors import ValidationError
-from memstrata.reflection import (
+from sedimem.errors import ValidationError
+from sedimem.reflection import (
     FindingKind,
     ReflectionSettings,
     analyze_patterns,
@@ -12,7 +12,7 @@ from memstrata.reflection import (
     identify_success_factors,
     reflect,
 )
-from memstrata.types import Episode
+from sedimem.types import Episode
 from tests.reflection import test_factors
 from tests.reflection.builders import NOW, F, S, balanced, episode
 

@@ -1,7 +1,7 @@
 import pytest
 
-from memstrata.errors import ValidationError
-from memstrata.reflection import ReflectionSettings
+from sedimem.errors import ValidationError
+from sedimem.reflection import ReflectionSettings
 
 
 def test_defaults_are_documented_values() -> None:

@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from memstrata.reflection.stats import (
+from sedimem.reflection.stats import (
     LogFactorials,
     benjamini_hochberg,
     hypergeom_sf,

@@ -2,8 +2,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memstrata.retrieval.fusion import Candidate, RetrievalSettings, fuse
-from memstrata.retrieval.terms import MAX_TERMS, query_terms
+from sedimem.retrieval.fusion import Candidate, RetrievalSettings, fuse
+from sedimem.retrieval.terms import MAX_TERMS, query_terms
 
 NOW = 1_700_000_000.0
 DAY = 86400.0

@@ -2,8 +2,8 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from memstrata.errors import ValidationError
-from memstrata.types import Episode, Fact, Outcome, Procedure
+from sedimem.errors import ValidationError
+from sedimem.types import Episode, Fact, Outcome, Procedure
 
 
 @pytest.mark.parametrize(

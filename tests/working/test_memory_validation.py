@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from memstrata import LimitExceeded, NotFound, Scope, ValidationError
-from memstrata.config import WorkingSettings
-from memstrata.storage.working.inprocess import InProcessWorkingStore, SessionRegistry
-from memstrata.types.working import TaskState
-from memstrata.working.memory import WorkingMemory
+from sedimem import LimitExceeded, NotFound, Scope, ValidationError
+from sedimem.config import WorkingSettings
+from sedimem.storage.working.inprocess import InProcessWorkingStore, SessionRegistry
+from sedimem.types.working import TaskState
+from sedimem.working.memory import WorkingMemory
 
 
 @pytest.fixture

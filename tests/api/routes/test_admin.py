@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import httpx
 
-from memstrata.api import create_app
-from memstrata.config import Settings
-from memstrata.memory import Memory
+from sedimem.api import create_app
+from sedimem.config import Settings
+from sedimem.memory import Memory
 from tests.api.conftest import ADMIN, assert_problem, bearer
 
 
@@ -18,7 +18,7 @@ async def test_admin_issues_lists_and_revokes(client: httpx.AsyncClient) -> None
     )
     assert created.status_code == 201
     body = created.json()
-    assert body["secret"].startswith("msk_")
+    assert body["secret"].startswith("sdm_")
     assert body["id"] == body["key"]["id"]
     assert body["key"]["user"] == "ana"
     assert "secret" not in body["key"]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import httpx
 
-from memstrata.api import create_app
-from memstrata.config import ServerSettings, Settings
-from memstrata.memory import Memory
+from sedimem.api import create_app
+from sedimem.config import ServerSettings, Settings
+from sedimem.memory import Memory
 from tests.api.conftest import assert_problem, bearer
 
 

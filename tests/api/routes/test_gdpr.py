@@ -8,10 +8,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from memstrata.api import create_app
-from memstrata.config import Settings
-from memstrata.embed import HashEmbedder
-from memstrata.memory import Memory
+from sedimem.api import create_app
+from sedimem.config import Settings
+from sedimem.embed import HashEmbedder
+from sedimem.memory import Memory
 from tests.api.conftest import assert_problem, bearer
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from memstrata.memory import Memory
+from sedimem.memory import Memory
 from tests.api.conftest import assert_problem
 
 S = "/v1/sessions/trip"

@@ -9,11 +9,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from memstrata.api import create_app
-from memstrata.config import Settings
-from memstrata.consolidation import JOBS
-from memstrata.embed import HashEmbedder
-from memstrata.memory import Memory
+from sedimem.api import create_app
+from sedimem.config import Settings
+from sedimem.consolidation import JOBS
+from sedimem.embed import HashEmbedder
+from sedimem.memory import Memory
 from tests.api.conftest import assert_problem, bearer
 
 
@@ -69,7 +69,7 @@ async def test_readyz_reports_the_fallback(degraded: httpx.AsyncClient) -> None:
     assert body["status"] == "degraded"
     assert body["working"] == {"backend": "redis", "reachable": True, "fallback": True}
     metrics = (await degraded.get("/metrics")).text
-    assert 'memstrata_working_fallback{backend="redis"} 1.0' in metrics
+    assert 'sedimem_working_fallback{backend="redis"} 1.0' in metrics
 
 
 async def test_reflect(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
@@ -105,8 +105,8 @@ async def test_consolidate(client: httpx.AsyncClient, auth: dict[str, str], memo
     narrowed = await bearer(memory, user="ana")
     assert_problem(await client.post("/v1/consolidate", headers=narrowed), 403)
     metrics = (await client.get("/metrics")).text
-    assert 'memstrata_consolidation_runs_total{dry_run="true",status="ok"} 1.0' in metrics
-    assert 'memstrata_consolidation_runs_total{dry_run="false",status="ok"} 2.0' in metrics
+    assert 'sedimem_consolidation_runs_total{dry_run="true",status="ok"} 1.0' in metrics
+    assert 'sedimem_consolidation_runs_total{dry_run="false",status="ok"} 2.0' in metrics
 
 
 async def test_stats_and_profile(client: httpx.AsyncClient, auth: dict[str, str]) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memstrata.storage.longterm.postgres import PostgresLongTermStore
-from memstrata.testing.longterm import LongTermStoreConformance
+from sedimem.storage.longterm.postgres import PostgresLongTermStore
+from sedimem.testing.longterm import LongTermStoreConformance
 
 
 @pytest.mark.postgres

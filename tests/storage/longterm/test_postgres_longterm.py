@@ -16,19 +16,19 @@ import psycopg
 import pytest
 from pgvector.psycopg import register_vector
 
-from memstrata.errors import (
+from sedimem.errors import (
     ConfigurationError,
     StoreError,
     StoreUnavailable,
     ValidationError,
 )
-from memstrata.scope import Scope
-from memstrata.storage.longterm.base import RecordFilter, StoredRecord
-from memstrata.storage.longterm.postgres import PostgresLongTermStore
-from memstrata.storage.longterm.postgres_keywords import KeywordPlanner, tsquery_text
-from memstrata.storage.longterm.postgres_migrations import apply_migrations, lock_id
-from memstrata.storage.longterm.postgres_schema import COMPONENT, MIGRATIONS, vector_index_ddl
-from memstrata.testing.postgres_server import PostgresServer, find_postgres_bin
+from sedimem.scope import Scope
+from sedimem.storage.longterm.base import RecordFilter, StoredRecord
+from sedimem.storage.longterm.postgres import PostgresLongTermStore
+from sedimem.storage.longterm.postgres_keywords import KeywordPlanner, tsquery_text
+from sedimem.storage.longterm.postgres_migrations import apply_migrations, lock_id
+from sedimem.storage.longterm.postgres_schema import COMPONENT, MIGRATIONS, vector_index_ddl
+from sedimem.testing.postgres_server import PostgresServer, find_postgres_bin
 from tests.fixtures.postgres import create_database, drop_database
 
 pytestmark = pytest.mark.postgres
@@ -120,8 +120,8 @@ async def test_update_locked_serialises_across_pools(
 
 INCREMENTER = """
 import asyncio, json, sys
-from memstrata.storage.longterm.base import RecordFilter, StoredRecord
-from memstrata.storage.longterm.postgres import PostgresLongTermStore
+from sedimem.storage.longterm.base import RecordFilter, StoredRecord
+from sedimem.storage.longterm.postgres import PostgresLongTermStore
 
 def increment(current):
     n = json.loads(current[0].body)["n"] if current else 0
@@ -227,7 +227,7 @@ async def test_two_stores_see_each_others_writes(
 async def schema_version(url: str) -> int:
     async with await psycopg.AsyncConnection.connect(url) as conn:
         cursor = await conn.execute(
-            "SELECT version FROM memstrata_schema WHERE component = %s", [COMPONENT]
+            "SELECT version FROM sedimem_schema WHERE component = %s", [COMPONENT]
         )
         row = await cursor.fetchone()
         assert row is not None
@@ -249,7 +249,7 @@ async def test_gin_indexes_have_no_pending_list_after_an_upgrade(postgres_blank_
     async with await psycopg.AsyncConnection.connect(postgres_blank_url, autocommit=True) as conn:
         assert await apply_migrations(conn, COMPONENT, MIGRATIONS[:1]) == 1
         await conn.execute(
-            "INSERT INTO memstrata_lt_records (tenant, id, kind, text, occurred_at, importance, "
+            "INSERT INTO sedimem_lt_records (tenant, id, kind, text, occurred_at, importance, "
             "body) SELECT 'acme', 'r' || i, 'episode', 'pending lexeme ' || i, 0, 0.5, '{}' "
             "FROM generate_series(1, 500) AS i"
         )
@@ -261,15 +261,15 @@ async def test_gin_indexes_have_no_pending_list_after_an_upgrade(postgres_blank_
     async with await psycopg.AsyncConnection.connect(postgres_blank_url, autocommit=True) as conn:
         cursor = await conn.execute(
             "SELECT relname, reloptions FROM pg_class WHERE relname IN "
-            "('memstrata_lt_records_tsv', 'memstrata_lt_records_sources') ORDER BY relname"
+            "('sedimem_lt_records_tsv', 'sedimem_lt_records_sources') ORDER BY relname"
         )
         assert await cursor.fetchall() == [
-            ("memstrata_lt_records_sources", ["fastupdate=off"]),
-            ("memstrata_lt_records_tsv", ["fastupdate=off"]),
+            ("sedimem_lt_records_sources", ["fastupdate=off"]),
+            ("sedimem_lt_records_tsv", ["fastupdate=off"]),
         ]
         # merging the list again finds nothing: the upgrade merged it
         cursor = await conn.execute(
-            "SELECT gin_clean_pending_list('memstrata_lt_records_tsv'::regclass)"
+            "SELECT gin_clean_pending_list('sedimem_lt_records_tsv'::regclass)"
         )
         assert await cursor.fetchone() == (0,)
 
@@ -289,7 +289,7 @@ async def test_concurrent_setup_is_safe(postgres_blank_url: str) -> None:
 async def test_a_newer_schema_is_refused(postgres_url: str) -> None:
     async with await psycopg.AsyncConnection.connect(postgres_url, autocommit=True) as conn:
         await conn.execute(
-            "UPDATE memstrata_schema SET version = 99 WHERE component = %s", [COMPONENT]
+            "UPDATE sedimem_schema SET version = 99 WHERE component = %s", [COMPONENT]
         )
     with pytest.raises(ConfigurationError, match="newer"):
         await PostgresLongTermStore.open(postgres_url)
@@ -323,11 +323,11 @@ async def load_then_index(url: str, rows: list[StoredRecord], dim: int) -> None:
     try:
         await store.bind_embedder("random", dim)
         async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
-            await conn.execute("DROP INDEX memstrata_lt_records_embedding_hnsw")
+            await conn.execute("DROP INDEX sedimem_lt_records_embedding_hnsw")
             for start in range(0, len(rows), 1000):
                 await store.put(TENANT, rows[start : start + 1000])
             await conn.execute(vector_index_ddl(dim))
-            await conn.execute("ANALYZE memstrata_lt_records")
+            await conn.execute("ANALYZE sedimem_lt_records")
     finally:
         await store.aclose()
 
@@ -381,7 +381,7 @@ def hnsw_query_ids(url: str, where: str, query: Any, k: int, ef_search: int) -> 
         plan = "\n".join(
             row[0]
             for row in conn.execute(
-                "EXPLAIN SELECT id FROM memstrata_lt_records WHERE tenant = %s AND "
+                "EXPLAIN SELECT id FROM sedimem_lt_records WHERE tenant = %s AND "
                 + where
                 + " ORDER BY embedding <=> %s LIMIT %s",  # type: ignore[operator]
                 [TENANT, query, k],
@@ -389,7 +389,7 @@ def hnsw_query_ids(url: str, where: str, query: Any, k: int, ef_search: int) -> 
         )
         assert "embedding_hnsw" in plan, plan
         rows = conn.execute(
-            "SELECT id FROM memstrata_lt_records WHERE tenant = %s AND "
+            "SELECT id FROM sedimem_lt_records WHERE tenant = %s AND "
             + where
             + " ORDER BY embedding <=> %s LIMIT %s",  # type: ignore[operator]
             [TENANT, query, k],
@@ -578,7 +578,7 @@ async def test_common_words_are_pruned_while_rare_ones_fill_k(postgres_url: str)
     try:
         await store.put(TENANT, rows)
         async with await psycopg.AsyncConnection.connect(postgres_url, autocommit=True) as conn:
-            await conn.execute("ANALYZE memstrata_lt_records")
+            await conn.execute("ANALYZE sedimem_lt_records")
         # "common" and "chatter" are in every row: the query is pruned to "axolotl" ...
         hits = await store.keyword_search(TENANT, RecordFilter(), ["common", "axolotl"], 3)
         assert sorted(id_ for id_, _ in hits) == ["r0", "r1", "r2"]
@@ -606,7 +606,7 @@ async def test_other_database_errors_are_store_errors(
     store: PostgresLongTermStore, postgres_url: str
 ) -> None:
     async with await psycopg.AsyncConnection.connect(postgres_url, autocommit=True) as conn:
-        await conn.execute("DROP TABLE memstrata_lt_records")
+        await conn.execute("DROP TABLE sedimem_lt_records")
     with pytest.raises(StoreError) as info:
         await store.count(TENANT, RecordFilter())
     assert not isinstance(info.value, StoreUnavailable)
@@ -708,7 +708,7 @@ def test_server_moves_to_another_port_when_its_port_is_taken(
 ) -> None:
     import socket
 
-    from memstrata.testing import postgres_server
+    from sedimem.testing import postgres_server
 
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
@@ -761,7 +761,7 @@ def test_server_reports_what_is_missing(tmp_path: Path) -> None:
         nothing_there.close()
     binaries = find_postgres_bin()
     assert binaries is not None
-    server = PostgresServer(binaries, run_as="no-such-user-memstrata")
+    server = PostgresServer(binaries, run_as="no-such-user-sedimem")
     try:
         with pytest.raises(StoreUnavailable, match="does not exist"):
             server.start()
@@ -772,7 +772,7 @@ def test_server_reports_what_is_missing(tmp_path: Path) -> None:
 def test_find_postgres_bin_falls_back_to_debian_paths(monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.util
 
-    monkeypatch.delenv("MEMSTRATA_PG_BIN", raising=False)
+    monkeypatch.delenv("SEDIMEM_PG_BIN", raising=False)
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     found = find_postgres_bin()
     assert found is None or found.parts[:3] == ("/", "usr", "lib")
@@ -781,7 +781,7 @@ def test_find_postgres_bin_falls_back_to_debian_paths(monkeypatch: pytest.Monkey
 def test_find_postgres_bin_honours_the_environment(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setenv("MEMSTRATA_PG_BIN", str(tmp_path))
+    monkeypatch.setenv("SEDIMEM_PG_BIN", str(tmp_path))
     assert find_postgres_bin() is None
     for name in ("postgres", "initdb"):
         (tmp_path / name).write_text("")

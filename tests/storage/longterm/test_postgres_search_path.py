@@ -11,13 +11,13 @@ import pytest
 from pgvector.psycopg import register_vector_async
 from psycopg_pool import AsyncConnectionPool
 
-from memstrata.scope import Scope
-from memstrata.storage.longterm import postgres_search
-from memstrata.storage.longterm.base import RecordFilter, StoredRecord
-from memstrata.storage.longterm.postgres import PostgresLongTermStore
-from memstrata.storage.longterm.postgres_analyze import Analyzer
-from memstrata.storage.longterm.postgres_filters import record_where
-from memstrata.storage.longterm.postgres_keywords import KeywordPlan, KeywordPlanner
+from sedimem.scope import Scope
+from sedimem.storage.longterm import postgres_search
+from sedimem.storage.longterm.base import RecordFilter, StoredRecord
+from sedimem.storage.longterm.postgres import PostgresLongTermStore
+from sedimem.storage.longterm.postgres_analyze import Analyzer
+from sedimem.storage.longterm.postgres_filters import record_where
+from sedimem.storage.longterm.postgres_keywords import KeywordPlan, KeywordPlanner
 
 pytestmark = pytest.mark.postgres
 
@@ -55,9 +55,9 @@ def table_statistics(url: str) -> tuple[bool, int]:
     """(pg_stats has the tsv column, ANALYZE statements run on the table so far)."""
     with psycopg.connect(url, autocommit=True) as conn:
         row = conn.execute(
-            "SELECT EXISTS (SELECT 1 FROM pg_stats WHERE tablename = 'memstrata_lt_records' "
+            "SELECT EXISTS (SELECT 1 FROM pg_stats WHERE tablename = 'sedimem_lt_records' "
             "AND attname = 'tsv'), analyze_count FROM pg_stat_user_tables "
-            "WHERE relname = 'memstrata_lt_records'"
+            "WHERE relname = 'sedimem_lt_records'"
         ).fetchone()
     assert row is not None
     return bool(row[0]), int(row[1])
@@ -67,7 +67,7 @@ def table_statistics(url: str) -> tuple[bool, int]:
 def quiet_url(postgres_url: str) -> str:
     """A database whose records table autovacuum leaves alone (so only the store analyses)."""
     with psycopg.connect(postgres_url, autocommit=True) as conn:
-        conn.execute("ALTER TABLE memstrata_lt_records SET (autovacuum_enabled = false)")
+        conn.execute("ALTER TABLE sedimem_lt_records SET (autovacuum_enabled = false)")
     return postgres_url
 
 
@@ -175,7 +175,7 @@ async def test_an_analyzer_failure_is_logged_not_raised(
     analyzer.wrote(5)
     await analyzer.wait()
     assert analyzed == []
-    assert "ANALYZE of memstrata_lt_records failed" in caplog.text
+    assert "ANALYZE of sedimem_lt_records failed" in caplog.text
     await pool.close()
 
 
@@ -282,13 +282,13 @@ async def test_without_statistics_searches_keep_to_their_indexes(quiet_url: str)
         )
         nearest = postgres_search.nearest_query(conn, where, vectors[0], 10, 40, records=True)
     plan = await explain(quiet_url, *guessed)
-    assert "memstrata_lt_records_tsv" in plan
-    assert not any(f"memstrata_lt_records{name} " in plan for name in BTREES), plan
+    assert "sedimem_lt_records_tsv" in plan
+    assert not any(f"sedimem_lt_records{name} " in plan for name in BTREES), plan
     # (what the fence prevents: the same statement without it)
     plan = await explain(quiet_url, *trusted)
-    assert any(f"memstrata_lt_records{name} " in plan for name in BTREES), plan
+    assert any(f"sedimem_lt_records{name} " in plan for name in BTREES), plan
     plan = await explain(quiet_url, *nearest)
-    assert "memstrata_lt_records_embedding_hnsw" in plan, plan
+    assert "sedimem_lt_records_embedding_hnsw" in plan, plan
     # and the answers are right
     store = await PostgresLongTermStore.open(quiet_url, analyze_rows=0)
     try:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.storage.longterm.sqlite import SqliteLongTermStore
-from memstrata.testing.longterm import LongTermStoreConformance
+from sedimem.storage.longterm.sqlite import SqliteLongTermStore
+from sedimem.testing.longterm import LongTermStoreConformance
 
 
 @pytest.fixture

@@ -12,17 +12,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memstrata.errors import ConfigurationError, StoreError, ValidationError
-from memstrata.scope import Scope
-from memstrata.storage.longterm.analyzer import Analyzer, fold_tokens, fts_or_query
-from memstrata.storage.longterm.base import LongTermStore, RecordFilter, StoredRecord
-from memstrata.storage.longterm.hnsw import HnswGraph
-from memstrata.storage.longterm.sqlite import SqliteLongTermStore
-from memstrata.storage.longterm.sqlite_schema import MIGRATIONS
-from memstrata.storage.sqlite.migrations import apply_migrations
-from memstrata.storage.working.sqlite import MIGRATIONS as WORKING_MIGRATIONS
-from memstrata.storage.working.sqlite import SqliteWorkingStore
-from memstrata.testing.longterm import make_record, unit_vector
+from sedimem.errors import ConfigurationError, StoreError, ValidationError
+from sedimem.scope import Scope
+from sedimem.storage.longterm.analyzer import Analyzer, fold_tokens, fts_or_query
+from sedimem.storage.longterm.base import LongTermStore, RecordFilter, StoredRecord
+from sedimem.storage.longterm.hnsw import HnswGraph
+from sedimem.storage.longterm.sqlite import SqliteLongTermStore
+from sedimem.storage.longterm.sqlite_schema import MIGRATIONS
+from sedimem.storage.sqlite.migrations import apply_migrations
+from sedimem.storage.working.sqlite import MIGRATIONS as WORKING_MIGRATIONS
+from sedimem.storage.working.sqlite import SqliteWorkingStore
+from sedimem.testing.longterm import make_record, unit_vector
 
 T = "t"
 WORDS = "apple banana cherry date elder fig grape hazel iris juniper kiwi lemon mango".split()
@@ -30,7 +30,7 @@ WORDS = "apple banana cherry date elder fig grape hazel iris juniper kiwi lemon 
 
 @pytest.fixture
 def db_path(tmp_path: Path) -> str:
-    return str(tmp_path / "memstrata.db")
+    return str(tmp_path / "sedimem.db")
 
 
 @pytest.fixture
@@ -149,9 +149,9 @@ async def test_a_second_process_sees_writes_both_ways(
     assert await store.keyword_search(T, RecordFilter(), ["child"], 5) == []
     script = f"""
 import asyncio
-from memstrata.storage.longterm.base import RecordFilter
-from memstrata.storage.longterm.sqlite import SqliteLongTermStore
-from memstrata.testing.longterm import make_record
+from sedimem.storage.longterm.base import RecordFilter
+from sedimem.storage.longterm.sqlite import SqliteLongTermStore
+from sedimem.testing.longterm import make_record
 
 async def main():
     s = await SqliteLongTermStore.open({db_path!r})
@@ -208,7 +208,7 @@ async def test_many_deletions_compact_the_index(store: SqliteLongTermStore) -> N
 async def test_the_change_log_is_pruned_and_readers_recover(
     store: SqliteLongTermStore, db_path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memstrata.storage.longterm import sqlite as module
+    from sedimem.storage.longterm import sqlite as module
 
     await store.put(T, [make_record("first almond", tenant=T)])
     assert len(await store.keyword_search(T, RecordFilter(), ["almond"], 10)) == 1
@@ -408,7 +408,7 @@ async def test_migrations_are_idempotent_and_share_the_file(db_path: str) -> Non
     with sqlite3.connect(db_path) as conn:
         conn.isolation_level = None
         assert apply_migrations(conn, "longterm", MIGRATIONS) == 0
-        versions = dict(conn.execute("SELECT component, version FROM memstrata_schema"))
+        versions = dict(conn.execute("SELECT component, version FROM sedimem_schema"))
         assert versions == {"longterm": len(MIGRATIONS), "working": len(WORKING_MIGRATIONS)}
         assert conn.execute("SELECT COUNT(*) FROM lt_record").fetchone() == (1,)
 
@@ -417,7 +417,7 @@ async def test_a_newer_schema_is_refused(db_path: str) -> None:
     s = await SqliteLongTermStore.open(db_path)
     await s.aclose()
     with sqlite3.connect(db_path) as conn:
-        conn.execute("UPDATE memstrata_schema SET version = 99 WHERE component = 'longterm'")
+        conn.execute("UPDATE sedimem_schema SET version = 99 WHERE component = 'longterm'")
     with pytest.raises(ConfigurationError):
         await SqliteLongTermStore.open(db_path)
 

@@ -14,18 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.config import WorkingSettings
-from memstrata.errors import LimitExceeded, NotFound, StoreUnavailable
-from memstrata.scope import Scope
-from memstrata.storage.working.base import SessionRef
-from memstrata.storage.working.factory import open_working_store
-from memstrata.storage.working.fallback import FallbackWorkingStore
-from memstrata.storage.working.inprocess import InProcessWorkingStore, SessionRegistry
-from memstrata.storage.working.redis import RedisWorkingStore
-from memstrata.testing.clock import ManualClock
-from memstrata.testing.redis_server import RedisServer, find_redis_server
-from memstrata.types.working import TaskState
-from memstrata.working.memory import WorkingMemory
+from sedimem.config import WorkingSettings
+from sedimem.errors import LimitExceeded, NotFound, StoreUnavailable
+from sedimem.scope import Scope
+from sedimem.storage.working.base import SessionRef
+from sedimem.storage.working.factory import open_working_store
+from sedimem.storage.working.fallback import FallbackWorkingStore
+from sedimem.storage.working.inprocess import InProcessWorkingStore, SessionRegistry
+from sedimem.storage.working.redis import RedisWorkingStore
+from sedimem.testing.clock import ManualClock
+from sedimem.testing.redis_server import RedisServer, find_redis_server
+from sedimem.types.working import TaskState
+from sedimem.working.memory import WorkingMemory
 from tests.fixtures.services import unavailable
 
 pytestmark = pytest.mark.redis
@@ -33,7 +33,7 @@ pytestmark = pytest.mark.redis
 FAST = WorkingSettings(probe_interval_seconds=0.05, max_scratchpad_entries=100_000)
 # Tests that drive recovery themselves (store.recover()) keep the probe out of the way.
 MANUAL = WorkingSettings(probe_interval_seconds=3600, max_scratchpad_entries=100_000)
-LOGGER = "memstrata.working.fallback"
+LOGGER = "sedimem.working.fallback"
 
 
 async def wait_until(condition: Callable[[], bool]) -> None:
@@ -432,14 +432,14 @@ async def test_kill_loses_no_acknowledged_write_and_restart_keeps_the_port(
 def test_launcher_reports_a_missing_or_broken_binary(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setenv("MEMSTRATA_REDIS_SERVER", str(tmp_path / "nope"))
+    monkeypatch.setenv("SEDIMEM_REDIS_SERVER", str(tmp_path / "nope"))
     assert find_redis_server() is None
     with pytest.raises(StoreUnavailable, match="no redis-server binary"):
         RedisServer().start()
     broken = tmp_path / "broken-redis"
     broken.write_text("#!/bin/sh\necho 'cannot start: bad config' >&2\nexit 3\n")
     broken.chmod(0o755)
-    monkeypatch.setenv("MEMSTRATA_REDIS_SERVER", str(broken))
+    monkeypatch.setenv("SEDIMEM_REDIS_SERVER", str(broken))
     assert find_redis_server() == str(broken)
     server = RedisServer()
     with pytest.raises(StoreUnavailable, match=r"code 3.*bad config"):

@@ -1,6 +1,6 @@
-from memstrata.scope import Scope
-from memstrata.storage.working.inprocess import InProcessWorkingStore, SessionRegistry
-from memstrata.working.memory import WorkingMemory
+from sedimem.scope import Scope
+from sedimem.storage.working.inprocess import InProcessWorkingStore, SessionRegistry
+from sedimem.working.memory import WorkingMemory
 
 
 async def test_registry_drops_least_recently_used_sessions() -> None:

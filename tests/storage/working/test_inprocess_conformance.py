@@ -1,7 +1,7 @@
 import pytest
 
-from memstrata.storage.working.inprocess import InProcessWorkingStore, SessionRegistry
-from memstrata.testing import WorkingStoreConformance
+from sedimem.storage.working.inprocess import InProcessWorkingStore, SessionRegistry
+from sedimem.testing import WorkingStoreConformance
 
 
 @pytest.fixture

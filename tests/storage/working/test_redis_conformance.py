@@ -13,15 +13,15 @@ from redis.asyncio import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
-from memstrata.config import WorkingSettings
-from memstrata.errors import ConfigurationError, LimitExceeded, StoreError, StoreUnavailable
-from memstrata.scope import Scope
-from memstrata.storage.working.base import SessionRef, Snapshot, StoredValue
-from memstrata.storage.working.fallback import FallbackWorkingStore
-from memstrata.storage.working.inprocess import InProcessWorkingStore, SessionRegistry
-from memstrata.storage.working.redis import RedisWorkingStore, entry_stamp
-from memstrata.storage.working.redis_scripts import FORGET_IDLE
-from memstrata.testing import WorkingStoreConformance
+from sedimem.config import WorkingSettings
+from sedimem.errors import ConfigurationError, LimitExceeded, StoreError, StoreUnavailable
+from sedimem.scope import Scope
+from sedimem.storage.working.base import SessionRef, Snapshot, StoredValue
+from sedimem.storage.working.fallback import FallbackWorkingStore
+from sedimem.storage.working.inprocess import InProcessWorkingStore, SessionRegistry
+from sedimem.storage.working.redis import RedisWorkingStore, entry_stamp
+from sedimem.storage.working.redis_scripts import FORGET_IDLE
+from sedimem.testing import WorkingStoreConformance
 
 pytestmark = pytest.mark.redis
 

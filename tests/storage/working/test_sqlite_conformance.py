@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.storage.working.sqlite import SqliteWorkingStore
-from memstrata.testing import WorkingStoreConformance
+from sedimem.storage.working.sqlite import SqliteWorkingStore
+from sedimem.testing import WorkingStoreConformance
 
 
 @pytest.fixture

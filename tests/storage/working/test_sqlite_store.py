@@ -5,16 +5,16 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.config import WorkingSettings
-from memstrata.errors import ConfigurationError, StoreError
-from memstrata.scope import Scope
-from memstrata.storage.sqlite.migrations import apply_migrations
-from memstrata.storage.working.base import SessionRef
-from memstrata.storage.working.factory import open_working_store, sqlite_path
-from memstrata.storage.working.sqlite import MIGRATIONS, SqliteWorkingStore
-from memstrata.testing import ManualClock
-from memstrata.types.working import TaskState
-from memstrata.working.memory import WorkingMemory
+from sedimem.config import WorkingSettings
+from sedimem.errors import ConfigurationError, StoreError
+from sedimem.scope import Scope
+from sedimem.storage.sqlite.migrations import apply_migrations
+from sedimem.storage.working.base import SessionRef
+from sedimem.storage.working.factory import open_working_store, sqlite_path
+from sedimem.storage.working.sqlite import MIGRATIONS, SqliteWorkingStore
+from sedimem.testing import ManualClock
+from sedimem.types.working import TaskState
+from sedimem.working.memory import WorkingMemory
 
 
 async def test_state_survives_reopening_the_file(tmp_path: Path) -> None:
@@ -69,10 +69,10 @@ async def test_migrations_are_idempotent_and_refuse_a_newer_schema(tmp_path: Pat
     await (await SqliteWorkingStore.open(path)).aclose()
     conn = sqlite3.connect(path)
     version = conn.execute(
-        "SELECT version FROM memstrata_schema WHERE component = 'working'"
+        "SELECT version FROM sedimem_schema WHERE component = 'working'"
     ).fetchone()
     assert version == (len(MIGRATIONS),)
-    conn.execute("UPDATE memstrata_schema SET version = 99 WHERE component = 'working'")
+    conn.execute("UPDATE sedimem_schema SET version = 99 WHERE component = 'working'")
     conn.commit()
     conn.close()
     with pytest.raises(ConfigurationError, match="newer"):
@@ -98,7 +98,7 @@ async def test_driver_errors_are_translated(tmp_path: Path) -> None:
 
 
 async def test_unopenable_file_is_unavailable(tmp_path: Path) -> None:
-    from memstrata.errors import StoreUnavailable
+    from sedimem.errors import StoreUnavailable
 
     with pytest.raises(StoreUnavailable, match="cannot open"):
         await SqliteWorkingStore.open(str(tmp_path / "missing-dir" / "x" / "db.sqlite"))

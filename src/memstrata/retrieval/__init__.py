@@ -1,6 +1,0 @@
-"""Retrieval: turning a question into search terms, and fusing ranked lists into one."""
-
-from memstrata.retrieval.fusion import RetrievalSettings, fuse
-from memstrata.retrieval.terms import query_terms
-
-__all__ = ["RetrievalSettings", "fuse", "query_terms"]

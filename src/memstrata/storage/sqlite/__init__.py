@@ -1,6 +1,0 @@
-"""What every SQLite store shares: one worker thread per file, append-only migrations."""
-
-from memstrata.storage.sqlite.connection import SqliteConnection
-from memstrata.storage.sqlite.migrations import apply_migrations
-
-__all__ = ["SqliteConnection", "apply_migrations"]

@@ -1,0 +1,99 @@
+"""The scope of a request: the key's, narrowed by the fields the request names.
+
+A request may name ``project``, ``user``, ``agent_type``, ``agent`` (and, off the session
+routes, ``session``) in its query string or in its body; the same field given in both must
+agree. :meth:`~sedimem.keys.ApiKey.narrow` then refuses (403) a field the key fixes to
+another value. Records fetched by id are checked with :func:`ensure_within`: outside the
+key's narrowing they do not exist (404), exactly like another tenant's.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Query
+from pydantic import BaseModel, ConfigDict
+
+from sedimem.errors import NotFound, ValidationError
+from sedimem.keys import ApiKey
+from sedimem.scope import Identifier, Scope
+
+__all__ = [
+    "OwnerFields",
+    "OwnerQuery",
+    "ScopeFields",
+    "ScopeQuery",
+    "ensure_within",
+    "resolve",
+]
+
+_OWNER = ("project", "user", "agent_type", "agent")
+_ALL = (*_OWNER, "session")
+_KEY_FIELDS = ("project", "user", "agent")
+
+
+class OwnerFields(BaseModel):
+    """Narrowing a request may name; the session, when it matters, comes from the path."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    project: Identifier | None = None
+    user: Identifier | None = None
+    agent_type: Identifier | None = None
+    agent: Identifier | None = None
+
+
+class ScopeFields(OwnerFields):
+    session: Identifier | None = None
+
+
+_Field = Annotated[Identifier | None, Query()]
+
+
+def _owner_query(
+    project: _Field = None, user: _Field = None, agent_type: _Field = None, agent: _Field = None
+) -> OwnerFields:
+    return OwnerFields(project=project, user=user, agent_type=agent_type, agent=agent)
+
+
+def _scope_query(
+    project: _Field = None,
+    user: _Field = None,
+    agent_type: _Field = None,
+    agent: _Field = None,
+    session: _Field = None,
+) -> ScopeFields:
+    return ScopeFields(
+        project=project, user=user, agent_type=agent_type, agent=agent, session=session
+    )
+
+
+OwnerQuery = Annotated[OwnerFields, Depends(_owner_query)]
+ScopeQuery = Annotated[ScopeFields, Depends(_scope_query)]
+
+
+def resolve(key: ApiKey, *given: OwnerFields | None, **fixed: str | None) -> Scope:
+    """The key's scope narrowed by the fields of ``given`` and by ``fixed`` (path values)."""
+    fields: dict[str, str | None] = {}
+    for source in given:
+        if source is None:
+            continue
+        for name in _ALL:
+            value = getattr(source, name, None)
+            if value is None:
+                continue
+            if fields.get(name, value) != value:
+                raise ValidationError(
+                    name, "is given twice with different values", allowed="one value"
+                )
+            fields[name] = value
+    fields.update(fixed)
+    return key.narrow(**fields)
+
+
+def ensure_within(key: ApiKey, scope: Scope, what: str) -> None:
+    """Refuse, as absent, a record the key's narrowing does not reach."""
+    for name in _KEY_FIELDS:
+        own = getattr(key, name)
+        if own is not None and getattr(scope, name) not in (None, own):
+            raise NotFound(f"{what} does not exist")

@@ -1,0 +1,134 @@
+"""Response bodies the records of :mod:`sedimem.types` do not already describe."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sedimem.keys import ApiKey, IssuedKey
+from sedimem.longterm.records import EPISODE, FACT, PROCEDURE
+from sedimem.longterm.semantic import LearnResult
+from sedimem.types.blocks import Block
+from sedimem.types.longterm import Episode, Fact, Procedure
+from sedimem.types.search import Hit
+from sedimem.types.working import CheckpointInfo, ScratchpadEntry
+
+__all__ = [
+    "BlockList",
+    "CheckpointList",
+    "Created",
+    "FactList",
+    "Forked",
+    "Health",
+    "ImportCounts",
+    "KeyList",
+    "KvEntry",
+    "KvItems",
+    "Learned",
+    "NewKey",
+    "ProcedureMatches",
+    "Recalled",
+    "Scratchpad",
+]
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Created(_Out):
+    id: str
+
+
+class FactList(_Out):
+    items: list[Fact]
+
+
+class Learned(_Out):
+    """What ``POST /v1/facts`` did: a new fact, one reinforced, or one superseding others."""
+
+    action: Literal["inserted", "reinforced", "superseded"]
+    fact: Fact
+    closed: list[Fact] = Field(
+        default_factory=list, description="Closed versions recorded for superseded values."
+    )
+
+    @classmethod
+    def of(cls, result: LearnResult) -> Self:
+        return cls(action=result.action, fact=result.fact, closed=list(result.closed))
+
+
+class ProcedureMatches(_Out):
+    hits: list[Hit[Procedure]]
+
+
+class Recalled(_Out):
+    """Hits per tier, best first (scores compare within a tier, not across tiers)."""
+
+    episodes: list[Hit[Episode]] = Field(default_factory=list)
+    facts: list[Hit[Fact]] = Field(default_factory=list)
+    procedures: list[Hit[Procedure]] = Field(default_factory=list)
+
+
+class KvEntry(_Out):
+    key: str
+    value: Any = Field(description="The stored JSON value.")
+
+
+class KvItems(_Out):
+    items: dict[str, Any]
+
+
+class Scratchpad(_Out):
+    entries: list[ScratchpadEntry]
+
+
+class CheckpointList(_Out):
+    items: list[CheckpointInfo]
+
+
+class Forked(_Out):
+    session: str
+
+
+class BlockList(_Out):
+    items: list[Block]
+
+
+class KeyList(_Out):
+    items: list[ApiKey]
+
+
+class NewKey(_Out):
+    """A new API key: ``secret`` is shown this once and stored only as a hash."""
+
+    id: str
+    secret: str
+    key: ApiKey
+
+    @classmethod
+    def of(cls, issued: IssuedKey) -> Self:
+        return cls(id=issued.key.id, secret=issued.secret, key=issued.key)
+
+
+class ImportCounts(_Out):
+    """Records imported, per kind."""
+
+    episodes: int = 0
+    facts: int = 0
+    procedures: int = 0
+
+    @classmethod
+    def of(cls, counts: Mapping[str, int]) -> Self:
+        """From ``Memory.import_``'s counts, keyed by record kind (``episode``...)."""
+        return cls(
+            episodes=counts.get(EPISODE, 0),
+            facts=counts.get(FACT, 0),
+            procedures=counts.get(PROCEDURE, 0),
+        )
+
+
+class Health(_Out):
+    status: Literal["ok"] = "ok"

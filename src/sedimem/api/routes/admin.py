@@ -1,0 +1,45 @@
+"""API keys: the admin issues and lists them; a key of the tenant may revoke too."""
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
+
+from sedimem.api.auth import Admin, AdminOrCaller, require_unnarrowed
+from sedimem.api.responses import KeyList, NewKey
+from sedimem.api.schemas import KeyRequest
+from sedimem.api.state import MemoryDep
+from sedimem.keys import ApiKey
+from sedimem.scope import Identifier
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1/keys", tags=["keys"])
+
+
+@router.post("", status_code=201, summary="Issue a key (admin): the secret is shown this once")
+async def create_key(body: KeyRequest, _: Admin, memory: MemoryDep) -> NewKey:
+    issued = await memory.keys.create(
+        body.tenant, project=body.project, user=body.user, agent=body.agent, label=body.label
+    )
+    return NewKey.of(issued)
+
+
+@router.get("", summary="List keys (admin)")
+async def list_keys(
+    _: Admin,
+    memory: MemoryDep,
+    tenant: Annotated[Identifier | None, Query(description="Only this tenant's keys.")] = None,
+    include_revoked: bool = False,
+) -> KeyList:
+    return KeyList(items=await memory.keys.list(tenant, include_revoked=include_revoked))
+
+
+@router.delete("/{key_id}", summary="Revoke a key (admin, or a key of the same tenant)")
+async def revoke_key(
+    key_id: Annotated[str, Path(max_length=64)], caller: AdminOrCaller, memory: MemoryDep
+) -> ApiKey:
+    if caller is None:
+        return await memory.keys.revoke(key_id)
+    if key_id != caller.id:  # a narrowed key may give itself up, not a wider key
+        require_unnarrowed(caller, "revoking another key")
+    return await memory.keys.revoke(key_id, tenant=caller.tenant)

@@ -1,0 +1,50 @@
+"""Pinned blocks of the key's owner scope (its user or agent): always first in a context."""
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path
+
+from sedimem.api.auth import Caller
+from sedimem.api.narrowing import OwnerQuery, resolve
+from sedimem.api.responses import BlockList
+from sedimem.api.schemas import BlockAppend, BlockPut
+from sedimem.api.state import MemoryDep
+from sedimem.errors import NotFound
+from sedimem.types.blocks import Block
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1/blocks", tags=["blocks"])
+
+BlockName = Annotated[
+    str, Path(min_length=1, max_length=128, pattern=r"^[^\x00-\x1f]+$", description="persona...")
+]
+
+
+@router.get("", summary="The blocks the scope sees, in pinned order")
+async def list_blocks(caller: Caller, memory: MemoryDep, query: OwnerQuery) -> BlockList:
+    return BlockList(items=await memory.blocks(resolve(caller, query)).list())
+
+
+@router.put("/{name}", summary="Create or replace a block")
+async def put_block(
+    name: BlockName, body: BlockPut, caller: Caller, memory: MemoryDep, query: OwnerQuery
+) -> Block:
+    blocks = memory.blocks(resolve(caller, query, body))
+    return await blocks.update(name, body.content, position=body.position)
+
+
+@router.post("/{name}/append", summary="Append text to a block (created if missing)")
+async def append_block(
+    name: BlockName, body: BlockAppend, caller: Caller, memory: MemoryDep, query: OwnerQuery
+) -> Block:
+    blocks = memory.blocks(resolve(caller, query, body))
+    return await blocks.append(name, body.text, separator=body.separator)
+
+
+@router.delete("/{name}", status_code=204, summary="Delete the scope's own block")
+async def delete_block(
+    name: BlockName, caller: Caller, memory: MemoryDep, query: OwnerQuery
+) -> None:
+    if not await memory.blocks(resolve(caller, query)).delete(name):
+        raise NotFound(f"block {name!r} does not exist")

@@ -1,0 +1,78 @@
+"""Episodes: record one, read one, page through them with filters.
+
+The router is built per app because the page cap (``limit``'s maximum) is a setting and
+belongs in the published schema, where a client reads it.
+"""
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
+
+from sedimem.api.auth import Caller
+from sedimem.api.narrowing import ScopeQuery, ensure_within, resolve
+from sedimem.api.responses import Created
+from sedimem.api.schemas import EpisodeIn, Instant, time_range
+from sedimem.api.state import MemoryDep
+from sedimem.longterm.episodic import MAX_PAGE
+from sedimem.types.longterm import Episode, Label, Outcome
+from sedimem.types.search import Page
+
+__all__ = ["router"]
+
+EpisodeId = Annotated[str, Path(max_length=64)]
+
+
+async def record_episode(body: EpisodeIn, caller: Caller, memory: MemoryDep) -> Created:
+    episode = body.to_record(resolve(caller, body))
+    await memory.episodes.record(episode)
+    return Created(id=episode.id)
+
+
+async def get_episode(episode_id: EpisodeId, caller: Caller, memory: MemoryDep) -> Episode:
+    episode = await memory.episodes.get(episode_id, tenant=caller.tenant)
+    ensure_within(caller, episode.scope, f"episode {episode_id!r}")
+    return episode
+
+
+def router(max_page_size: int) -> APIRouter:
+    """The episode routes, with ``limit`` capped at ``max_page_size`` (and the service's cap)."""
+    cap = min(max_page_size, MAX_PAGE)
+    routes = APIRouter(prefix="/v1/episodes", tags=["episodes"])
+    routes.add_api_route(
+        "", record_episode, methods=["POST"], status_code=201, summary="Record an episode"
+    )
+
+    async def list_episodes(
+        caller: Caller,
+        memory: MemoryDep,
+        query: ScopeQuery,
+        limit: Annotated[int, Query(ge=1, le=cap, description="Page size.")] = min(50, cap),
+        cursor: Annotated[
+            str | None, Query(max_length=64, description="`next_cursor` of the previous page.")
+        ] = None,
+        outcome: Outcome | None = None,
+        task_type: Annotated[Label | None, Query()] = None,
+        since: Annotated[Instant | None, Query(description="Occurred at or after.")] = None,
+        until: Annotated[Instant | None, Query(description="Occurred at or before.")] = None,
+        min_importance: Annotated[float | None, Query(ge=0.0, le=1.0)] = None,
+        newest_first: bool = False,
+    ) -> Page[Episode]:
+        return await memory.episodes.list(
+            resolve(caller, query),
+            limit=limit,
+            cursor=cursor,
+            outcome=outcome,
+            task_type=task_type,
+            time_range=time_range(since, until),
+            min_importance=min_importance,
+            newest_first=newest_first,
+        )
+
+    routes.add_api_route(
+        "",
+        list_episodes,
+        methods=["GET"],
+        summary="Episodes visible to the scope, a page at a time",
+    )
+    routes.add_api_route("/{episode_id}", get_episode, methods=["GET"], summary="One episode")
+    return routes

@@ -1,0 +1,86 @@
+"""Operations: liveness, readiness, metrics; and the tenant-wide jobs (reflect,
+consolidate, stats, profile)."""
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response
+
+from sedimem.api.auth import Caller, require_unnarrowed
+from sedimem.api.metrics import CONTENT_TYPE
+from sedimem.api.narrowing import OwnerQuery, ScopeQuery, resolve
+from sedimem.api.responses import Health
+from sedimem.api.schemas import ConsolidateRequest, ReflectRequest, time_range
+from sedimem.api.state import MemoryDep, MetricsDep
+from sedimem.consolidation import JOBS, ConsolidationReport
+from sedimem.memory import MemoryHealth, MemoryProfile, MemoryStats
+from sedimem.reflection.models import ReflectionReport
+
+__all__ = ["probes", "router"]
+
+probes = APIRouter(tags=["operations"])
+router = APIRouter(prefix="/v1", tags=["operations"])
+
+
+@probes.get("/healthz", summary="The process is up (no store is asked)")
+async def healthz() -> Health:
+    return Health()
+
+
+@probes.get(
+    "/readyz",
+    responses={503: {"model": MemoryHealth, "description": "A store does not answer."}},
+    summary="Every store answers; reports the backends and working memory's fallback",
+)
+async def readyz(response: Response, memory: MemoryDep) -> MemoryHealth:
+    health = await memory.health()
+    response.status_code = 503 if health.status == "unavailable" else 200
+    return health
+
+
+@probes.get(
+    "/metrics",
+    response_class=Response,
+    responses={200: {"content": {CONTENT_TYPE: {"schema": {"type": "string"}}}}},
+    summary="Prometheus metrics of this app",
+)
+async def metrics_text(metrics: MetricsDep) -> Response:
+    return Response(metrics.render(), media_type=CONTENT_TYPE)
+
+
+@router.post("/reflect", summary="Patterns, success factors, anomalies and insights")
+async def reflect(body: ReflectRequest, caller: Caller, memory: MemoryDep) -> ReflectionReport:
+    return await memory.reflect(
+        resolve(caller, body),
+        time_range=time_range(body.since, body.until),
+        task_types=body.task_types,
+        baseline_days=body.baseline_days,
+    )
+
+
+@router.post("/consolidate", summary="Consolidate the key's tenant (facts, procedures, decay)")
+async def consolidate(
+    caller: Caller,
+    memory: MemoryDep,
+    metrics: MetricsDep,
+    body: ConsolidateRequest | None = None,
+) -> ConsolidationReport:
+    body = body or ConsolidateRequest()
+    require_unnarrowed(caller, "consolidation")
+    report = await memory.consolidate(caller.tenant, jobs=body.jobs or JOBS, dry_run=body.dry_run)
+    metrics.consolidated(report)
+    return report
+
+
+@router.get("/stats", summary="How much the scope holds, per tier")
+async def stats(caller: Caller, memory: MemoryDep, query: ScopeQuery) -> MemoryStats:
+    return await memory.stats(resolve(caller, query))
+
+
+@router.get("/profile", summary="A scope's footprint: counts, first and last seen, facts")
+async def profile(
+    caller: Caller,
+    memory: MemoryDep,
+    query: OwnerQuery,
+    sample: Annotated[int, Query(ge=0, le=100, description="Facts to include.")] = 10,
+) -> MemoryProfile:
+    return await memory.profile(resolve(caller, query), sample=sample)

@@ -1,0 +1,79 @@
+"""Search across tiers (``/v1/recall``) and token-budgeted context (``/v1/context``)."""
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from fastapi import APIRouter
+
+from sedimem.api.auth import Caller
+from sedimem.api.narrowing import resolve
+from sedimem.api.responses import Recalled
+from sedimem.api.schemas import ContextRequest, RecallRequest, RecallTier, time_range
+from sedimem.api.state import MemoryDep
+from sedimem.context.models import AssembledContext
+from sedimem.memory import Memory
+from sedimem.scope import Scope
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1", tags=["search"])
+
+Search = Callable[[Memory, Scope, RecallRequest], Awaitable[list[Any]]]
+
+
+@router.post("/recall", summary="Memories matching a query, per tier, with score breakdowns")
+async def recall(body: RecallRequest, caller: Caller, memory: MemoryDep) -> Recalled:
+    scope = resolve(caller, body)
+    tiers = list(dict.fromkeys(body.tiers))
+    found = await asyncio.gather(*(_SEARCHES[tier](memory, scope, body) for tier in tiers))
+    return Recalled.model_validate(dict(zip(tiers, found, strict=True)))
+
+
+@router.post("/context", summary="Memories for a query packed into a token budget")
+async def context(body: ContextRequest, caller: Caller, memory: MemoryDep) -> AssembledContext:
+    return await memory.assemble(
+        body.query,
+        resolve(caller, body),
+        body.budget_tokens,
+        quotas=body.shares(),
+        format=body.format,
+    )
+
+
+async def _episodes(memory: Memory, scope: Scope, body: RecallRequest) -> list[Any]:
+    return await memory.episodes.recall(
+        body.query,
+        scope=scope,
+        k=body.k,
+        time_range=time_range(body.since, body.until),
+        outcome=body.outcome,
+        task_type=body.task_type,
+        min_importance=body.min_importance,
+        mode=body.mode,
+    )
+
+
+async def _facts(memory: Memory, scope: Scope, body: RecallRequest) -> list[Any]:
+    return await memory.facts.recall(
+        body.query,
+        scope=scope,
+        k=body.k,
+        valid_at=body.valid_at,
+        known_at=body.known_at,
+        subject=body.subject,
+        predicate=body.predicate,
+        include_history=body.include_history,
+        mode=body.mode,
+    )
+
+
+async def _procedures(memory: Memory, scope: Scope, body: RecallRequest) -> list[Any]:
+    return await memory.procedures.find_matching(body.query, scope=scope, k=body.k, mode=body.mode)
+
+
+_SEARCHES: dict[RecallTier, Search] = {
+    "episodes": _episodes,
+    "facts": _facts,
+    "procedures": _procedures,
+}

@@ -1,0 +1,124 @@
+"""Context assembly: fetch every tier in parallel, rank, and pack into a token budget.
+
+Tiers, in the order they appear: pinned blocks (always first), working state (task,
+keys, the newest scratchpad notes), matching procedures, facts true and believed now,
+episodes. Packing (quotas, the exact token count, the report) is :mod:`sedimem.context`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from sedimem.context.models import AssembledContext, ContextFormat, ContextItem
+from sedimem.context.packing import pack
+from sedimem.context.tokens import Tokenizer
+from sedimem.longterm.arguments import check_query
+from sedimem.scope import Scope
+
+if TYPE_CHECKING:
+    from sedimem.memory import Memory
+
+__all__ = ["assemble"]
+
+_SCRATCHPAD_NOTES = 10
+_PER_TIER = 20
+
+
+async def _blocks(memory: Memory, scope: Scope) -> list[ContextItem]:
+    return [
+        ContextItem(id=b.id, text=b.content, label=b.name, score=1.0)
+        for b in await memory.blocks(scope).list()
+        if b.content
+    ]
+
+
+async def _working(memory: Memory, scope: Scope) -> list[ContextItem]:
+    if scope.session is None:
+        return []
+    wm = memory.working(scope)
+    state, values, notes = await asyncio.gather(
+        wm.get_task_state(), wm.get_all(), wm.get_scratchpad_with_timestamps()
+    )
+    items: list[ContextItem] = []
+    if state is not None:
+        steps = f"step {state.current_step}" + (
+            f" of {state.total_steps}" if state.total_steps else ""
+        )
+        items.append(
+            ContextItem(
+                id=f"task:{state.task_id}",
+                label="task",
+                text=f"{state.task_id}: {state.status.value}, {steps}, "
+                f"{state.progress_percent:g}% done",
+                score=1.0,
+            )
+        )
+    for key, value in values.items():
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        items.append(ContextItem(id=f"key:{key}", label=key, text=text, score=0.9))
+    for note in reversed(notes[-_SCRATCHPAD_NOTES:]):  # newest first: they matter most
+        items.append(ContextItem(id=f"note:{note.id}", label="note", text=note.text, score=0.8))
+    return items
+
+
+async def _procedures(memory: Memory, query: str, scope: Scope) -> list[ContextItem]:
+    hits = await memory.procedures.find_matching(query, scope=scope.owner, k=5)
+    return [
+        ContextItem(
+            id=h.record.id,
+            label=h.record.name,
+            text="; ".join(f"{i}. {step}" for i, step in enumerate(h.record.steps, start=1)),
+            score=h.score,
+        )
+        for h in hits
+    ]
+
+
+async def _facts(memory: Memory, query: str, scope: Scope) -> list[ContextItem]:
+    hits = await memory.facts.recall(query, scope=scope, k=_PER_TIER)
+    return [ContextItem(id=h.record.id, text=h.record.statement, score=h.score) for h in hits]
+
+
+async def _episodes(memory: Memory, query: str, scope: Scope) -> list[ContextItem]:
+    hits = await memory.episodes.recall(query, scope=scope, k=_PER_TIER)
+    items = []
+    for h in hits:
+        e = h.record
+        text = e.description
+        if e.lessons_learned:
+            text += " Lessons: " + "; ".join(e.lessons_learned)
+        label = f"{e.occurred_at:%Y-%m-%d} {e.outcome.value}"
+        items.append(ContextItem(id=e.id, text=text, label=label, score=h.score))
+    return items
+
+
+async def assemble(
+    memory: Memory,
+    query: str,
+    scope: Scope,
+    budget_tokens: int,
+    *,
+    quotas: Mapping[str, float] | None = None,
+    format: ContextFormat = "markdown",
+    tokenizer: Tokenizer | None = None,
+) -> AssembledContext:
+    """The most useful memories for ``query``, packed into at most ``budget_tokens``."""
+    check_query(query)
+    blocks, working, procedures, facts, episodes = await asyncio.gather(
+        _blocks(memory, scope),
+        _working(memory, scope),
+        _procedures(memory, query, scope),
+        _facts(memory, query, scope),
+        _episodes(memory, query, scope),
+    )
+    sections = {
+        "blocks": blocks,
+        "working": working,
+        "procedures": procedures,
+        "facts": facts,
+        "episodes": episodes,
+    }
+    return pack(sections, budget_tokens, quotas=quotas, format=format, tokenizer=tokenizer)

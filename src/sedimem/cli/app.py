@@ -1,0 +1,33 @@
+"""The ``sedimem`` command: every sub-command registered in one place."""
+
+from __future__ import annotations
+
+import typer
+
+from sedimem.cli import data, ops, serve
+from sedimem.cli.keys import keys_app
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="sedimem",
+    help="Layered memory for AI agents: serve it (REST + MCP), inspect it, erase or export it.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+app.command()(serve.serve)
+app.command()(serve.mcp)
+app.command()(ops.demo)
+app.command()(ops.stats)
+app.command()(ops.consolidate)
+app.command()(ops.bench)
+app.command()(data.export)
+app.command("import")(data.import_)
+app.command()(data.forget)
+app.add_typer(keys_app, name="keys")
+app.add_typer(ops.eval_app, name="eval")
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,163 @@
+"""Operating a store: ``stats``, ``consolidate``, ``demo``, ``bench`` and ``eval``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import Progress
+from rich.table import Table
+
+from sedimem.cli.common import Store, Tenant, Working, console, open_memory, run
+from sedimem.demo import run_demo
+from sedimem.evaluation.bench import BenchResult, run_bench
+from sedimem.evaluation.run import run_locomo
+from sedimem.scope import Scope
+
+__all__ = ["bench", "consolidate", "demo", "eval_app", "stats"]
+
+
+def stats(
+    tenant: Tenant = "default",
+    user: Annotated[str | None, typer.Option(help="Count what this user sees.")] = None,
+    working: Working = None,
+    store: Store = None,
+) -> None:
+    """How many episodes, facts and procedures a tenant (or user) holds, and the backends."""
+
+    async def main() -> None:
+        async with open_memory(working, store) as memory:
+            found = await memory.stats(Scope.parse(tenant=tenant, user=user))
+        table = Table(
+            "", "count", title=f"tenant {tenant!r}" + (f", user {user!r}" if user else "")
+        )
+        table.add_row("episodes", str(found.episodes))
+        table.add_row("facts (current)", f"{found.facts} ({found.current_facts})")
+        table.add_row("procedures", str(found.procedures))
+        console.print(table)
+        fallback = " (on its in-process fallback)" if found.using_fallback else ""
+        console.print(
+            f"working memory: {found.working_backend}{fallback}; "
+            f"long-term store: {found.longterm_backend}",
+            highlight=False,
+        )
+
+    run(main())
+
+
+def consolidate(
+    tenant: Tenant = "default",
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Report what would change; change nothing.")
+    ] = False,
+    working: Working = None,
+    store: Store = None,
+) -> None:
+    """Run consolidation once: episodes -> facts and procedures, decay and pruning."""
+
+    async def main() -> bool:
+        async with open_memory(working, store) as memory:
+            with console.status("consolidating..."):
+                report = await memory.consolidate(tenant, dry_run=dry_run)
+        title = f"consolidation of tenant {tenant!r}" + (" (dry run)" if dry_run else "")
+        table = Table("job", "status", "read", "changed", "seconds", "error", title=title)
+        for job in report.jobs:
+            table.add_row(
+                job.job,
+                job.status,
+                _counts(job.counts_in),
+                _counts(job.counts_out),
+                f"{job.finished_at - job.started_at:.2f}",
+                job.error or "",
+            )
+        console.print(table)
+        return report.ok
+
+    if not run(main()):
+        raise typer.Exit(1)
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in counts.items()) or "-"
+
+
+def demo(
+    url: Annotated[
+        str | None,
+        typer.Option(help="One store URL for everything (default: the SQLite file in the home)."),
+    ] = None,
+    working: Working = None,
+    store: Store = None,
+) -> None:
+    """A scripted agent: spawn, work, pause, resume, terminate, recall, assemble context."""
+
+    async def main() -> None:
+        async with open_memory(working or url, store or url) as memory:
+            await run_demo(memory, console)
+
+    run(main())
+
+
+def bench(
+    episodes: Annotated[int, typer.Option(help="Episodes to load (100..1000000).")] = 2000,
+    queries: Annotated[int, typer.Option(help="Timed calls per operation (20..100000).")] = 200,
+    working: Working = None,
+    store: Store = None,
+) -> None:
+    """Time working memory, ingest and recall on the configured stores (a temporary tenant,
+    erased afterwards). Prints p50/p95/p99, throughput and the ratio to a baseline."""
+
+    async def main() -> BenchResult:
+        async with open_memory(working, store) as memory:
+            with Progress(console=console, transient=True) as progress:
+                tasks = {
+                    "working": progress.add_task("working memory", total=1),
+                    "ingest": progress.add_task("ingest", total=episodes),
+                    "recall": progress.add_task("recall", total=queries),
+                }
+                return await run_bench(
+                    memory,
+                    episodes=episodes,
+                    queries=queries,
+                    progress=lambda stage, n: progress.advance(tasks[stage], n),
+                )
+
+    result = run(main())
+    table = Table("operation", "p50 ms", "p95 ms", "p99 ms", "per s", "baseline p95 ms", "ratio")
+    for t in result.timings:
+        table.add_row(
+            t.name,
+            f"{t.p50_ms:.3f}",
+            f"{t.p95_ms:.3f}",
+            f"{t.p99_ms:.3f}",
+            f"{t.per_second:,.0f}",
+            f"{t.baseline_p95_ms:.4f} ({t.baseline})" if t.baseline_p95_ms else "-",
+            f"{t.ratio:.1f}x" if t.ratio is not None else "-",
+        )
+    console.print(table)
+    console.print(f"ingest: {result.ingest_per_s:,.0f} episodes/s", highlight=False)
+    print(json.dumps({"metrics": result.metrics()}))
+
+
+eval_app = typer.Typer(help="Evaluate retrieval quality on public datasets.", no_args_is_help=True)
+
+_DEFAULT_LOCOMO = Path("../shared/data/locomo10.json")
+
+
+@eval_app.command("locomo")
+def eval_locomo(
+    data: Annotated[
+        Path | None,
+        typer.Option(help="Path to locomo10.json (default: ../shared/data/locomo10.json)."),
+    ] = None,
+    store: Annotated[
+        str | None, typer.Option(help="Long-term store URL (default: a temporary SQLite file).")
+    ] = None,
+) -> None:
+    """Evidence recall@5/@10 and NDCG@10 for keyword-only, vector-only and hybrid retrieval."""
+    path = data or _DEFAULT_LOCOMO
+    if not path.exists():
+        raise typer.BadParameter(f"{path} does not exist; pass --data PATH", param_hint="--data")
+    run(run_locomo(path, console, store_url=store))

@@ -1,0 +1,82 @@
+"""``sedimem serve`` (REST + MCP over HTTP) and ``sedimem mcp`` (MCP over stdio)."""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated
+
+import typer
+
+from sedimem.cli.common import console, run
+from sedimem.config import Settings
+from sedimem.server import Announcement, run_mcp_stdio
+from sedimem.server import serve as serve_forever
+
+__all__ = ["mcp", "serve"]
+
+
+def serve(
+    host: Annotated[str | None, typer.Option(help="Address to listen on [127.0.0.1].")] = None,
+    port: Annotated[
+        int | None, typer.Option(min=0, max=65535, help="Port (0: any free port) [8077].")
+    ] = None,
+) -> None:
+    """Serve the REST API (/v1, docs at /docs) and MCP (/mcp) on one port.
+
+    Stores come from SEDIMEM_* (default: one SQLite file under SEDIMEM_HOME); the admin
+    key (POST /v1/keys) from SEDIMEM_ADMIN_KEY. On first start on a loopback address, a key
+    for tenant "default" is created and printed once.
+    """
+    settings = Settings()
+    run(
+        serve_forever(
+            settings,
+            announce=_announce,
+            host=host or settings.server.host,
+            port=settings.server.port if port is None else port,
+        )
+    )
+
+
+def _announce(what: Announcement) -> None:
+    console.print(f"[bold]sedimem[/] serving on {what.base_url}", highlight=False)
+    console.print(f"  REST API docs: {what.docs_url}", highlight=False)
+    console.print(f"  OpenAPI:       {what.base_url}/openapi.json", highlight=False)
+    console.print(
+        f"  MCP endpoint:  {what.mcp_url}  (streamable HTTP, Bearer key)", highlight=False
+    )
+    if what.first_key is not None:
+        secret = what.first_key.secret
+        console.print(
+            f"\nCreated an API key for tenant [bold]{what.first_key.key.tenant}[/] "
+            "(shown once, stored hashed):",
+            highlight=False,
+        )
+        console.print(f"  {secret}\n", highlight=False, soft_wrap=True)
+        console.print("Try it:", highlight=False)
+        console.print(
+            f"  curl -s -X POST {what.base_url}/v1/recall -H 'Authorization: Bearer {secret}' "
+            "-H 'Content-Type: application/json' -d '{\"query\": \"what did we learn?\"}'",
+            highlight=False,
+            soft_wrap=True,
+        )
+    elif what.keys == 0:
+        console.print(
+            "\n[yellow]No API key exists:[/] every /v1 route will refuse. Create one with "
+            "`sedimem keys create --tenant NAME`.",
+            highlight=False,
+        )
+
+
+def mcp(
+    tenant: Annotated[
+        str, typer.Option(help="Tenant of this local session, when SEDIMEM_API_KEY is unset.")
+    ] = "default",
+) -> None:
+    """Serve MCP over stdio (for an MCP host such as Claude Desktop or an IDE).
+
+    With SEDIMEM_API_KEY set, the key decides the tenant and narrowing; otherwise the
+    session acts for --tenant on the local store.
+    """
+    api_key = os.environ.get("SEDIMEM_API_KEY") or None
+    run(run_mcp_stdio(Settings(), api_key=api_key, tenant=tenant))

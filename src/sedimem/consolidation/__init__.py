@@ -1,0 +1,24 @@
+"""Consolidation: idle sessions -> episodes, episodes -> facts and procedures, decay and
+pruning, under leases.
+
+See ``docs/consolidation.md``.
+"""
+
+from sedimem.consolidation.consolidator import Consolidator
+from sedimem.consolidation.extract import Extractor, RuleExtractor
+from sedimem.consolidation.llm import OpenAIChatExtractor
+from sedimem.consolidation.models import ConsolidationReport, JobReport
+from sedimem.consolidation.settings import JOBS, ConsolidationSettings
+from sedimem.consolidation.worker import ConsolidationWorker
+
+__all__ = [
+    "JOBS",
+    "ConsolidationReport",
+    "ConsolidationSettings",
+    "ConsolidationWorker",
+    "Consolidator",
+    "Extractor",
+    "JobReport",
+    "OpenAIChatExtractor",
+    "RuleExtractor",
+]

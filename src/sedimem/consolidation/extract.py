@@ -1,0 +1,105 @@
+"""Facts from episodes: the extractor protocol and the rule-based default.
+
+The rule-based extractor is deterministic and needs no network. From an episode it takes:
+
+- each sentence of the description, input and output text shaped "X is/are Y",
+  "X lives in Y", "X works at Y", "X likes Y" or "X prefers Y" (X: one to four words), as a
+  structured fact (predicates ``is``, ``lives_in``, ``works_at``, ``likes``, ``prefers``;
+  confidence 0.6);
+- each line of ``lessons_learned`` as a fact about the task type (subject = task type,
+  predicate ``lesson``, object = the line; confidence 0.8).
+
+Every fact carries ``source_episode_ids=[episode.id]``, the episode's owner scope (its scope
+without the session) and ``valid_from`` = when the episode occurred. Duplicates within one
+episode are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol, runtime_checkable
+
+from sedimem.longterm.records import statement_key
+from sedimem.types.longterm import Episode, Fact
+
+__all__ = ["Extractor", "RuleExtractor", "fact_for", "unique"]
+
+_PATTERN = re.compile(
+    r"^(?P<subject>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}) "
+    r"(?P<verb>is|are|lives in|works at|likes|prefers) "
+    r"(?P<object>.{1,200})$",
+    re.IGNORECASE,
+)
+_PREDICATES = {
+    "is": "is",
+    "are": "is",
+    "lives in": "lives_in",
+    "works at": "works_at",
+    "likes": "likes",
+    "prefers": "prefers",
+}
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+@runtime_checkable
+class Extractor(Protocol):
+    """Turns one episode into candidate facts (nothing is written by an extractor)."""
+
+    async def extract(self, episode: Episode) -> list[Fact]: ...
+
+
+def fact_for(
+    episode: Episode,
+    statement: str,
+    subject: str | None,
+    predicate: str | None,
+    obj: str | None,
+    confidence: float,
+) -> Fact:
+    """A fact derived from ``episode`` with its provenance, owner scope and world time."""
+    return Fact(
+        statement=statement,
+        subject=subject,
+        predicate=predicate,
+        object=obj,
+        confidence=confidence,
+        source_episode_ids=[episode.id],
+        scope=episode.scope.owner,
+        valid_from=episode.occurred_at,
+    )
+
+
+def unique(facts: list[Fact]) -> list[Fact]:
+    """The facts with distinct statement keys, first occurrence kept."""
+    seen: set[str] = set()
+    out: list[Fact] = []
+    for fact in facts:
+        key = statement_key(fact)
+        if key not in seen:
+            seen.add(key)
+            out.append(fact)
+    return out
+
+
+class RuleExtractor:
+    """The deterministic, offline default (see the module docstring for the rules)."""
+
+    async def extract(self, episode: Episode) -> list[Fact]:
+        facts: list[Fact] = []
+        for text in (episode.description, episode.input_text, episode.output_text):
+            for sentence in _SENTENCE.split(text or ""):
+                sentence = sentence.strip().rstrip(".!?").strip()
+                match = _PATTERN.match(sentence)
+                if match is None:
+                    continue
+                subject = match["subject"]
+                obj = match["object"].strip()
+                if not obj:
+                    continue
+                predicate = _PREDICATES[match["verb"].lower()]
+                facts.append(fact_for(episode, sentence + ".", subject, predicate, obj, 0.6))
+        for lesson in episode.lessons_learned:
+            line = lesson.strip()
+            if line:
+                facts.append(fact_for(episode, line, episode.task_type, "lesson", line, 0.8))
+        return unique(facts)

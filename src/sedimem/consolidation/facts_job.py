@@ -1,0 +1,56 @@
+"""Job ``facts``: episodes -> facts, each episode once, in id (creation) order.
+
+Episodes are read a batch at a time after the job's cursor; after a batch is fully processed
+the cursor moves to its last id (fenced by the lease). A crash between learning and moving the
+cursor replays that batch; the replay is harmless because a fact is learned from episode E
+only if no fact derived from E (any version, current or retired) already says the same thing.
+"""
+
+from __future__ import annotations
+
+from sedimem.consolidation.context import JobContext
+from sedimem.longterm import records
+from sedimem.storage.longterm.base import RecordFilter
+from sedimem.types.longterm import Episode
+
+__all__ = ["run_facts"]
+
+
+async def _known_keys(ctx: JobContext, episode: Episode) -> set[str]:
+    keys: set[str] = set()
+    cursor: str | None = None
+    flt = RecordFilter(kind=records.FACT, derived_from=(episode.id,))
+    while True:
+        rows = await ctx.store.find(ctx.tenant, flt, limit=500, after=cursor)
+        keys.update(row.name for row in rows if row.name)
+        if len(rows) < 500:
+            return keys
+        cursor = rows[-1].id
+
+
+async def run_facts(ctx: JobContext) -> None:
+    flt = RecordFilter(kind=records.EPISODE)
+    batches = 0
+    while ctx.settings.max_batches_per_run is None or batches < ctx.settings.max_batches_per_run:
+        batches += 1
+        rows = await ctx.store.find(
+            ctx.tenant, flt, limit=ctx.settings.batch_size, after=ctx.cursor
+        )
+        if not rows:
+            return
+        for row in rows:
+            episode = records.episode_from_row(row)
+            ctx.add(ctx.counts_in, "episodes")
+            candidates = await ctx.extractor.extract(episode)
+            ctx.add(ctx.counts_in, "candidates", len(candidates))
+            known = await _known_keys(ctx, episode)
+            for fact in candidates:
+                if records.statement_key(fact) in known:
+                    ctx.add(ctx.counts_out, "already_learned")
+                    continue
+                if ctx.dry_run:
+                    ctx.add(ctx.counts_out, "would_learn")
+                    continue
+                result = await ctx.facts.learn(fact)
+                ctx.add(ctx.counts_out, result.action)
+        await ctx.advance(rows[-1].id)

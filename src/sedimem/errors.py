@@ -1,0 +1,77 @@
+"""The one exception hierarchy of sedimem.
+
+Every error sedimem raises on purpose is a :class:`SedimemError`. Foreign exceptions
+(driver, network, JSON) are translated where they cross into our code, with the original
+kept as ``__cause__``::
+
+    SedimemError
+    ├── ValidationError          bad input: names the field and what is allowed
+    │   └── LimitExceeded        a configured capacity would be exceeded (keys, size)
+    ├── NotFound                 the addressed thing does not exist (or is another tenant's)
+    ├── Conflict                 the request contradicts stored state
+    ├── PermissionDenied         outside the caller's tenant narrowing
+    ├── ConfigurationError       settings or wiring are wrong (bad URL, embedder mismatch)
+    └── StoreError               a backing store failed (I/O, connection, protocol)
+        └── StoreUnavailable     the store cannot be reached at all
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "Conflict",
+    "ConfigurationError",
+    "LimitExceeded",
+    "SedimemError",
+    "NotFound",
+    "PermissionDenied",
+    "StoreError",
+    "StoreUnavailable",
+    "ValidationError",
+]
+
+
+class SedimemError(Exception):
+    """Base class of every error raised by sedimem."""
+
+
+class ValidationError(SedimemError, ValueError):
+    """Input was rejected before anything was written.
+
+    ``field`` names the offending input and ``allowed`` says what would have been accepted.
+    """
+
+    def __init__(self, field: str, message: str, *, allowed: str | None = None) -> None:
+        self.field = field
+        self.allowed = allowed
+        text = f"{field}: {message}"
+        if allowed:
+            text += f" (allowed: {allowed})"
+        super().__init__(text)
+
+
+class LimitExceeded(ValidationError):
+    """A configured capacity (keys per session, value size, ...) would be exceeded."""
+
+
+class NotFound(SedimemError, LookupError):
+    """The addressed record does not exist for this caller."""
+
+
+class Conflict(SedimemError):
+    """The request contradicts the stored state."""
+
+
+class PermissionDenied(SedimemError):
+    """The request lies outside what the caller's credential allows."""
+
+
+class ConfigurationError(SedimemError):
+    """Settings or wiring are invalid."""
+
+
+class StoreError(SedimemError):
+    """A backing store failed while serving a request."""
+
+
+class StoreUnavailable(StoreError):
+    """A backing store cannot be reached."""

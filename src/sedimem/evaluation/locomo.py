@@ -1,0 +1,129 @@
+"""LoCoMo, retrieval only: store every turn as an episode, ask every question, score evidence.
+
+Protocol (no LLM): each conversation's turns become episodes in the conversation's own
+project, dated by their session; each question of categories 1-4 is asked of that project
+and the top k episodes are compared with the question's evidence turns.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sedimem.errors import ValidationError
+from sedimem.evaluation.metrics import ndcg_at, recall_all_at, recall_any_at
+from sedimem.longterm.episodic import EpisodicMemory
+from sedimem.longterm.search import Mode
+from sedimem.scope import Scope
+from sedimem.types.longterm import Episode
+
+__all__ = ["Conversation", "Question", "evaluate", "load_locomo"]
+
+MODES: tuple[str, ...] = ("bm25", "vector", "hybrid")
+_MODE_OF: dict[str, Mode] = {"bm25": "keyword", "vector": "vector", "hybrid": "hybrid"}
+_DATE_FORMAT = "%I:%M %p on %d %B, %Y"
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    text: str
+    evidence: frozenset[str]
+    category: int
+
+
+@dataclass(slots=True)
+class Conversation:
+    sample_id: str
+    turns: list[Episode] = field(default_factory=list)
+    questions: list[Question] = field(default_factory=list)
+
+
+def _session_date(raw: str) -> datetime:
+    try:
+        return datetime.strptime(raw.strip(), _DATE_FORMAT).replace(tzinfo=UTC)
+    except ValueError as exc:
+        raise ValidationError("session date", f"cannot read {raw!r}", allowed=_DATE_FORMAT) from exc
+
+
+def _turn_text(turn: dict[str, Any]) -> str:
+    text = f"{turn['speaker']}: {turn['text']}"
+    caption = turn.get("blip_caption")
+    return f"{text} [shares a photo: {caption}]" if caption else text
+
+
+def load_locomo(path: Path, *, tenant: str = "locomo") -> list[Conversation]:
+    """Read the dataset; turns keep their dialogue id in ``metadata['dia_id']``."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ValidationError(
+            "data", f"cannot read {path}: {exc}", allowed="locomo10.json"
+        ) from exc
+    conversations = []
+    for item in data:
+        conv = item["conversation"]
+        scope = Scope(tenant=tenant, project=str(item["sample_id"]))
+        result = Conversation(sample_id=str(item["sample_id"]))
+        n = 1
+        while f"session_{n}" in conv:
+            when = _session_date(conv[f"session_{n}_date_time"])
+            for index, turn in enumerate(conv[f"session_{n}"]):
+                result.turns.append(
+                    Episode(
+                        scope=scope,
+                        task_type="conversation",
+                        description=_turn_text(turn),
+                        occurred_at=when.replace(second=min(index, 59)),
+                        metadata={"dia_id": turn["dia_id"], "session": n},
+                    )
+                )
+            n += 1
+        known = {t.metadata["dia_id"] for t in result.turns}
+        for qa in item["qa"]:
+            evidence = frozenset(e for e in qa.get("evidence", []) if e in known)
+            if qa["category"] in (1, 2, 3, 4) and evidence:
+                result.questions.append(Question(qa["question"], evidence, qa["category"]))
+        conversations.append(result)
+    return conversations
+
+
+async def evaluate(
+    memory: EpisodicMemory,
+    conversations: Sequence[Conversation],
+    *,
+    modes: Sequence[str] = MODES,
+    progress: Callable[[str, int], None] | None = None,
+) -> dict[str, float]:
+    """Ingest every conversation, ask every question in each mode, return the metrics."""
+    for conv in conversations:
+        await memory.record_many(
+            conv.turns, progress=None if progress is None else (lambda n: progress("ingest", n))
+        )
+    metrics: dict[str, float] = {}
+    total = sum(len(c.questions) for c in conversations)
+    for mode in modes:
+        sums = dict.fromkeys(
+            ["recall@5_any", "recall@10_any", "recall@5_all", "recall@10_all", "ndcg@10"], 0.0
+        )
+        for conv in conversations:
+            scope = conv.turns[0].scope
+            for question in conv.questions:
+                hits = await memory.recall(question.text, scope=scope, k=10, mode=_MODE_OF[mode])
+                ranked = [str(h.record.metadata["dia_id"]) for h in hits]
+                relevant = set(question.evidence)
+                sums["recall@5_any"] += recall_any_at(ranked, relevant, 5)
+                sums["recall@10_any"] += recall_any_at(ranked, relevant, 10)
+                sums["recall@5_all"] += recall_all_at(ranked, relevant, 5)
+                sums["recall@10_all"] += recall_all_at(ranked, relevant, 10)
+                sums["ndcg@10"] += ndcg_at(ranked, relevant, 10)
+                if progress is not None:
+                    progress(mode, 1)
+        for name, value in sums.items():
+            metrics[f"{mode}.{name}"] = round(value / total, 4) if total else 0.0
+    metrics["questions"] = float(total)
+    metrics["episodes"] = float(sum(len(c.turns) for c in conversations))
+    return metrics

@@ -1,0 +1,187 @@
+"""API keys: credentials bound to a tenant (and optionally narrowed), stored hashed.
+
+A key is shown once, when it is created: ``sdm_<43 url-safe characters>`` (256 random bits).
+The store keeps only its SHA-256, so a leaked database yields no usable key; a fast hash is
+right here because the secret is random, not a password. Keys live in the long-term store
+under :data:`~sedimem.scope.SYSTEM_TENANT`, a tenant no client scope can name, so no
+tenant's reads, erasures or exports ever see them.
+
+The REST and MCP layers resolve every request's scope from its key: the tenant, and any
+project, user or agent the key is narrowed to, come from here and never from the request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sedimem.clock import Clock, SystemClock, utc_from_timestamp
+from sedimem.errors import NotFound, PermissionDenied, ValidationError
+from sedimem.ids import new_id
+from sedimem.scope import SYSTEM_TENANT, Identifier, Scope
+from sedimem.storage.longterm.base import (
+    LongTermStore,
+    RecordFilter,
+    StoredRecord,
+    internal_record,
+)
+from sedimem.types._base import Model
+
+__all__ = ["API_KEY", "ApiKey", "ApiKeys", "IssuedKey", "hash_secret"]
+
+API_KEY = "apikey"
+_PREFIX = "sdm_"
+_PAGE = 1000
+
+
+def hash_secret(secret: str) -> str:
+    """The at-rest form of a key (hex SHA-256)."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+class ApiKey(Model):
+    """A key's public description: who it stands for. Never holds the secret."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    tenant: Identifier
+    project: Identifier | None = None
+    user: Identifier | None = None
+    agent: Identifier | None = None
+    label: str | None = Field(default=None, max_length=200)
+    created_at: datetime
+    revoked_at: datetime | None = None
+
+    @property
+    def scope(self) -> Scope:
+        """The widest scope the key may address."""
+        return Scope(tenant=self.tenant, project=self.project, user=self.user, agent=self.agent)
+
+    def narrow(self, **requested: str | None) -> Scope:
+        """The key's scope narrowed by a request's fields.
+
+        A field the key fixes may be repeated but not changed (``PermissionDenied``); a
+        field it leaves open is taken from the request. ``tenant`` is never accepted.
+        """
+        fixed = self.scope
+        fields: dict[str, str | None] = {"tenant": self.tenant}
+        for name, value in requested.items():
+            if name == "tenant":
+                raise ValidationError("tenant", "comes from the API key", allowed="omit it")
+            own = getattr(fixed, name, None)
+            if own is not None and value is not None and value != own:
+                raise PermissionDenied(f"this key is restricted to {name}={own!r}")
+            fields[name] = own if own is not None else value
+        for name in ("project", "user", "agent"):
+            fields.setdefault(name, getattr(fixed, name))
+        return Scope.parse(**fields)
+
+
+class IssuedKey(BaseModel):
+    """A newly created key: ``secret`` is shown this once and stored only as a hash."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: ApiKey
+    secret: str
+
+
+class ApiKeys:
+    """Create, list, revoke and authenticate API keys."""
+
+    def __init__(self, store: LongTermStore, *, clock: Clock | None = None) -> None:
+        self._store = store
+        self._clock = clock or SystemClock()
+
+    async def create(
+        self,
+        tenant: str,
+        *,
+        project: str | None = None,
+        user: str | None = None,
+        agent: str | None = None,
+        label: str | None = None,
+    ) -> IssuedKey:
+        scope = Scope.parse(tenant=tenant, project=project, user=user, agent=agent)
+        key = ApiKey(
+            id=new_id(),
+            tenant=scope.tenant,
+            project=scope.project,
+            user=scope.user,
+            agent=scope.agent,
+            label=label,
+            created_at=utc_from_timestamp(self._clock.now()),
+        )
+        secret = _PREFIX + secrets.token_urlsafe(32)
+        await self._store.put(SYSTEM_TENANT, [_row(key, hash_secret(secret))])
+        return IssuedKey(key=key, secret=secret)
+
+    async def list(
+        self, tenant: str | None = None, *, include_revoked: bool = False
+    ) -> list[ApiKey]:
+        """Keys, oldest first (of one tenant when ``tenant`` is given), page by page."""
+        flt = RecordFilter(kind=API_KEY, subject=tenant)  # the store filters by tenant
+        keys: list[ApiKey] = []
+        cursor: str | None = None
+        while page := await self._store.find(SYSTEM_TENANT, flt, limit=_PAGE, after=cursor):
+            keys += [ApiKey.model_validate_json(r.body) for r in page]
+            cursor = page[-1].id
+        return [k for k in keys if include_revoked or not k.revoked_at]
+
+    async def count(self) -> int:
+        """How many keys exist, revoked ones included."""
+        return await self._store.count(SYSTEM_TENANT, RecordFilter(kind=API_KEY))
+
+    async def revoke(self, key_id: str, *, tenant: str | None = None) -> ApiKey:
+        """Revoke a key (idempotent); ``tenant``, when given, must own it (else NotFound)."""
+        revoked: list[ApiKey] = []
+
+        def decide(rows: list[StoredRecord]) -> list[StoredRecord]:
+            if not rows:
+                return []
+            key = ApiKey.model_validate_json(rows[0].body)
+            if tenant is not None and key.tenant != tenant:
+                return []
+            if key.revoked_at is None:
+                key = key.model_copy(update={"revoked_at": utc_from_timestamp(self._clock.now())})
+            revoked.append(key)
+            assert rows[0].name is not None  # every key row carries its hash
+            return [_row(key, rows[0].name)]
+
+        await self._store.update_locked(
+            SYSTEM_TENANT, f"apikey:{key_id}", RecordFilter(kind=API_KEY, ids=(key_id,)), decide
+        )
+        if not revoked:
+            raise NotFound(f"API key {key_id!r} does not exist")
+        return revoked[0]
+
+    async def authenticate(self, secret: str) -> ApiKey:
+        """The live key with this secret; ``PermissionDenied`` for anything else."""
+        if not secret.startswith(_PREFIX) or len(secret) > 200:
+            raise PermissionDenied("invalid API key")
+        rows = await self._store.find(
+            SYSTEM_TENANT, RecordFilter(kind=API_KEY, name=hash_secret(secret)), limit=1
+        )
+        if not rows:
+            raise PermissionDenied("invalid API key")
+        key = ApiKey.model_validate_json(rows[0].body)
+        if key.revoked_at is not None:
+            raise PermissionDenied("this API key has been revoked")
+        return key
+
+
+def _row(key: ApiKey, secret_hash: str) -> StoredRecord:
+    row = internal_record(
+        API_KEY,
+        SYSTEM_TENANT,
+        key.id,
+        key.model_dump_json(),
+        key.created_at.timestamp(),
+        name=secret_hash,
+    )
+    row.subject = key.tenant  # an indexed column: listing a tenant's keys is one query
+    return row

@@ -1,0 +1,171 @@
+"""Episodic memory: what happened, how it ended, and what was learned."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+from sedimem.errors import NotFound, ValidationError
+from sedimem.longterm import records
+from sedimem.longterm.arguments import aware_timestamp, check_k
+from sedimem.longterm.search import Mode
+from sedimem.longterm.service import LongTermService
+from sedimem.longterm.vectors import as_vector, embed_all
+from sedimem.scope import Scope
+from sedimem.storage.longterm.base import RecordFilter, StoredRecord
+from sedimem.types.longterm import Episode, Outcome
+from sedimem.types.search import Hit, Page
+
+__all__ = ["EpisodicMemory"]
+
+MAX_PAGE = 1000
+
+
+class EpisodicMemory(LongTermService):
+    async def record(
+        self, episode: Episode, *, embedding: Sequence[float] | None = None
+    ) -> Episode:
+        """Store one episode (embedded with the configured embedder unless given)."""
+        if embedding is not None:
+            vector = as_vector(embedding, self._embedder.dimension)
+            await self._store.put(episode.scope.tenant, [records.episode_row(episode, vector)])
+            return episode
+        return (await self.record_many([episode]))[0]
+
+    async def record_many(
+        self,
+        episodes: Sequence[Episode],
+        *,
+        batch_size: int = 512,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[Episode]:
+        """Store episodes in batches; each batch is written all or nothing."""
+        if not 1 <= batch_size <= 100_000:
+            raise ValidationError(
+                "batch_size", f"{batch_size} is out of range", allowed="1..100000"
+            )
+        for start in range(0, len(episodes), batch_size):
+            batch = episodes[start : start + batch_size]
+            for episode in batch:
+                if not isinstance(episode, Episode):
+                    raise ValidationError("episodes", "must be Episode records", allowed="Episode")
+            vectors = await embed_all(self._embedder, [e.search_text() for e in batch])
+            by_tenant: dict[str, list[StoredRecord]] = {}
+            for episode, vector in zip(batch, vectors, strict=True):
+                row = records.episode_row(episode, vector)
+                by_tenant.setdefault(row.tenant, []).append(row)
+            for tenant, rows in by_tenant.items():
+                await self._store.put(tenant, rows)
+            if progress is not None:
+                progress(len(batch))
+        return list(episodes)
+
+    async def get(self, episode_id: str, *, tenant: str = "default") -> Episode:
+        rows = await self._store.get(tenant, [episode_id])
+        if not rows or rows[0].kind != records.EPISODE:
+            raise NotFound(f"episode {episode_id!r} does not exist")
+        return records.episode_from_row(rows[0])
+
+    async def list(
+        self,
+        scope: Scope,
+        *,
+        limit: int = 50,
+        cursor: str | None = None,
+        outcome: Outcome | str | None = None,
+        task_type: str | None = None,
+        time_range: tuple[datetime, datetime] | None = None,
+        min_importance: float | None = None,
+        newest_first: bool = False,
+    ) -> Page[Episode]:
+        """Episodes visible to ``scope``, in creation order, a page at a time."""
+        if not 1 <= limit <= MAX_PAGE:
+            raise ValidationError("limit", f"{limit} is out of range", allowed=f"1..{MAX_PAGE}")
+        flt = self._filter(scope, outcome, task_type, time_range, min_importance)
+        rows = await self._store.find(
+            scope.tenant, flt, limit=limit + 1, after=cursor, newest_first=newest_first
+        )
+        items = [records.episode_from_row(r) for r in rows[:limit]]
+        return Page(items=items, next_cursor=items[-1].id if len(rows) > limit else None)
+
+    async def recall(
+        self,
+        query: str,
+        *,
+        scope: Scope,
+        k: int = 10,
+        time_range: tuple[datetime, datetime] | None = None,
+        outcome: Outcome | str | None = None,
+        task_type: str | None = None,
+        min_importance: float | None = None,
+        mode: Mode = "hybrid",
+    ) -> builtins.list[Hit[Episode]]:
+        """The episodes that best match ``query`` among those visible to ``scope``."""
+        check_k(k)
+        flt = self._filter(scope, outcome, task_type, time_range, min_importance)
+        found = await self._searcher.search(
+            scope.tenant, flt, query, k, mode=mode, now=self._clock.now()
+        )
+        return [
+            Hit(record=records.episode_from_row(row), score=why.score, explain=why)
+            for row, why in found
+        ]
+
+    async def delete(self, episode_id: str, *, tenant: str = "default") -> bool:
+        return await self._store.delete(tenant, [episode_id]) > 0
+
+    async def session_messages(
+        self, scope: Scope, limit: int = 50
+    ) -> builtins.list[dict[str, str]]:
+        """User/assistant turns of the session's conversational episodes, oldest first."""
+        scope.require_session()
+        if not 1 <= limit <= MAX_PAGE:
+            raise ValidationError("limit", f"{limit} is out of range", allowed=f"1..{MAX_PAGE}")
+        flt = RecordFilter(kind=records.EPISODE, visible_to=scope, session=scope.session)
+        rows = await self._store.find(scope.tenant, flt, limit=limit, newest_first=True)
+        messages: builtins.list[dict[str, str]] = []
+        for episode in sorted((records.episode_from_row(r) for r in rows), key=_when):
+            if episode.input_text:
+                messages.append({"role": "user", "content": episode.input_text})
+            if episode.output_text:
+                messages.append({"role": "assistant", "content": episode.output_text})
+        return messages
+
+    @staticmethod
+    def _filter(
+        scope: Scope,
+        outcome: Outcome | str | None,
+        task_type: str | None,
+        time_range: tuple[datetime, datetime] | None,
+        min_importance: float | None,
+    ) -> RecordFilter:
+        if outcome is not None:
+            try:
+                outcome = Outcome(outcome)
+            except ValueError as exc:
+                raise ValidationError(
+                    "outcome", f"{outcome!r} is unknown", allowed="success, failure, partial"
+                ) from exc
+        start = end = None
+        if time_range is not None:
+            start, end = (aware_timestamp(t, "time_range") for t in time_range)
+            if end < start:
+                raise ValidationError("time_range", "ends before it starts", allowed="start <= end")
+        if min_importance is not None and not 0 <= min_importance <= 1:
+            raise ValidationError(
+                "min_importance", f"{min_importance} is out of range", allowed="0..1"
+            )
+        return RecordFilter(
+            kind=records.EPISODE,
+            visible_to=scope,
+            outcome=None if outcome is None else outcome.value,
+            task_type=task_type,
+            occurred_from=start,
+            occurred_before=None if end is None else end + 1e-6,
+            min_importance=min_importance,
+        )
+
+
+def _when(episode: Episode) -> tuple[datetime, str]:
+    return (episode.occurred_at, episode.id)

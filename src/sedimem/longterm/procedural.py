@@ -1,0 +1,173 @@
+"""Procedural memory: named, versioned steps that worked, ranked by how often they did."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+from sedimem.clock import utc_from_timestamp
+from sedimem.errors import NotFound, ValidationError
+from sedimem.longterm import records
+from sedimem.longterm.arguments import check_k
+from sedimem.longterm.search import Mode
+from sedimem.longterm.service import LongTermService
+from sedimem.longterm.vectors import embed_all
+from sedimem.scope import Scope
+from sedimem.storage.longterm.base import RecordFilter, StoredRecord, Vector
+from sedimem.types.longterm import Procedure
+from sedimem.types.search import Hit
+
+__all__ = ["ProceduralMemory"]
+
+_Change = Callable[[Procedure], Procedure]
+
+
+class ProceduralMemory(LongTermService):
+    async def record(self, procedure: Procedure) -> Procedure:
+        """Store a procedure; one with the same name (and owner) becomes its next version."""
+        (vector,) = await embed_all(self._embedder, [procedure.search_text()])
+        now = utc_from_timestamp(self._clock.now())
+        name = records.normalise(procedure.name)
+        result: list[Procedure] = []
+
+        def decide(rows: list[StoredRecord]) -> Sequence[StoredRecord]:
+            same = [
+                p
+                for p in map(records.procedure_from_row, rows)
+                if p.scope.owner == procedure.scope.owner
+            ]
+            if not same:
+                fresh = procedure.model_copy(update={"created_at": now, "updated_at": now})
+                result.append(fresh)
+                return [records.procedure_row(fresh, vector)]
+            known = min(same, key=lambda p: p.id)
+            if known.steps == procedure.steps and known.trigger == procedure.trigger:
+                result.append(known)
+                return []
+            merged = _new_version(known, procedure.steps, now).model_copy(
+                update={
+                    "trigger": procedure.trigger,
+                    "metadata": {**known.metadata, **procedure.metadata,
+                                 "history": _history(known)},
+                }
+            )  # fmt: skip
+            result.append(merged)
+            return [records.procedure_row(merged, vector)]
+
+        await self._store.update_locked(
+            procedure.scope.tenant,
+            f"procedure:{name}",
+            RecordFilter(kind=records.PROCEDURE, name=name, user=procedure.scope.user),
+            decide,
+        )
+        return result[0]
+
+    async def get(self, procedure_id: str, *, tenant: str = "default") -> Procedure:
+        rows = await self._store.get(tenant, [procedure_id])
+        if not rows or rows[0].kind != records.PROCEDURE:
+            raise NotFound(f"procedure {procedure_id!r} does not exist")
+        return records.procedure_from_row(rows[0])
+
+    async def find_matching(
+        self,
+        task_description: str,
+        *,
+        scope: Scope,
+        agent_type: str | None = None,
+        k: int = 5,
+        mode: Mode = "hybrid",
+    ) -> list[Hit[Procedure]]:
+        """Procedures for a task, ranked by how well they match times how often they worked."""
+        check_k(k)
+        if agent_type is not None:
+            scope = scope.model_copy(update={"agent_type": agent_type})
+        flt = RecordFilter(kind=records.PROCEDURE, visible_to=scope)
+        found = await self._searcher.search(
+            scope.tenant, flt, task_description, max(k * 4, k), mode=mode, now=self._clock.now()
+        )
+        hits = []
+        for row, why in found:
+            procedure = records.procedure_from_row(row)
+            score = why.fused * procedure.success_rate
+            hits.append(
+                Hit(record=procedure, score=score, explain=why.model_copy(update={"score": score}))
+            )
+        hits.sort(key=lambda h: (-h.score, h.record.id))
+        return hits[:k]
+
+    async def best(self, task_description: str, *, scope: Scope) -> Procedure | None:
+        hits = await self.find_matching(task_description, scope=scope, k=1)
+        return hits[0].record if hits else None
+
+    async def record_outcome(
+        self, procedure_id: str, success: bool, *, tenant: str = "default"
+    ) -> Procedure:
+        """Count a use of the procedure, atomically."""
+        if not isinstance(success, bool):
+            raise ValidationError("success", "must be true or false", allowed="a boolean")
+        now = utc_from_timestamp(self._clock.now())
+
+        def change(p: Procedure) -> Procedure:
+            return p.model_copy(
+                update={
+                    "success_count": p.success_count + int(success),
+                    "failure_count": p.failure_count + int(not success),
+                    "last_used_at": now,
+                }
+            )
+
+        return await self._update(tenant, procedure_id, change)
+
+    async def update_steps(
+        self, procedure_id: str, steps: list[str], *, tenant: str = "default"
+    ) -> Procedure:
+        """Replace the steps; the procedure moves to its next version."""
+        if not steps or not all(isinstance(s, str) and s.strip() for s in steps):
+            raise ValidationError("steps", "must be non-empty text", allowed="1+ non-empty steps")
+        now = utc_from_timestamp(self._clock.now())
+        current = await self.get(procedure_id, tenant=tenant)
+        preview = _new_version(current, steps, now)
+        (vector,) = await embed_all(self._embedder, [preview.search_text()])
+        return await self._update(
+            tenant, procedure_id, lambda p: _new_version(p, steps, now), vector=vector
+        )
+
+    async def delete(self, procedure_id: str, *, tenant: str = "default") -> bool:
+        return await self._store.delete(tenant, [procedure_id]) > 0
+
+    async def _update(
+        self, tenant: str, procedure_id: str, change: _Change, *, vector: Vector | None = None
+    ) -> Procedure:
+        result: list[Procedure] = []
+
+        def decide(rows: list[StoredRecord]) -> Sequence[StoredRecord]:
+            if not rows or rows[0].kind != records.PROCEDURE:
+                return []
+            changed = change(records.procedure_from_row(rows[0]))
+            result.append(changed)
+            keep = rows[0].vector if vector is None else vector
+            return [records.procedure_row(changed, keep)]
+
+        await self._store.update_locked(
+            tenant, f"procedure-id:{procedure_id}", RecordFilter(ids=(procedure_id,)), decide
+        )
+        if not result:
+            raise NotFound(f"procedure {procedure_id!r} does not exist")
+        return result[0]
+
+
+def _history(p: Procedure) -> list[dict[str, object]]:
+    earlier = p.metadata.get("history", [])
+    past = list(earlier) if isinstance(earlier, list) else []
+    return [*past, {"version": p.version, "steps": p.steps}]
+
+
+def _new_version(p: Procedure, steps: list[str], now: datetime) -> Procedure:
+    return p.model_copy(
+        update={
+            "steps": list(steps),
+            "version": p.version + 1,
+            "updated_at": now,
+            "metadata": {**p.metadata, "history": _history(p)},
+        }
+    )

@@ -1,0 +1,74 @@
+"""The tool implementations: argument translation onto :class:`~sedimem.memory.Memory`.
+
+:func:`tool_specs` lists every tool with the hints MCP hosts show (read-only, destructive,
+idempotent); :mod:`sedimem.mcp.server` registers them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sedimem.mcp.tools.admin import AdminTools
+from sedimem.mcp.tools.base import ToolEnv
+from sedimem.mcp.tools.context import ContextTool
+from sedimem.mcp.tools.remember import RememberTool
+from sedimem.mcp.tools.search import SearchTools
+from sedimem.mcp.tools.working import WorkingTools
+
+__all__ = ["TOOL_NAMES", "ToolEnv", "ToolSpec", "tool_specs"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    fn: Callable[..., Any]
+    title: str
+    read_only: bool = False
+    destructive: bool = False
+    idempotent: bool = False
+
+    @property
+    def name(self) -> str:
+        return str(self.fn.__name__)
+
+
+def tool_specs(env: ToolEnv) -> list[ToolSpec]:
+    """Every tool, bound to ``env``, in the order hosts list them."""
+    remember = RememberTool(env)
+    search = SearchTools(env)
+    admin = AdminTools(env)
+    working = WorkingTools(env)
+    context = ContextTool(env)
+    return [
+        ToolSpec(remember.remember, "Remember"),
+        ToolSpec(search.recall, "Recall memories", read_only=True),
+        ToolSpec(context.assemble_context, "Assemble context", read_only=True),
+        ToolSpec(search.search_procedures, "Search procedures", read_only=True),
+        ToolSpec(search.record_outcome, "Record a procedure's outcome"),
+        ToolSpec(admin.reflect, "Reflect on episodes", read_only=True),
+        ToolSpec(admin.get_memory_stats, "Memory statistics", read_only=True),
+        ToolSpec(admin.forget, "Forget (erase) memories", destructive=True, idempotent=True),
+        ToolSpec(working.working_get, "Read working memory", read_only=True),
+        ToolSpec(working.working_set, "Set a working-memory key", idempotent=True),
+        ToolSpec(working.append_scratchpad, "Append to the scratchpad"),
+        ToolSpec(working.checkpoint, "Checkpoint working memory"),
+        ToolSpec(working.restore, "Restore a checkpoint", destructive=True, idempotent=True),
+    ]
+
+
+TOOL_NAMES = (
+    "remember",
+    "recall",
+    "assemble_context",
+    "search_procedures",
+    "record_outcome",
+    "reflect",
+    "get_memory_stats",
+    "forget",
+    "working_get",
+    "working_set",
+    "append_scratchpad",
+    "checkpoint",
+    "restore",
+)

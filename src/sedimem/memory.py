@@ -1,0 +1,406 @@
+"""``Memory``: the one facade every interface uses.
+
+It owns the stores it opened (working memory, the long-term store) and the embedder, and
+exposes the tiers, the lifecycle and GDPR operations. ``Memory.open()`` with no argument
+uses one SQLite file under ``SEDIMEM_HOME`` for everything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from datetime import datetime
+from types import TracebackType
+from typing import Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sedimem import gdpr
+from sedimem.assembly import assemble
+from sedimem.blocks import BLOCK, Blocks
+from sedimem.clock import Clock, SystemClock, utc_from_timestamp
+from sedimem.config import Settings
+from sedimem.consolidation import (
+    JOBS,
+    ConsolidationReport,
+    ConsolidationSettings,
+    ConsolidationWorker,
+    Consolidator,
+    Extractor,
+)
+from sedimem.context.models import AssembledContext, ContextFormat
+from sedimem.context.tokens import Tokenizer
+from sedimem.embed import default_embedder
+from sedimem.embed.base import Embedder
+from sedimem.errors import ValidationError
+from sedimem.keys import API_KEY, ApiKeys
+from sedimem.lifecycle import Lifecycle
+from sedimem.longterm import EpisodicMemory, ProceduralMemory, SemanticMemory
+from sedimem.longterm.records import EPISODE, FACT, PROCEDURE, fact_from_row
+from sedimem.reflection import Reflection, ReflectionReport
+from sedimem.retrieval.fusion import RetrievalSettings
+from sedimem.scope import SYSTEM_TENANT, Scope
+from sedimem.storage.longterm.base import LongTermStore, RecordFilter
+from sedimem.storage.longterm.factory import open_longterm_store
+from sedimem.storage.working.base import WorkingStore
+from sedimem.storage.working.factory import open_working_store
+from sedimem.types.longterm import Fact
+from sedimem.working.memory import WorkingMemory
+
+__all__ = ["Memory", "MemoryHealth", "MemoryProfile", "MemoryStats", "StoreHealth"]
+
+log = logging.getLogger(__name__)
+
+
+class MemoryStats(BaseModel):
+    """How much a scope holds, counted in the stores (nothing is fetched)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tenant: str
+    episodes: int
+    facts: int
+    current_facts: int
+    procedures: int
+    working_backend: str
+    using_fallback: bool
+    longterm_backend: str
+
+
+class StoreHealth(BaseModel):
+    """Whether one store answers."""
+
+    model_config = ConfigDict(frozen=True)
+
+    backend: str
+    reachable: bool
+    fallback: bool | None = Field(
+        default=None, description="Working memory only: served by its in-process fallback."
+    )
+
+
+class MemoryHealth(BaseModel):
+    """``ready``: every store answers; ``degraded``: working memory runs on its fallback
+    (nothing acknowledged is lost, see the fallback store); ``unavailable``: a store does
+    not answer."""
+
+    model_config = ConfigDict(frozen=True)
+
+    status: Literal["ready", "degraded", "unavailable"]
+    working: StoreHealth
+    longterm: StoreHealth
+
+
+class MemoryProfile(BaseModel):
+    """A user's (or any scope's) footprint, computed with count queries and small pages."""
+
+    model_config = ConfigDict(frozen=True)
+
+    scope: Scope
+    episodes: int
+    facts: int
+    current_facts: int
+    procedures: int
+    blocks: int
+    first_seen: datetime | None
+    last_seen: datetime | None
+    recent_sessions: list[str]
+    facts_sample: list[Fact]
+
+
+class Memory:
+    """Layered memory for one deployment: all tiers, lifecycle and GDPR, behind one object."""
+
+    def __init__(
+        self,
+        working_store: WorkingStore,
+        longterm_store: LongTermStore,
+        embedder: Embedder,
+        *,
+        settings: Settings | None = None,
+        retrieval: RetrievalSettings | None = None,
+        clock: Clock | None = None,
+        tokenizer: Tokenizer | None = None,
+        consolidation: ConsolidationSettings | None = None,
+        extractor: Extractor | None = None,
+    ) -> None:
+        self.settings = settings or Settings()
+        self._tokenizer = tokenizer
+        self._working_store = working_store
+        self._longterm = longterm_store
+        self._embedder = embedder
+        self._clock = clock or SystemClock()
+        retrieval = retrieval or RetrievalSettings()
+        self.episodes = EpisodicMemory(longterm_store, embedder, settings=retrieval, clock=clock)
+        self.facts = SemanticMemory(longterm_store, embedder, settings=retrieval, clock=clock)
+        self.procedures = ProceduralMemory(
+            longterm_store, embedder, settings=retrieval, clock=clock
+        )
+        self.lifecycle = Lifecycle(self.working, longterm_store, embedder, clock=clock)
+        self.reflection = Reflection(self.episodes, clock=clock)
+        self.keys = ApiKeys(longterm_store, clock=clock)
+        self.consolidator = Consolidator(
+            longterm_store,
+            self.episodes,
+            self.facts,
+            self.procedures,
+            settings=consolidation,
+            extractor=extractor,
+            clock=clock,
+            # the sessions job: idle sessions nobody terminated become episodes
+            working=working_store,
+            working_settings=self.settings.working,
+            embedder=embedder,
+        )
+
+    @classmethod
+    async def open(
+        cls,
+        url: str | None = None,
+        *,
+        working: str | None = None,
+        store: str | None = None,
+        settings: Settings | None = None,
+        embedder: Embedder | None = None,
+        clock: Clock | None = None,
+    ) -> Self:
+        """Open the stores: ``url`` for both, or ``working=`` and ``store=`` separately.
+
+        Defaults come from ``settings`` (``SEDIMEM_*``): one SQLite file under the home.
+        """
+        settings = settings or Settings()
+        working_url = working or url or settings.resolved_working_url()
+        store_url = store or url or settings.resolved_store_url()
+        embedder = embedder or default_embedder()
+        working_store = await open_working_store(working_url, settings.working)
+        try:
+            longterm = await open_longterm_store(store_url)
+            try:
+                await longterm.bind_embedder(embedder.name, embedder.dimension)
+            except BaseException:
+                await longterm.aclose()
+                raise
+        except BaseException:
+            await working_store.aclose()
+            raise
+        return cls(working_store, longterm, embedder, settings=settings, clock=clock)
+
+    @classmethod
+    async def from_env(cls) -> Self:
+        """Everything from ``SEDIMEM_*`` environment variables."""
+        return await cls.open(settings=Settings())
+
+    @property
+    def embedder(self) -> Embedder:
+        return self._embedder
+
+    @property
+    def working_store(self) -> WorkingStore:
+        return self._working_store
+
+    @property
+    def longterm_store(self) -> LongTermStore:
+        return self._longterm
+
+    def working(self, scope: Scope) -> WorkingMemory:
+        """The working memory of a session scope."""
+        return WorkingMemory(
+            self._working_store, scope, settings=self.settings.working, clock=self._clock
+        )
+
+    def blocks(self, scope: Scope) -> Blocks:
+        """The pinned blocks of the scope's owner (its user or agent; sessions share them)."""
+        return Blocks(self._longterm, scope, clock=self._clock)
+
+    async def profile(self, scope: Scope, *, sample: int = 10) -> MemoryProfile:
+        """Counts per tier, first and last seen, recent sessions and a sample of facts."""
+        if not 0 <= sample <= 100:
+            raise ValidationError("sample", f"{sample} is out of range", allowed="0..100")
+        tenant = scope.tenant
+
+        async def count(kind: str, *, current: bool = False) -> int:
+            return await self._longterm.count(
+                tenant, RecordFilter(kind=kind, visible_to=scope, current=current)
+            )
+
+        episodes = RecordFilter(kind=EPISODE, visible_to=scope)
+        # independent reads: let a pooled store (PostgreSQL) run them side by side
+        first, recent, facts, counts = await asyncio.gather(
+            self._longterm.find(tenant, episodes, limit=1),
+            self._longterm.find(tenant, episodes, limit=50, newest_first=True),
+            self._longterm.find(
+                tenant,
+                RecordFilter(kind=FACT, visible_to=scope, current=True),
+                limit=max(sample, 1),
+                newest_first=True,
+            ),
+            asyncio.gather(
+                count(EPISODE),
+                count(FACT),
+                count(FACT, current=True),
+                count(PROCEDURE),
+                count(BLOCK),
+            ),
+        )
+        n_episodes, n_facts, n_current, n_procedures, n_blocks = counts
+        return MemoryProfile(
+            scope=scope,
+            episodes=n_episodes,
+            facts=n_facts,
+            current_facts=n_current,
+            procedures=n_procedures,
+            blocks=n_blocks,
+            first_seen=utc_from_timestamp(first[0].occurred_at) if first else None,
+            last_seen=utc_from_timestamp(max(r.occurred_at for r in recent)) if recent else None,
+            recent_sessions=list(dict.fromkeys(r.session for r in recent if r.session))[:10],
+            facts_sample=[fact_from_row(r) for r in facts[:sample]],
+        )
+
+    async def consolidate(
+        self,
+        tenant: str = "default",
+        *,
+        jobs: Sequence[str] = JOBS,
+        dry_run: bool = False,
+    ) -> ConsolidationReport:
+        """Idle sessions -> episodes, episodes -> facts, -> procedures, decay and pruning:
+        idempotent, leased per job and tenant (a concurrent run elsewhere is reported as
+        skipped), logged."""
+        return await self.consolidator.run(tenant, jobs=jobs, dry_run=dry_run)
+
+    def consolidation_worker(
+        self, tenants: Sequence[str], interval_seconds: float
+    ) -> ConsolidationWorker:
+        """A background task running ``consolidate`` for ``tenants`` on a schedule."""
+        return ConsolidationWorker(self.consolidator, tenants, interval_seconds)
+
+    async def reflect(
+        self,
+        scope: Scope,
+        *,
+        time_range: tuple[datetime, datetime] | None = None,
+        task_types: Sequence[str] | None = None,
+        baseline_days: float = 30.0,
+    ) -> ReflectionReport:
+        """Patterns, success factors, anomalies and insights over the scope's episodes
+        (statistics only, no LLM); each finding carries its evidence and confidence."""
+        return await self.reflection.reflect(
+            scope, time_range=time_range, task_types=task_types, baseline_days=baseline_days
+        )
+
+    async def assemble(
+        self,
+        query: str,
+        scope: Scope,
+        budget_tokens: int,
+        *,
+        quotas: Mapping[str, float] | None = None,
+        format: ContextFormat = "markdown",
+    ) -> AssembledContext:
+        """Pinned blocks, working state, procedures, facts and episodes for ``query``,
+        packed into at most ``budget_tokens`` tokens, with a report of what was left out."""
+        return await assemble(
+            self,
+            query,
+            scope,
+            budget_tokens,
+            quotas=quotas,
+            format=format,
+            tokenizer=self._tokenizer,
+        )
+
+    async def forget(
+        self,
+        tenant: str,
+        *,
+        user: str | None = None,
+        session: str | None = None,
+        before: datetime | None = None,
+    ) -> gdpr.ForgetReceipt:
+        return await gdpr.forget(
+            self._longterm, self._working_store, tenant, user=user, session=session, before=before
+        )
+
+    def export(self, tenant: str, user: str | None) -> AsyncIterator[str]:
+        """JSON Lines of the user's records (``None``: records naming no user)."""
+        return gdpr.export_user(self._longterm, tenant, user)
+
+    async def import_(
+        self,
+        tenant: str,
+        lines: Iterable[str],
+        *,
+        progress: Callable[[int], None] | None = None,
+    ) -> dict[str, int]:
+        """Records exported by :meth:`export`, into ``tenant`` (validated before writing)."""
+        return await gdpr.import_records(
+            self._longterm, self._embedder, tenant, lines, progress=progress
+        )
+
+    async def stats(self, scope: Scope) -> MemoryStats:
+        """Counts per tier visible to ``scope`` (count queries, never a full fetch)."""
+        tenant = scope.tenant
+
+        async def count(kind: str, *, current: bool = False) -> int:
+            flt = RecordFilter(kind=kind, visible_to=scope, current=current)
+            return await self._longterm.count(tenant, flt)
+
+        episodes, facts, current_facts, procedures = await asyncio.gather(
+            count(EPISODE), count(FACT), count(FACT, current=True), count(PROCEDURE)
+        )
+        return MemoryStats(
+            tenant=tenant,
+            episodes=episodes,
+            facts=facts,
+            current_facts=current_facts,
+            procedures=procedures,
+            working_backend=self._working_store.name,
+            using_fallback=self._working_store.using_fallback,
+            longterm_backend=self._longterm.name,
+        )
+
+    async def health(self) -> MemoryHealth:
+        """Ask each store one cheap question; any failure counts as "does not answer"."""
+
+        async def answers(name: str, check: Awaitable[object]) -> bool:
+            try:
+                return await check is not False
+            except Exception as exc:  # a probe reports, it does not raise
+                log.warning("health check: the %s store does not answer: %s", name, exc)
+                return False
+
+        working_up, longterm_up = await asyncio.gather(
+            answers("working", self._working_store.ping()),
+            answers("long-term", self._longterm.count(SYSTEM_TENANT, RecordFilter(kind=API_KEY))),
+        )
+        fallback = self._working_store.using_fallback
+        status: Literal["ready", "degraded", "unavailable"] = "ready"
+        if not (working_up and longterm_up):
+            status = "unavailable"
+        elif fallback:
+            status = "degraded"
+        return MemoryHealth(
+            status=status,
+            working=StoreHealth(
+                backend=self._working_store.name, reachable=working_up, fallback=fallback
+            ),
+            longterm=StoreHealth(backend=self._longterm.name, reachable=longterm_up),
+        )
+
+    async def aclose(self) -> None:
+        try:
+            await self._working_store.aclose()
+        finally:
+            await self._longterm.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()

@@ -1,0 +1,100 @@
+"""Reciprocal-rank fusion of keyword and vector candidates, adjusted by recency and importance.
+
+    fused   = Σ_lists  weight_list / (rrf_k + rank)           (rank counts from 1)
+    score   = fused / max_fused  +  recency_weight · 0.5^(age / half_life)
+                                 +  importance_weight · importance
+
+``max_fused`` is what a record ranked first in every list would get, so the first term lies
+in 0..1 and the weights of recency and importance read as shares of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sedimem.types.search import ScoreBreakdown
+
+__all__ = ["Candidate", "RetrievalSettings", "ScoreBreakdown", "fuse"]
+
+
+class RetrievalSettings(BaseModel):
+    """Weights of hybrid retrieval (documented defaults; all configurable)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    rrf_k: float = Field(default=60.0, gt=0, description="RRF damping constant.")
+    keyword_weight: float = Field(default=1.0, ge=0)
+    vector_weight: float = Field(default=1.0, ge=0)
+    recency_weight: float = Field(default=0.05, ge=0, le=10)
+    importance_weight: float = Field(default=0.05, ge=0, le=10)
+    recency_half_life_days: float = Field(default=30.0, gt=0)
+    candidates: int = Field(
+        default=50, ge=1, le=10_000, description="Candidates drawn from each list (at least k)."
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """What fusion needs to know of a record beyond its ranks."""
+
+    occurred_at: float
+    importance: float
+
+
+def fuse(
+    keyword: Sequence[tuple[str, float]],
+    vector: Sequence[tuple[str, float]],
+    candidates: dict[str, Candidate],
+    *,
+    now: float,
+    settings: RetrievalSettings,
+    limit: int | None = None,
+) -> list[tuple[str, ScoreBreakdown]]:
+    """Fuse two ranked lists of (id, score), best first, at most ``limit`` of them.
+
+    Ids missing from ``candidates`` (deleted meanwhile) are dropped.
+    """
+    k0 = settings.rrf_k
+    weights = (settings.keyword_weight, settings.vector_weight)
+    active = [w for ranked, w in zip((keyword, vector), weights, strict=True) if ranked]
+    max_fused = sum(active) / (k0 + 1) or 1.0
+    fused: dict[str, float] = {}
+    for ranked, weight in zip((keyword, vector), weights, strict=True):
+        for rank, (rid, _) in enumerate(ranked, start=1):
+            fused[rid] = fused.get(rid, 0.0) + weight / (k0 + rank)
+    half_life = settings.recency_half_life_days * 86400.0
+    scored: list[tuple[float, str, float, float]] = []
+    for rid, raw in fused.items():
+        candidate = candidates.get(rid)
+        if candidate is None:
+            continue
+        recency = 0.5 ** (max(0.0, now - candidate.occurred_at) / half_life)
+        score = (
+            raw / max_fused
+            + settings.recency_weight * recency
+            + settings.importance_weight * candidate.importance
+        )
+        scored.append((-score, rid, recency, raw / max_fused))
+    scored.sort()
+    # explanations only for what is returned
+    keyword_at = {rid: (rank, s) for rank, (rid, s) in enumerate(keyword, start=1)}
+    vector_at = {rid: (rank, s) for rank, (rid, s) in enumerate(vector, start=1)}
+    results = []
+    for neg_score, rid, recency, norm in scored[:limit]:
+        kw = keyword_at.get(rid)
+        vec = vector_at.get(rid)
+        why = ScoreBreakdown(
+            vector=None if vec is None else float(vec[1]),
+            vector_rank=None if vec is None else vec[0],
+            keyword=None if kw is None else float(kw[1]),
+            keyword_rank=None if kw is None else kw[0],
+            recency=recency,
+            importance=candidates[rid].importance,
+            fused=norm,
+            score=-neg_score,
+        )
+        results.append((rid, why))
+    return results

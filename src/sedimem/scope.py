@@ -1,0 +1,82 @@
+"""Where a memory lives: the :class:`Scope` and its visibility rule.
+
+A scope names a tenant (the hard isolation boundary) and, optionally, a project, user,
+agent type, agent instance and session. Working memory is addressed by a full session
+scope; long-term memories carry the fields they were written with.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Annotated, Self
+
+from pydantic import BaseModel, ConfigDict, StringConstraints
+
+from sedimem.errors import ValidationError
+
+__all__ = ["SCOPE_FIELDS", "SYSTEM_TENANT", "Identifier", "Scope"]
+
+#: A scope identifier: 1..128 printable characters.
+Identifier = Annotated[
+    str, StringConstraints(min_length=1, max_length=128, pattern=r"^[^\x00-\x1f\x7f]+$")
+]
+
+#: The tenant sedimem keeps its own records under (API keys). Its control character can
+#: never appear in a client's scope, so no request can read, erase or export it.
+SYSTEM_TENANT = "\x1fsedimem"
+
+SCOPE_FIELDS = ("tenant", "project", "user", "agent_type", "agent", "session")
+
+
+class Scope(BaseModel):
+    """Locates memories. ``tenant`` is always set; the other fields narrow it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tenant: Identifier = "default"
+    project: Identifier | None = None
+    user: Identifier | None = None
+    agent_type: Identifier | None = None
+    agent: Identifier | None = None
+    session: Identifier | None = None
+
+    @classmethod
+    def parse(cls, **fields: str | None) -> Self:
+        """Build a scope, translating pydantic's error into ours (naming the field)."""
+        from pydantic import ValidationError as PydanticValidationError
+
+        try:
+            return cls(**fields)  # type: ignore[arg-type]
+        except PydanticValidationError as exc:
+            first = exc.errors()[0]
+            field = "scope." + ".".join(str(p) for p in first["loc"])
+            raise ValidationError(
+                field, first["msg"], allowed="1..128 printable characters, or unset"
+            ) from exc
+
+    def with_session(self, session: str) -> Scope:
+        """The same scope for another session."""
+        return Scope.parse(**{**self.model_dump(), "session": session})
+
+    @property
+    def owner(self) -> Scope:
+        """The scope without its session: who a durable memory belongs to."""
+        return self if self.session is None else self.model_copy(update={"session": None})
+
+    def require_session(self) -> None:
+        """Refuse a scope that does not address one session."""
+        if self.session is None:
+            raise ValidationError(
+                "scope.session", "working memory needs a session", allowed="a session id"
+            )
+
+    @property
+    def canonical(self) -> str:
+        """A stable text identity of the scope (same fields -> same string)."""
+        return json.dumps([getattr(self, f) for f in SCOPE_FIELDS], separators=(",", ":"))
+
+    @property
+    def digest(self) -> str:
+        """A short stable hash of :attr:`canonical`, safe inside store key names."""
+        return hashlib.blake2b(self.canonical.encode(), digest_size=12).hexdigest()

@@ -1,0 +1,240 @@
+"""The long-term store protocol: records, filters, keyword and vector search.
+
+Rules shared by every store (the conformance suite in :mod:`sedimem.testing.longterm`
+checks them on every backend):
+
+- **Tenant first.** Every method takes ``tenant`` and touches only that tenant's rows; a
+  record whose ``tenant`` differs from the argument is refused (``ValidationError``). No
+  filter can widen a query beyond its tenant.
+- **Filters run inside the store** (in SQL, or on the in-memory index the store keeps beside
+  its rows), never on a page of results afterwards: a search for ``k`` returns ``k`` rows
+  whenever ``k`` rows match the filter.
+- **Visibility** (``RecordFilter.visible_to``): a record is visible to a query scope when,
+  on each of ``project``, ``agent_type``, ``agent`` and ``session``, the record's value is
+  unset, or the query's is unset, or they are equal; and the record's ``user`` is unset or
+  equals the query's ``user`` (a query naming no user sees only records naming no user).
+- **Writes are all-or-nothing**; ``update_locked`` runs read-decide-write in one transaction
+  serialised, across processes, per ``(tenant, lock_key)``.
+- Ids are scoped per tenant: the same id under two tenants is two independent records.
+- ``get``, ``find`` and the ``*_search_records`` methods return records without vectors;
+  ``update_locked`` hands ``decide`` the records with their vectors. ``body`` is the
+  service's JSON, opaque to the store.
+  ``put`` replaces the whole record, vector included: a record written without a vector
+  has none (to edit a record and keep its vector, go through ``update_locked``). A vector
+  before any ``bind_embedder`` is refused (``ConfigurationError``).
+- ``visible_to.tenant`` is ignored: the ``tenant`` argument is the only tenant.
+- ``valid_at`` / ``known_at`` never match a record whose ``valid_from`` / ``recorded_at``
+  is unset.
+- Keyword scores are comparable within one call only (each backend takes its BM25
+  statistics from its own set of rows).
+- The store remembers the embedder (name, dimension) that wrote its vectors and refuses
+  another (``ConfigurationError``) unless asked to replace it (re-embedding).
+
+Scoring, fusion, tokenising queries into terms and every policy (supersession, merging)
+belong to the service.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from sedimem.scope import Scope
+
+__all__ = [
+    "Decision",
+    "LongTermStore",
+    "Ranked",
+    "RecordFilter",
+    "ScoredRecord",
+    "StoredRecord",
+    "Vector",
+    "check_tenant",
+    "with_records",
+]
+
+Vector = npt.NDArray[np.float32]
+#: (record id, score): higher scores are better.
+Ranked = tuple[str, float]
+
+
+@dataclass(slots=True)
+class StoredRecord:
+    """One row of long-term memory, with the columns stores index and filter on."""
+
+    id: str  # UUIDv7: sorts by creation time; the pagination cursor
+    kind: str  # "episode" | "fact" | "procedure" | "block"
+    tenant: str
+    project: str | None
+    user: str | None
+    agent_type: str | None
+    agent: str | None
+    session: str | None
+    text: str  # what keyword and vector search see
+    occurred_at: float  # epoch seconds: the record's own time (recency, time ranges)
+    importance: float  # 0..1
+    body: str  # the full record as JSON (opaque to the store)
+    vector: Vector | None = None  # float32, L2-normalised; None: not searchable by vector
+    outcome: str | None = None
+    task_type: str | None = None
+    subject: str | None = None
+    predicate: str | None = None
+    name: str | None = None
+    valid_from: float | None = None
+    valid_to: float | None = None
+    recorded_at: float | None = None
+    invalidated_at: float | None = None
+    sources: tuple[str, ...] = ()  # ids this record was derived from (provenance)
+
+
+#: A record (without its vector) and its search score: higher scores are better.
+ScoredRecord = tuple[StoredRecord, float]
+
+
+@dataclass(frozen=True, slots=True)
+class RecordFilter:
+    """Conditions a record must meet; unset fields do not constrain."""
+
+    kind: str | None = None
+    visible_to: Scope | None = None  # the visibility rule above; None: the whole tenant
+    user: str | None = None  # exactly this user (erasure, export)
+    session: str | None = None  # exactly this session (erasure)
+    ids: tuple[str, ...] | None = None
+    occurred_from: float | None = None  # occurred_at >= this
+    occurred_before: float | None = None  # occurred_at < this
+    outcome: str | None = None
+    task_type: str | None = None
+    min_importance: float | None = None
+    subject: str | None = None
+    predicate: str | None = None
+    name: str | None = None
+    valid_at: float | None = None  # valid_from <= t and (valid_to is null or valid_to > t)
+    known_at: float | None = None  # recorded_at <= t and (invalidated_at is null or > t)
+    current: bool = False  # invalidated_at is null
+    derived_from: tuple[str, ...] | None = None  # has one of these ids among its sources
+
+
+#: Given the records currently matching, return the records to write (upserted by id).
+Decision = Callable[[list[StoredRecord]], Sequence[StoredRecord]]
+
+
+@runtime_checkable
+class LongTermStore(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    async def bind_embedder(self, name: str, dimension: int, *, replace: bool = False) -> None:
+        """Record the embedder writing vectors; refuse a different one unless ``replace``
+        (which also drops every stored vector, to be written again)."""
+
+    async def put(self, tenant: str, records: Sequence[StoredRecord]) -> None:
+        """Insert or replace records by id, all or none."""
+
+    async def get(self, tenant: str, ids: Sequence[str]) -> list[StoredRecord]:
+        """The records with these ids that exist (in no particular order)."""
+
+    async def find(
+        self,
+        tenant: str,
+        flt: RecordFilter,
+        *,
+        limit: int,
+        after: str | None = None,
+        newest_first: bool = False,
+    ) -> list[StoredRecord]:
+        """Matching records ordered by id; ``after`` is the last id of the previous page."""
+
+    async def count(self, tenant: str, flt: RecordFilter) -> int: ...
+
+    async def delete(self, tenant: str, ids: Sequence[str]) -> int:
+        """Delete records (with their keyword rows, vectors and provenance links)."""
+
+    async def keyword_search(
+        self, tenant: str, flt: RecordFilter, terms: Sequence[str], k: int
+    ) -> list[Ranked]:
+        """BM25-ranked records containing ANY of ``terms`` (raw words: the store escapes them)."""
+
+    async def vector_search(
+        self, tenant: str, flt: RecordFilter, vector: Vector, k: int
+    ) -> list[Ranked]:
+        """The ``k`` most similar records by cosine similarity, exact or near-exact."""
+
+    async def keyword_search_records(
+        self, tenant: str, flt: RecordFilter, terms: Sequence[str], k: int
+    ) -> list[ScoredRecord]:
+        """``keyword_search`` with each hit's record (what a service fuses and returns: a
+        store may read them in the search itself instead of a ``get`` afterwards)."""
+
+    async def vector_search_records(
+        self, tenant: str, flt: RecordFilter, vector: Vector, k: int
+    ) -> list[ScoredRecord]:
+        """``vector_search`` with each hit's record."""
+
+    async def update_locked(
+        self, tenant: str, lock_key: str, flt: RecordFilter, decide: Decision
+    ) -> list[StoredRecord]:
+        """Atomically: load the records matching ``flt``, call ``decide``, upsert its result."""
+
+    async def tenants(self) -> list[str]:
+        """The tenants that have records, sorted (for store-wide work such as re-embedding)."""
+
+    async def aclose(self) -> None: ...
+
+
+# Helpers shared by stores ------------------------------------------------------------------
+
+
+async def with_records(
+    store: LongTermStore, tenant: str, ranked: Sequence[Ranked]
+) -> list[ScoredRecord]:
+    """The records of ``ranked`` hits, in rank order, by one ``get`` (hits deleted in
+    between are dropped): ``*_search_records`` for a store without a faster way."""
+    if not ranked:
+        return []
+    rows = {row.id: row for row in await store.get(tenant, [rid for rid, _ in ranked])}
+    return [(rows[rid], score) for rid, score in ranked if rid in rows]
+
+
+def check_tenant(tenant: str, records: Sequence[StoredRecord]) -> None:
+    """Refuse a record written under another tenant than the caller's."""
+    from sedimem.errors import ValidationError
+
+    for record in records:
+        if record.tenant != tenant:
+            raise ValidationError(
+                "tenant", "a record's tenant differs from the caller's", allowed=repr(tenant)
+            )
+
+
+def internal_record(
+    kind: str,
+    tenant: str,
+    id: str,
+    body: str,
+    occurred_at: float,
+    *,
+    name: str | None = None,
+    outcome: str | None = None,
+) -> StoredRecord:
+    """A record sedimem keeps for itself (a lease, a run log, an API key): no scope beyond
+    the tenant, no text and no vector, so no search ever finds it."""
+    return StoredRecord(
+        id=id,
+        kind=kind,
+        tenant=tenant,
+        project=None,
+        user=None,
+        agent_type=None,
+        agent=None,
+        session=None,
+        text="",
+        occurred_at=occurred_at,
+        importance=0.0,
+        body=body,
+        name=name,
+        outcome=outcome,
+    )

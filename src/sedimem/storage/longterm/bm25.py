@@ -1,0 +1,175 @@
+"""An in-memory inverted index scored with BM25, exact over any subset of its documents.
+
+Posting lists live in numpy "segments" (compressed sparse rows: per term, the slots that
+contain it and how often). Appending a batch adds a small segment; segments are merged
+like an LSM tree (a new one is folded into its neighbour while it is at least a quarter of
+its size), so a term is found in O(log n) segments and appends stay cheap. Deleted
+documents are not removed from postings: the caller passes an ``alive`` mask, and document
+frequencies are counted over live documents only, so scores stay exact.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from sedimem.storage.longterm.growable import GrowableArray
+
+__all__ = ["KeywordIndex"]
+
+K1 = 1.2  # the usual BM25 constants (also FTS5's)
+B = 0.75
+_AVGDL_DRIFT = 0.01
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float32]
+BoolArray = npt.NDArray[np.bool_]
+
+
+@dataclass(slots=True)
+class _Segment:
+    ptr: IntArray  # postings of term t are [ptr[t], ptr[t + 1])
+    slots: npt.NDArray[np.int32]
+    tfs: FloatArray
+    # Per posting, the BM25 term-frequency part (everything but idf), for ``avgdl``.
+    weights: FloatArray | None = None
+    avgdl: float = 0.0
+
+    def weigh(self, doc_len: FloatArray, avgdl: float) -> None:
+        """(Re)compute :attr:`weights` unless they were computed for a close ``avgdl``:
+        the mean length moves a little with every write, and a 1% drift changes scores by
+        far less than the ranking cares about, so queries mostly reuse them."""
+        if self.weights is not None and abs(self.avgdl - avgdl) <= _AVGDL_DRIFT * avgdl:
+            return
+        norm = K1 * (1.0 - B + B * doc_len[self.slots] / avgdl)
+        self.weights = (self.tfs * (K1 + 1.0) / (self.tfs + norm)).astype(np.float32)
+        self.avgdl = avgdl
+
+    @property
+    def size(self) -> int:
+        return int(self.slots.shape[0])
+
+    def postings(self, term: int) -> tuple[npt.NDArray[np.int32], FloatArray] | None:
+        """Slots holding ``term`` and their weights (call :meth:`weigh` first)."""
+        if term + 1 >= self.ptr.shape[0]:
+            return None
+        lo, hi = int(self.ptr[term]), int(self.ptr[term + 1])
+        assert self.weights is not None
+        return (self.slots[lo:hi], self.weights[lo:hi]) if hi > lo else None
+
+
+def _segment(terms: IntArray, slots: IntArray, tfs: FloatArray, n_terms: int) -> _Segment:
+    """Postings sorted by (term, slot), given in slot order."""
+    order = np.argsort(terms, kind="stable")  # stable: slots stay ascending within a term
+    counts = np.bincount(terms, minlength=n_terms)
+    ptr = np.zeros(n_terms + 1, dtype=np.int64)
+    np.cumsum(counts, out=ptr[1:])
+    return _Segment(ptr, slots[order].astype(np.int32), tfs[order])
+
+
+def _merge(a: _Segment, b: _Segment, n_terms: int) -> _Segment:
+    terms = np.concatenate(
+        [np.repeat(np.arange(s.ptr.shape[0] - 1), np.diff(s.ptr)) for s in (a, b)]
+    )
+    slots = np.concatenate([a.slots, b.slots]).astype(np.int64)
+    tfs = np.concatenate([a.tfs, b.tfs])
+    return _segment(terms, slots, tfs, n_terms)
+
+
+class KeywordIndex:
+    """Documents are numbered by slot (0, 1, 2, ...) in the order they are added."""
+
+    def __init__(self) -> None:
+        self._vocab: dict[str, int] = {}
+        self._segments: list[_Segment] = []
+        self._doc_len = GrowableArray(np.float32)
+        self._live_len = 0.0  # total length of live documents (for avgdl)
+        self._live_docs = 0
+        self._dead = 0
+
+    def add(self, docs: Sequence[Sequence[str]]) -> None:
+        """Append documents (each a list of analysed terms) at the next slots."""
+        if not docs:
+            return
+        first = len(self._doc_len)
+        vocab = self._vocab
+        # Whole-batch mapping with C-level loops (map, chain): a per-term Python loop
+        # was a third of the index build time.
+        flat = list(itertools.chain.from_iterable(docs))
+        term_ids = list(map(vocab.get, flat))
+        if None in term_ids:
+            for term in dict.fromkeys(t for t, i in zip(flat, term_ids, strict=True) if i is None):
+                vocab[term] = len(vocab)
+            term_ids = list(map(vocab.get, flat))
+        lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
+        self._doc_len.extend(lengths)
+        self._live_len += float(lengths.sum())
+        self._live_docs += len(docs)
+        if not flat:
+            return
+        n_terms = len(vocab)
+        doc_ids = np.repeat(np.arange(first, first + len(docs), dtype=np.int64), lengths)
+        # One posting per distinct (slot, term), counted: key = slot * n_terms + term.
+        keys, tfs = np.unique(
+            doc_ids * n_terms + np.asarray(term_ids, dtype=np.int64), return_counts=True
+        )
+        self._segments.append(
+            _segment(keys % n_terms, keys // n_terms, tfs.astype(np.float32), n_terms)
+        )
+        while len(self._segments) > 1 and 4 * self._segments[-1].size >= self._segments[-2].size:
+            b, a = self._segments.pop(), self._segments.pop()
+            self._segments.append(_merge(a, b, n_terms))
+
+    def remove(self, slot: int) -> None:
+        """Account for a document that the caller's ``alive`` mask now excludes."""
+        self._live_len -= float(self._doc_len.view[slot])
+        self._live_docs -= 1
+        self._dead += 1
+
+    def search(
+        self, terms: Sequence[str], alive: BoolArray, allowed: BoolArray | None, k: int
+    ) -> tuple[IntArray, npt.NDArray[np.float64]]:
+        """Top ``k`` slots by BM25 among ``allowed`` live documents, best first.
+
+        Statistics (N, avgdl, document frequencies) come from every live document, so a
+        filter changes which documents compete, never their scores.
+        """
+        n = len(self._doc_len)
+        empty = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64))
+        if self._live_docs == 0 or k <= 0:
+            return empty
+        avgdl = max(self._live_len / self._live_docs, 1e-9)
+        term_ids = [
+            t for t in (self._vocab.get(term) for term in dict.fromkeys(terms)) if t is not None
+        ]
+        if not term_ids:
+            return empty
+        for segment in self._segments:
+            segment.weigh(self._doc_len.view, avgdl)
+        scores = np.zeros(n, dtype=np.float64)
+        for tid in term_ids:
+            found = [p for p in (s.postings(tid) for s in self._segments) if p is not None]
+            if not found:
+                continue
+            slots = np.concatenate([p[0] for p in found]) if len(found) > 1 else found[0][0]
+            weights = np.concatenate([p[1] for p in found]) if len(found) > 1 else found[0][1]
+            if self._dead:  # tombstoned documents neither score nor count in df
+                live = alive[slots]
+                slots, weights = slots[live], weights[live]
+            df = slots.shape[0]
+            if df == 0:
+                continue
+            idf = math.log(1.0 + (self._live_docs - df + 0.5) / (df + 0.5))
+            scores[slots] += idf * weights
+        hits = np.flatnonzero(scores)
+        if allowed is not None:
+            hits = hits[allowed[hits]]
+        if hits.shape[0] > k:
+            hits = hits[np.argpartition(-scores[hits], k - 1)[:k]]
+        ranked = hits[np.lexsort((hits, -scores[hits]))]  # ties: older slot first
+        return ranked.astype(np.int64), scores[ranked]

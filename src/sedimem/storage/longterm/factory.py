@@ -1,0 +1,27 @@
+"""Open a long-term store from a URL: ``sqlite:///path`` or ``postgresql://...``."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from sedimem.errors import ConfigurationError
+from sedimem.storage.longterm.base import LongTermStore
+from sedimem.storage.working.factory import sqlite_path
+
+__all__ = ["open_longterm_store"]
+
+
+async def open_longterm_store(url: str) -> LongTermStore:
+    scheme = urlsplit(url).scheme
+    if scheme == "sqlite":
+        from sedimem.storage.longterm.sqlite import SqliteLongTermStore
+
+        return await SqliteLongTermStore.open(sqlite_path(url))
+    if scheme in ("postgresql", "postgres"):
+        from sedimem.storage.longterm.postgres import PostgresLongTermStore
+
+        return await PostgresLongTermStore.open(url)
+    raise ConfigurationError(
+        f"unsupported long-term store URL scheme {scheme!r} in {url!r}"
+        " (expected sqlite:///path or postgresql://...)"
+    )

@@ -1,0 +1,311 @@
+"""The in-memory index of one (tenant, kind): filter columns, vectors and a BM25 index.
+
+Rows are numbered by slot in the order they were written. A filter becomes a boolean mask
+over the slots (cached per filter until the next write), and both searches are exact over
+the masked set, so a filter never makes a search return fewer than ``k`` rows when ``k``
+match. Deleted rows are tombstoned in the ``alive`` mask; the owner rebuilds the index when
+too many are dead. Vector search is exact with numpy (the whole matrix when the filter
+keeps much of it, a cached gathered sub-matrix when it keeps little), or, past a size
+threshold, an HNSW graph oversampled by the filter's selectivity with an exact fallback.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from collections.abc import Sequence
+from concurrent.futures import Executor, Future
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from sedimem.storage.longterm.analyzer import Analyzer
+from sedimem.storage.longterm.base import Ranked, RecordFilter, Vector
+from sedimem.storage.longterm.bm25 import KeywordIndex
+from sedimem.storage.longterm.growable import GrowableArray
+from sedimem.storage.longterm.hnsw import HnswGraph, hnsw_available
+from sedimem.storage.longterm.sqlite_filter import VISIBILITY_FIELDS
+from sedimem.storage.longterm.sqlite_schema import INDEX_COLUMNS, NUMBER_COLUMNS, TEXT_COLUMNS
+
+__all__ = ["IndexOptions", "MemIndex"]
+
+BoolArray = npt.NDArray[np.bool_]
+_EQUAL = ("user", "session", "outcome", "task_type", "subject", "predicate", "name")
+_UNSET = -1  # code of NULL in a text column
+_UNKNOWN = -2  # code of a value no row has: matches nothing
+_MASK_CACHE = 64  # filters remembered per index (one per scope in use, typically)
+_SUBMATRIX_MAX_ROWS = 50_000  # cache gathered vectors of a filter up to this many rows
+
+
+@dataclass(frozen=True, slots=True)
+class IndexOptions:
+    hnsw_threshold: int | None = 50_000  # vectors in a (tenant, kind) before HNSW; None: never
+    exact_limit: int = 10_000  # filtered candidates at or below this: always exact
+    executor: Executor | None = None  # where HNSW graphs are built; None: inline
+
+
+@dataclass(slots=True)
+class _Cached:
+    mask: BoolArray
+    vector_slots: npt.NDArray[np.int64] | None = None
+    vectors: npt.NDArray[np.float32] | None = None
+
+
+class MemIndex:
+    """Not thread-safe: used from the store's worker thread only."""
+
+    def __init__(self, dimension: int | None, options: IndexOptions, analyzer: Analyzer) -> None:
+        self.dimension = dimension
+        self._options = options
+        self._analyzer = analyzer
+        self._alive = GrowableArray(np.bool_)
+        self._has_vector = GrowableArray(np.bool_)
+        self._rids: list[int] = []
+        self._ids: list[str] = []
+        self._slot_of_rid: dict[int, int] = {}
+        self._slot_of_id: dict[str, int] = {}
+        self._codes: dict[str, int] = {}
+        self._text = {c: GrowableArray(np.int32) for c in TEXT_COLUMNS}
+        self._numbers = {c: GrowableArray(np.float64) for c in NUMBER_COLUMNS}
+        self._vectors = None if dimension is None else GrowableArray(np.float32, width=dimension)
+        self._sources: dict[str, list[int]] = {}
+        self._keywords = KeywordIndex()
+        self._cache: OrderedDict[RecordFilter, _Cached] = OrderedDict()
+        self._hnsw: HnswGraph | None = None
+        self.dead = 0
+        self.live_vectors = 0
+
+    def __len__(self) -> int:
+        return len(self._alive)
+
+    @property
+    def needs_compaction(self) -> bool:
+        return self.dead > 1000 and self.dead * 4 > len(self)
+
+    # -- writes ----------------------------------------------------------------------------
+
+    def add_rows(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        """Append rows read as :data:`INDEX_COLUMNS` (new rids only)."""
+        if not rows:
+            return
+        self._cache.clear()
+        first = len(self)
+        col = {name: i for i, name in enumerate(INDEX_COLUMNS)}
+        codes = self._codes
+        for name in TEXT_COLUMNS:
+            i = col[name]
+            self._text[name].extend(
+                [_UNSET if r[i] is None else codes.setdefault(r[i], len(codes)) for r in rows]
+            )
+        for name in NUMBER_COLUMNS:
+            i = col[name]
+            self._numbers[name].extend([np.nan if r[i] is None else r[i] for r in rows])
+        self._add_vectors([r[col["vector"]] for r in rows])
+        self._alive.extend(np.ones(len(rows), dtype=np.bool_))
+        for offset, row in enumerate(rows):
+            slot = first + offset
+            self._rids.append(row[col["rid"]])
+            self._ids.append(row[col["id"]])
+            self._slot_of_rid[row[col["rid"]]] = slot
+            self._slot_of_id[row[col["id"]]] = slot
+            for source in json.loads(row[col["sources"]]):
+                self._sources.setdefault(source, []).append(slot)
+        self._keywords.add([self._analyzer.terms(r[col["text"]]) for r in rows])
+
+    def _add_vectors(self, blobs: list[bytes | None]) -> None:
+        dim = self.dimension or 0
+        # A blob of another length cannot come from this binding (a rebind drops vectors).
+        present = np.array([b is not None and len(b) == 4 * dim for b in blobs], dtype=np.bool_)
+        if self._vectors is None:
+            present[:] = False
+        else:
+            block = np.zeros((len(blobs), dim), dtype=np.float32)
+            for i in np.flatnonzero(present).tolist():
+                block[i] = np.frombuffer(blobs[i], dtype=np.float32)  # type: ignore[arg-type]
+            self._vectors.extend(block)
+        self._has_vector.extend(present)
+        self.live_vectors += int(present.sum())
+
+    def remove_rids(self, rids: Sequence[int]) -> None:
+        """Tombstone the rows of these rids (unknown rids are ignored)."""
+        alive = self._alive.view
+        for rid in rids:
+            slot = self._slot_of_rid.pop(rid, None)
+            if slot is None or not alive[slot]:
+                continue
+            alive[slot] = False
+            self.dead += 1
+            self._keywords.remove(slot)
+            if self._has_vector.view[slot]:
+                self.live_vectors -= 1
+            if self._slot_of_id.get(self._ids[slot]) == slot:
+                del self._slot_of_id[self._ids[slot]]
+            self._cache.clear()
+
+    # -- filters ---------------------------------------------------------------------------
+
+    def _code(self, value: str) -> int:
+        return self._codes.get(value, _UNKNOWN)
+
+    def _cached(self, flt: RecordFilter) -> _Cached:
+        try:
+            entry = self._cache.get(flt)
+        except TypeError:  # an unhashable filter (a list where a tuple belongs): no caching
+            return _Cached(self._mask(flt))
+        if entry is None:
+            entry = _Cached(self._mask(flt))
+            self._cache[flt] = entry
+            if len(self._cache) > _MASK_CACHE:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(flt)
+        return entry
+
+    def _mask(self, flt: RecordFilter) -> BoolArray:
+        mask: BoolArray = self._alive.view.copy()
+        text = {name: column.view for name, column in self._text.items()}
+        num = {name: column.view for name, column in self._numbers.items()}
+        scope = flt.visible_to
+        if scope is not None:
+            for field in VISIBILITY_FIELDS:
+                value = getattr(scope, field)
+                if value is not None:
+                    mask &= (text[field] == _UNSET) | (text[field] == self._code(value))
+            user = text["user"] == _UNSET
+            if scope.user is not None:
+                user |= text["user"] == self._code(scope.user)
+            mask &= user
+        for field in _EQUAL:
+            value = getattr(flt, field)
+            if value is not None:
+                mask &= text[field] == self._code(value)
+        if flt.ids is not None:
+            mask &= self._select(self._slot_of_id.get(i) for i in flt.ids)
+        if flt.derived_from is not None:
+            mask &= self._select(s for src in flt.derived_from for s in self._sources.get(src, []))
+        if flt.occurred_from is not None:
+            mask &= num["occurred_at"] >= flt.occurred_from
+        if flt.occurred_before is not None:
+            mask &= num["occurred_at"] < flt.occurred_before
+        if flt.min_importance is not None:
+            mask &= num["importance"] >= flt.min_importance
+        # NaN (NULL) compares false, as NULL does in SQL: a record without valid_from is
+        # never "valid at" a time; only the open ends are spelled out.
+        if flt.valid_at is not None:
+            t = flt.valid_at
+            mask &= (num["valid_from"] <= t) & (np.isnan(num["valid_to"]) | (num["valid_to"] > t))
+        if flt.known_at is not None:
+            t, gone = flt.known_at, num["invalidated_at"]
+            mask &= (num["recorded_at"] <= t) & (np.isnan(gone) | (gone > t))
+        if flt.current:
+            mask &= np.isnan(num["invalidated_at"])
+        return mask
+
+    def _select(self, slots: Any) -> BoolArray:
+        chosen = np.zeros(len(self), dtype=np.bool_)
+        found = [s for s in slots if s is not None]
+        chosen[np.asarray(found, dtype=np.int64)] = True
+        return chosen
+
+    # -- searches --------------------------------------------------------------------------
+
+    def keyword_search(self, stems: Sequence[str], flt: RecordFilter, k: int) -> list[Ranked]:
+        mask = self._cached(flt).mask
+        slots, scores = self._keywords.search(stems, self._alive.view, mask, k)
+        return [(self._ids[s], float(v)) for s, v in zip(slots.tolist(), scores, strict=True)]
+
+    def vector_search(self, query: Vector, flt: RecordFilter, k: int) -> list[Ranked]:
+        if self._vectors is None or k <= 0 or self.live_vectors == 0:
+            return []
+        entry = self._cached(flt)
+        candidates = entry.mask & self._has_vector.view
+        matching = int(np.count_nonzero(candidates))
+        if matching == 0:
+            return []
+        self._refresh_hnsw()
+        hnsw = self._hnsw
+        if (
+            hnsw is not None
+            and hnsw.ready
+            and matching > self._options.exact_limit
+            and matching * 5 >= self.live_vectors  # selective filters: exact is cheaper
+        ):
+            found = self._hnsw_search(hnsw, query, candidates, matching, k)
+            if found is not None:
+                return found
+        return self._exact(query, entry, candidates, matching, k)
+
+    def _exact(
+        self, query: Vector, entry: _Cached, candidates: BoolArray, matching: int, k: int
+    ) -> list[Ranked]:
+        vectors = self._vectors_view()
+        if matching * 4 > len(self):
+            # Most rows match: one pass over the contiguous matrix beats gathering them.
+            scores = vectors @ query
+            slots = np.flatnonzero(candidates)
+            return self._top(slots, scores[slots], k)
+        if entry.vector_slots is None:
+            entry.vector_slots = np.flatnonzero(candidates)
+            if matching <= _SUBMATRIX_MAX_ROWS:
+                entry.vectors = vectors[entry.vector_slots]
+        sub = entry.vectors if entry.vectors is not None else vectors[entry.vector_slots]
+        return self._top(entry.vector_slots, sub @ query, k)
+
+    def _hnsw_search(
+        self, hnsw: HnswGraph, query: Vector, candidates: BoolArray, matching: int, k: int
+    ) -> list[Ranked] | None:
+        """Oversample by the filter's selectivity; ``None`` when too few rows survive."""
+        covered = hnsw.covered
+        want = min(covered, int(2 * k * self.live_vectors / matching) + 32)
+        slots = hnsw.search(query, want)
+        slots = slots[candidates[slots]]
+        tail = covered + np.flatnonzero(candidates[covered:])
+        slots = np.concatenate([slots, tail])
+        if slots.shape[0] < min(k, matching):
+            return None
+        return self._top(slots, self._vectors_view()[slots] @ query, k)
+
+    def _top(self, slots: npt.NDArray[np.int64], scores: Any, k: int) -> list[Ranked]:
+        if slots.shape[0] > k:
+            keep = np.argpartition(-scores, k - 1)[:k]
+            slots, scores = slots[keep], scores[keep]
+        order = np.lexsort((slots, -scores))  # ties: older slot first
+        return [(self._ids[int(slots[i])], float(scores[i])) for i in order]
+
+    def _vectors_view(self) -> npt.NDArray[np.float32]:
+        assert self._vectors is not None
+        view: npt.NDArray[np.float32] = self._vectors.view
+        return view
+
+    def _refresh_hnsw(self) -> None:
+        threshold = self._options.hnsw_threshold
+        if threshold is None or not hnsw_available() or self.dimension is None:
+            return
+        if self._hnsw is None:
+            if self.live_vectors < threshold:
+                return
+            self._hnsw = HnswGraph(self.dimension, self._options.executor)
+        # Extend once the exact tail is an eighth of the graph: the tail stays cheap to scan.
+        tail = max(2048, self._hnsw.covered // 8) if self._hnsw.ready else 1
+        self._hnsw.refresh(self._vectors_view(), tail)
+
+    def hnsw_job(self) -> Future[Any] | None:
+        """Swap in a finished HNSW job, start a due one, and return the one running."""
+        if self.live_vectors:
+            self._refresh_hnsw()
+        return None if self._hnsw is None else self._hnsw.job
+
+    def info(self) -> dict[str, int]:
+        """Sizes, for tests and monitoring."""
+        return {
+            "slots": len(self),
+            "dead": self.dead,
+            "live_vectors": self.live_vectors,
+            "hnsw_covered": 0 if self._hnsw is None else self._hnsw.covered,
+        }
+
+    def close(self) -> None:
+        if self._hnsw is not None:
+            self._hnsw.close()

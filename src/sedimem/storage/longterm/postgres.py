@@ -1,0 +1,485 @@
+"""The PostgreSQL + pgvector long-term store (psycopg 3, async, pooled).
+
+Open it with :meth:`PostgresLongTermStore.open`; it sets up (or upgrades) its schema under
+an advisory lock, so any number of processes may open the same database at once. Every
+statement names the tenant first; filters are SQL (:mod:`.postgres_filters`); search is
+:mod:`.postgres_search`; ``update_locked`` serialises on ``pg_advisory_xact_lock`` keyed by
+``(tenant, lock_key)``, which holds across processes and hosts. The store keeps the
+planner's statistics fresh after large writes (:mod:`.postgres_analyze`).
+"""
+
+from __future__ import annotations
+
+import math
+import select
+from collections.abc import Sequence
+from typing import Any, Self
+
+import numpy as np
+import psycopg
+from pgvector.psycopg.vector import register_vector_info
+from psycopg import AsyncConnection, sql
+from psycopg.types import TypeInfo
+from psycopg_pool import AsyncConnectionPool
+
+from sedimem.errors import ConfigurationError, StoreUnavailable, ValidationError
+from sedimem.storage.longterm import postgres_search
+from sedimem.storage.longterm.base import (
+    Decision,
+    Ranked,
+    RecordFilter,
+    ScoredRecord,
+    StoredRecord,
+    Vector,
+    check_tenant,
+)
+from sedimem.storage.longterm.postgres_analyze import Analyzer, table_rows
+from sedimem.storage.longterm.postgres_errors import translated
+from sedimem.storage.longterm.postgres_filters import Where, record_where
+from sedimem.storage.longterm.postgres_keywords import KeywordPlanner, words_of
+from sedimem.storage.longterm.postgres_migrations import apply_migrations, lock_id
+from sedimem.storage.longterm.postgres_rows import record_columns, record_of
+from sedimem.storage.longterm.postgres_schema import (
+    COMPONENT,
+    MIGRATIONS,
+    RECORD_COLUMNS,
+    TABLE,
+    drop_vector_index_ddl,
+    vector_index_ddl,
+)
+
+__all__ = ["PostgresLongTermStore"]
+
+_TABLE = sql.Identifier(TABLE)
+_UPSERT = sql.SQL(
+    "INSERT INTO {table} ({columns}) VALUES ({values}) "
+    "ON CONFLICT (tenant, id) DO UPDATE SET {updates}"
+).format(
+    table=_TABLE,
+    columns=sql.SQL(", ").join(sql.Identifier(c) for c in RECORD_COLUMNS),
+    values=sql.SQL(", ").join(sql.Placeholder() for _ in RECORD_COLUMNS),
+    updates=sql.SQL(", ").join(
+        sql.SQL("{0} = EXCLUDED.{0}").format(sql.Identifier(c))
+        for c in RECORD_COLUMNS
+        if c not in ("tenant", "id")
+    ),
+)
+
+
+#: Set on every pooled connection. Search statements are short: JIT compilation (where the
+#: server has it) would add tens of milliseconds to any whose estimated cost crosses
+#: ``jit_above_cost``, such as an exact vector scan.
+_SESSION_SETTINGS = "SET jit = off"
+
+
+def _positive(k: int, field: str = "k") -> None:
+    if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+        raise ValidationError(field, f"must be a non-negative integer, got {k!r}")
+
+
+class PostgresLongTermStore:
+    """Long-term memory in PostgreSQL: tsvector (GIN) for keywords, pgvector HNSW for vectors."""
+
+    def __init__(
+        self,
+        pool: AsyncConnectionPool[AsyncConnection[Any]],
+        *,
+        dimension: int | None,
+        ef_search: int,
+        exact_threshold: int,
+        keyword_budget: int,
+        analyze_rows: int = 0,
+        estimated_rows: float = 0.0,
+    ) -> None:
+        """Use :meth:`open`."""
+        self._pool = pool
+        self._dimension = dimension
+        self._ef_search = ef_search
+        self._exact_threshold = exact_threshold
+        self._analyzer = Analyzer(
+            pool,
+            min_rows=analyze_rows,
+            table_rows=estimated_rows,
+            on_analyzed=self._statistics_changed,
+        )
+        self._keywords = KeywordPlanner(
+            keyword_budget, on_missing_statistics=self._analyzer.statistics_missing
+        )
+
+    @classmethod
+    async def open(
+        cls,
+        url: str,
+        *,
+        min_size: int = 1,
+        max_size: int = 10,
+        connect_timeout: float = 10.0,
+        ef_search: int = 40,
+        exact_threshold: int = 5_000,
+        keyword_budget: int = 1_000,
+        analyze_rows: int = 1_000,
+    ) -> Self:
+        """Connect, set up the schema (idempotent) and open a pool of connections.
+
+        ``connect_timeout`` bounds connecting and waiting for a pooled connection (s);
+        ``ef_search`` is the HNSW candidate list of a vector search (raised to ``2 k``);
+        a filter matching fewer than ``exact_threshold`` records is searched exactly;
+        ``keyword_budget`` is how many rows a keyword search may expect to rank before its
+        commoner words only fill places left empty (see :mod:`.postgres_keywords`);
+        after this process has written ``analyze_rows`` rows and a tenth of the table, the
+        store runs ANALYZE in the background (0: never; see :mod:`.postgres_analyze`).
+        """
+        if not 1 <= min_size <= max_size:
+            raise ConfigurationError(f"need 1 <= min_size <= max_size, got {min_size}, {max_size}")
+        if not 1 <= ef_search <= postgres_search.MAX_EF_SEARCH:
+            raise ConfigurationError(f"ef_search must be 1..1000, got {ef_search}")
+        if keyword_budget < 1 or analyze_rows < 0:
+            raise ConfigurationError(
+                f"need keyword_budget >= 1 and analyze_rows >= 0, got {keyword_budget}, "
+                f"{analyze_rows}"
+            )
+        seconds = max(1, math.ceil(connect_timeout))
+        with translated("connect"):
+            try:
+                setup = await AsyncConnection.connect(url, autocommit=True, connect_timeout=seconds)
+            except psycopg.ProgrammingError as exc:  # a malformed URL
+                raise ConfigurationError(f"invalid PostgreSQL URL: {exc}") from exc
+            async with setup:
+                await apply_migrations(setup, COMPONENT, MIGRATIONS)
+                info = await TypeInfo.fetch(setup, "vector")
+                dimension = await _bound_dimension(setup)
+                rows = await table_rows(setup)
+        if info is None:  # pragma: no cover - the first migration creates it
+            raise ConfigurationError("the vector type is missing: is pgvector installed?")
+
+        async def configure(conn: AsyncConnection[Any]) -> None:
+            register_vector_info(conn, info)
+            await conn.execute(_SESSION_SETTINGS)
+
+        pool: AsyncConnectionPool[AsyncConnection[Any]] = AsyncConnectionPool(
+            url,
+            min_size=min_size,
+            max_size=max_size,
+            kwargs={"autocommit": True, "connect_timeout": seconds},
+            configure=configure,
+            check=_check_connection,
+            timeout=connect_timeout,
+            open=False,
+            name="sedimem-longterm",
+        )
+        try:
+            await pool.open(wait=True, timeout=connect_timeout)
+        except BaseException as exc:
+            await pool.close()
+            if isinstance(exc, Exception):
+                raise StoreUnavailable(f"PostgreSQL long-term store: connect: {exc}") from exc
+            raise
+        return cls(
+            pool,
+            dimension=dimension,
+            ef_search=ef_search,
+            exact_threshold=exact_threshold,
+            keyword_budget=keyword_budget,
+            analyze_rows=analyze_rows,
+            estimated_rows=rows,
+        )
+
+    @property
+    def name(self) -> str:
+        return "postgres"
+
+    async def aclose(self) -> None:
+        await self._analyzer.wait()  # bounded: ANALYZE samples a fixed number of rows
+        await self._pool.close()
+
+    # -- planner statistics --------------------------------------------------------------------
+
+    async def analyzed(self) -> None:
+        """Wait until the ANALYZE this store started (after large writes), if any, is done."""
+        await self._analyzer.wait()
+
+    def _statistics_changed(self) -> None:
+        self._keywords.forget_statistics()
+
+    # -- embedder ------------------------------------------------------------------------------
+
+    async def bind_embedder(self, name: str, dimension: int, *, replace: bool = False) -> None:
+        if not name:
+            raise ValidationError("embedder", "a name is required")
+        _positive(dimension, "dimension")
+        if dimension == 0:
+            raise ValidationError("dimension", "must be positive")
+        with translated("bind_embedder", field="dimension"):
+            async with self._pool.connection() as conn, conn.transaction():
+                await conn.execute("SELECT pg_advisory_xact_lock(%s)", [lock_id("embedder")])
+                cursor = await conn.execute("SELECT name, dimension FROM sedimem_lt_embedder")
+                row = await cursor.fetchone()
+                if row is not None and (row[0], row[1]) == (name, dimension):
+                    self._dimension = dimension
+                    return
+                if row is not None and not replace:
+                    raise ConfigurationError(
+                        f"this store's vectors were written by embedder {row[0]!r} "
+                        f"(dimension {row[1]}), not {name!r} (dimension {dimension}); "
+                        "re-embed to switch embedders"
+                    )
+                if replace:
+                    await conn.execute(drop_vector_index_ddl())
+                await conn.execute(vector_index_ddl(dimension))
+                await conn.execute(
+                    "INSERT INTO sedimem_lt_embedder (name, dimension) VALUES (%s, %s) "
+                    "ON CONFLICT (singleton) DO UPDATE "
+                    "SET name = excluded.name, dimension = excluded.dimension",
+                    [name, dimension],
+                )
+        self._dimension = dimension
+
+    async def _require_binding(
+        self, conn: AsyncConnection[Any] | None, records: Sequence[StoredRecord]
+    ) -> None:
+        """Refuse vectors while no embedder is bound (re-reading the binding, which another
+        process may have made since this store opened)."""
+        if self._dimension is not None or all(r.vector is None for r in records):
+            return
+        if conn is None:
+            async with self._pool.connection() as fresh:
+                self._dimension = await _bound_dimension(fresh)
+        else:
+            self._dimension = await _bound_dimension(conn)
+        if self._dimension is None:
+            raise ConfigurationError(
+                "no embedder is bound to this store: call bind_embedder before writing vectors"
+            )
+
+    def _check_vector(self, vector: Any, field: str) -> Vector:
+        if not isinstance(vector, np.ndarray) or vector.ndim != 1 or vector.size == 0:
+            raise ValidationError(field, "must be a non-empty 1-D numpy array")
+        if self._dimension is not None and vector.shape[0] != self._dimension:
+            raise ValidationError(
+                field,
+                f"has dimension {vector.shape[0]}, the bound embedder's is {self._dimension}",
+                allowed=f"{self._dimension} floats",
+            )
+        if not np.all(np.isfinite(vector)):
+            raise ValidationError(field, "contains NaN or infinity")
+        return vector.astype(np.float32, copy=False)
+
+    # -- writes --------------------------------------------------------------------------------
+
+    def _row(self, record: StoredRecord) -> list[Any]:
+        row: list[Any] = []
+        for column in RECORD_COLUMNS:
+            if column == "embedding":
+                vector = record.vector
+                row.append(None if vector is None else self._check_vector(vector, "vector"))
+            elif column == "sources":
+                row.append(list(record.sources))
+            else:
+                row.append(getattr(record, column))
+        return row
+
+    def _rows(self, tenant: str, records: Sequence[StoredRecord]) -> list[list[Any]]:
+        check_tenant(tenant, records)
+        latest = {record.id: record for record in records}  # the last of duplicate ids wins
+        return [self._row(record) for record in latest.values()]
+
+    @staticmethod
+    async def _upsert(conn: AsyncConnection[Any], rows: list[list[Any]]) -> None:
+        if rows:
+            async with conn.cursor() as cursor:
+                await cursor.executemany(_UPSERT, rows)
+
+    async def put(self, tenant: str, records: Sequence[StoredRecord]) -> None:
+        check_tenant(tenant, records)
+        if not records:
+            return
+        with translated("put"):
+            await self._require_binding(None, records)
+            rows = self._rows(tenant, records)
+            async with self._pool.connection() as conn, conn.transaction():
+                await self._upsert(conn, rows)
+        self._analyzer.wrote(len(rows))
+
+    async def delete(self, tenant: str, ids: Sequence[str]) -> int:
+        if not ids:
+            return 0
+        with translated("delete"):
+            async with self._pool.connection() as conn:
+                cursor = await conn.execute(
+                    sql.SQL("DELETE FROM {} WHERE tenant = %s AND id = ANY(%s::text[])").format(
+                        _TABLE
+                    ),
+                    [tenant, list(ids)],
+                )
+                deleted = cursor.rowcount
+        self._analyzer.wrote(deleted)
+        return deleted
+
+    async def update_locked(
+        self, tenant: str, lock_key: str, flt: RecordFilter, decide: Decision
+    ) -> list[StoredRecord]:
+        where = record_where(tenant, flt)
+        with translated("update_locked"):
+            async with self._pool.connection() as conn, conn.transaction():
+                await conn.execute(
+                    "SELECT pg_advisory_xact_lock(%s)", [lock_id("update", tenant, lock_key)]
+                )
+                # with vectors: a decision that edits a record and writes it back keeps its vector
+                current = await self._select(conn, where, sql.SQL("ORDER BY id"), [], vectors=True)
+                written = list(decide(current))
+                await self._require_binding(conn, written)
+                await self._upsert(conn, self._rows(tenant, written))
+        self._analyzer.wrote(len(written))
+        return written
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    @staticmethod
+    async def _select(
+        conn: AsyncConnection[Any],
+        where: Where,
+        tail: sql.Composable,
+        tail_params: list[Any],
+        *,
+        vectors: bool = False,
+    ) -> list[StoredRecord]:
+        query = sql.SQL("SELECT {columns} FROM {table} WHERE {where} {tail}").format(
+            columns=record_columns(vector=vectors),
+            table=_TABLE,
+            where=where.clause,
+            tail=tail,
+        )
+        cursor = await conn.execute(query, [*where.params, *tail_params])
+        return [record_of(row, vector=vectors) for row in await cursor.fetchall()]
+
+    async def get(self, tenant: str, ids: Sequence[str]) -> list[StoredRecord]:
+        if not ids:
+            return []
+        return await self.find(tenant, RecordFilter(ids=tuple(ids)), limit=len(ids))
+
+    async def find(
+        self,
+        tenant: str,
+        flt: RecordFilter,
+        *,
+        limit: int,
+        after: str | None = None,
+        newest_first: bool = False,
+    ) -> list[StoredRecord]:
+        _positive(limit, "limit")
+        if limit == 0:
+            return []
+        where = record_where(tenant, flt)
+        if after is not None:
+            where.add("id < %s" if newest_first else "id > %s", after)
+        order = sql.SQL("ORDER BY id DESC LIMIT %s" if newest_first else "ORDER BY id LIMIT %s")
+        with translated("find"):
+            async with self._pool.connection() as conn:
+                return await self._select(conn, where, order, [limit])
+
+    async def count(self, tenant: str, flt: RecordFilter) -> int:
+        where = record_where(tenant, flt)
+        query = sql.SQL("SELECT count(*) FROM {table} WHERE {where}").format(
+            table=_TABLE, where=where.clause
+        )
+        with translated("count"):
+            async with self._pool.connection() as conn:
+                cursor = await conn.execute(query, where.params)
+                row = await cursor.fetchone()
+        return int(row[0]) if row is not None else 0
+
+    async def tenants(self) -> list[str]:
+        query = sql.SQL("SELECT DISTINCT tenant FROM {} ORDER BY tenant").format(_TABLE)
+        with translated("tenants"):
+            async with self._pool.connection() as conn:
+                cursor = await conn.execute(query)
+                return [str(row[0]) for row in await cursor.fetchall()]
+
+    async def keyword_search(
+        self, tenant: str, flt: RecordFilter, terms: Sequence[str], k: int
+    ) -> list[Ranked]:
+        hits = await self._keyword_search(tenant, flt, terms, k, records=False)
+        return [(str(row[0]), score) for row, score in hits]
+
+    async def keyword_search_records(
+        self, tenant: str, flt: RecordFilter, terms: Sequence[str], k: int
+    ) -> list[ScoredRecord]:
+        hits = await self._keyword_search(tenant, flt, terms, k, records=True)
+        return [(record_of(row), score) for row, score in hits]
+
+    async def vector_search(
+        self, tenant: str, flt: RecordFilter, vector: Vector, k: int
+    ) -> list[Ranked]:
+        hits = await self._vector_search(tenant, flt, vector, k, records=False)
+        return [(str(row[0]), score) for row, score in hits]
+
+    async def vector_search_records(
+        self, tenant: str, flt: RecordFilter, vector: Vector, k: int
+    ) -> list[ScoredRecord]:
+        hits = await self._vector_search(tenant, flt, vector, k, records=True)
+        return [(record_of(row), score) for row, score in hits]
+
+    async def _keyword_search(
+        self, tenant: str, flt: RecordFilter, terms: Sequence[str], k: int, *, records: bool
+    ) -> list[postgres_search.Hit]:
+        _positive(k)
+        words = words_of(terms)
+        if k == 0 or not words:
+            return []
+        where = record_where(tenant, flt)
+        with translated("keyword_search", field="terms"):
+            async with self._pool.connection() as conn:
+                lexemes = await self._keywords.lexemes(conn, words)
+                plan = await self._keywords.plan(conn, lexemes)  # no tiers: only stopwords
+                return await postgres_search.keyword_search(
+                    conn,
+                    where,
+                    plan,
+                    k,
+                    cap=max(self._keywords.budget, 4 * k),
+                    records=records,
+                )
+
+    async def _vector_search(
+        self, tenant: str, flt: RecordFilter, vector: Vector, k: int, *, records: bool
+    ) -> list[postgres_search.Hit]:
+        _positive(k)
+        query = self._check_vector(vector, "vector")
+        if k == 0:
+            return []
+        where = record_where(tenant, flt)
+        with translated("vector_search", field="vector"):
+            async with self._pool.connection() as conn:
+                return await postgres_search.vector_search(
+                    conn,
+                    where,
+                    query,
+                    k,
+                    ef_search=self._ef_search,
+                    exact_threshold=self._exact_threshold,
+                    records=records,
+                )
+
+
+async def _check_connection(conn: AsyncConnection[Any]) -> None:
+    """The pool's check of a connection it is about to lend: a round trip only when the
+    socket has something to read. An idle connection in autocommit has nothing to say unless
+    the server closed it or sent an error, so a search does not pay a round trip for it."""
+    if _readable(conn.fileno()):
+        await AsyncConnectionPool.check_connection(conn)
+
+
+def _readable(fd: int) -> bool:
+    """Whether ``fd`` has data (or end of file) to read right now."""
+    if hasattr(select, "poll"):  # select.select refuses descriptors >= FD_SETSIZE (1024)
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        return bool(poller.poll(0))
+    readable, _, _ = select.select([fd], [], [], 0)  # pragma: no cover - Windows
+    return bool(readable)
+
+
+async def _bound_dimension(conn: AsyncConnection[Any]) -> int | None:
+    cursor = await conn.execute("SELECT dimension FROM sedimem_lt_embedder")
+    row = await cursor.fetchone()
+    return None if row is None else int(row[0])

@@ -1,0 +1,325 @@
+"""Keyword and vector search on PostgreSQL: every filter inside the SQL, and the records of
+the hits read by the same statement (a search is one round trip, not a search and a get).
+
+Keyword search runs the lexeme tiers of :mod:`.postgres_keywords` in one statement, a
+materialised CTE per tier ranked with ``ts_rank`` (normalised by length) against every
+lexeme. Tier 0 ranks all its matches (at most ``cap`` rows: statistics can be wrong or
+missing; without them the filter is also fenced off the choice of index, see ``_FENCED``);
+each later tier runs only while the tiers before it found fewer than ``k`` rows (a one-time
+filter: otherwise its index is never touched), and reads at most ``4 k`` of its matches to
+fill the remaining places. A row of a rarer tier always outranks one of a
+commoner tier: the score is ``(tiers - 1 - tier + ts_rank) / tiers`` (``ts_rank`` < 1).
+
+Vector search has to live with pgvector's HNSW index filtering *after* the scan (0.6 has no
+iterative scans): an index scan yields at most ``hnsw.ef_search`` candidates and the filter
+may drop most of them. So:
+
+1. an index scan with ``ef_search`` at least ``2 k`` (a session setting, changed only when
+   a search needs another value: no transaction and no extra round trip per search; were
+   it lost, say behind a transaction pooler, the steps below would still find ``k`` rows,
+   only slower); when it returns ``k`` rows, done;
+2. otherwise an exact search over the matching rows, reading at most ``exact_threshold``
+   of them (a materialised CTE, which the planner cannot answer from the HNSW index); when
+   fewer match, that is the exact answer;
+3. otherwise (a filter too broad for exact search, too narrow for the candidate list) one
+   more index scan at the maximum ``ef_search`` (1000), and an unbounded exact search if
+   even that returns fewer than ``k``.
+
+So a search returns ``k`` rows whenever ``k`` rows match: exactly when the filter is
+selective, near-exactly (HNSW) otherwise. ``k`` and the caps are literals in the SQL, so
+that a prepared statement's generic plan still knows how many rows are wanted.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from psycopg import AsyncConnection, sql
+
+from sedimem.storage.longterm.base import Vector
+from sedimem.storage.longterm.postgres_filters import Where
+from sedimem.storage.longterm.postgres_keywords import KeywordPlan, tsquery_text
+from sedimem.storage.longterm.postgres_rows import READ_COLUMNS, record_columns
+from sedimem.storage.longterm.postgres_schema import TABLE
+
+__all__ = [
+    "MAX_EF_SEARCH",
+    "Hit",
+    "keyword_query",
+    "keyword_search",
+    "nearest_query",
+    "vector_search",
+]
+
+#: The selected columns of a hit (the record's, or only its id) and its score.
+Hit = tuple[tuple[Any, ...], float]
+
+#: pgvector's upper bound for ``hnsw.ef_search``.
+MAX_EF_SEARCH = 1000
+#: A tier after the first reads at most this many rows per place asked for.
+_FILL_FACTOR = 4
+
+_TABLE = sql.Identifier(TABLE)
+
+_TIER = sql.SQL(
+    "{name} AS MATERIALIZED (SELECT id, ts_rank(tsv, %s::tsquery, 1) AS rank FROM {source} "
+    "WHERE {where}{match}{gate} LIMIT {limit})"
+)
+_MATCH = sql.SQL(" AND tsv @@ %s::tsquery")
+# Without statistics a filter such as "tenant = x AND kind = y" is guessed to match a row or
+# two, and the planner walks the tenant's B-tree index, testing the tsquery on each of its
+# rows (~200 ms at 100k records). The fence (OFFSET 0: the filter cannot be pushed inside)
+# leaves it the GIN index alone; with statistics, it chooses (a small tenant in a large
+# table is better read through the B-tree).
+_FENCED = sql.SQL("(SELECT * FROM {table} WHERE tsv @@ %s::tsquery OFFSET 0) AS {table}")
+_GATE = sql.SQL(" AND NOT tsv @@ %s::tsquery AND {found} < {k}")
+_KEYWORD = sql.SQL(
+    "WITH {tiers}, top AS (SELECT id, (({last} - tier) + least(rank, 1)::float8) / {count} "
+    "AS score FROM ({branches}) AS hits ORDER BY score DESC, id LIMIT {k}) "
+    "SELECT {columns}, top.score FROM top JOIN {table} AS r ON r.tenant = %s AND r.id = top.id "
+    "ORDER BY top.score DESC, r.id"
+)
+
+# The index scan sits alone in a subquery, with the filter outside it: that is what HNSW
+# does anyway (0.6 filters after the scan), and the planner is left no choice to misjudge.
+# With the filter beside it, a table without statistics (a filter estimated to match a
+# row or two) was answered by a B-tree scan of the tenant's every row and a sort: ~1 s at
+# 100k records.
+_NEAREST = sql.SQL(
+    "SELECT {columns}, distance FROM ("
+    "SELECT {inner}, embedding <=> %s AS distance FROM {table} "
+    "WHERE embedding IS NOT NULL ORDER BY distance LIMIT {ef}) AS {table} "
+    "WHERE {where} ORDER BY distance LIMIT {k}"
+)
+_EXACT = sql.SQL(
+    "WITH candidates AS MATERIALIZED ("
+    "SELECT id, embedding <=> %s AS distance FROM {table} "
+    "WHERE {where} AND embedding IS NOT NULL {limit}), "
+    "top AS (SELECT id, distance FROM candidates ORDER BY distance, id LIMIT {k}) "
+    "SELECT {columns}, top.distance, (SELECT count(*) FROM candidates) FROM top "
+    "JOIN {table} AS r ON r.tenant = %s AND r.id = top.id ORDER BY top.distance, r.id"
+)
+
+#: ``hnsw.ef_search`` as last set on each pooled connection (a session setting).
+_EF_SEARCH: weakref.WeakKeyDictionary[AsyncConnection[Any], int] = weakref.WeakKeyDictionary()
+
+#: Statements as sent, by shape: composing one costs more client CPU than a search's
+#: parsing of its rows, and its text is the same for every search of that shape.
+_STATEMENTS: dict[tuple[Any, ...], bytes] = {}
+_STATEMENTS_KEPT = 512
+
+
+def _statement(
+    conn: AsyncConnection[Any], key: tuple[Any, ...], build: Callable[[], sql.Composable]
+) -> bytes:
+    key = (conn.info.encoding, *key)
+    statement = _STATEMENTS.get(key)
+    if statement is None:
+        if len(_STATEMENTS) >= _STATEMENTS_KEPT:
+            _STATEMENTS.clear()
+        statement = _STATEMENTS[key] = build().as_bytes(conn)
+    return statement
+
+
+def _columns(records: bool, alias: str | None = None) -> sql.Composable:
+    """What a search selects before its score: the record's columns, or only its id."""
+    if records:
+        return record_columns(alias)
+    return sql.Identifier("id") if alias is None else sql.Identifier(alias, "id")
+
+
+def _width(records: bool) -> int:
+    """How many of :func:`_columns` there are."""
+    return len(READ_COLUMNS) if records else 1
+
+
+def _keyword_sql(
+    where: Where, tiers: int, k: int, cap: int, columns: sql.Composable, *, fenced: bool
+) -> sql.Composed:
+    ctes: list[sql.Composable] = []
+    branches: list[sql.Composable] = []
+    source = _FENCED.format(table=_TABLE) if fenced else _TABLE
+    match = sql.SQL("") if fenced else _MATCH
+    for number in range(tiers):
+        name = sql.Identifier(f"tier{number}")
+        gate: sql.Composable = sql.SQL("")
+        if number:
+            found = sql.SQL(" + ").join(
+                sql.SQL("(SELECT count(*) FROM {})").format(sql.Identifier(f"tier{n}"))
+                for n in range(number)
+            )
+            gate = _GATE.format(found=found, k=sql.Literal(k))
+        limit = cap if number == 0 else _FILL_FACTOR * k
+        ctes.append(
+            _TIER.format(
+                name=name,
+                source=source,
+                where=where.clause,
+                match=match,
+                gate=gate,
+                limit=sql.Literal(limit),
+            )
+        )
+        branches.append(
+            sql.SQL("SELECT id, {} AS tier, rank FROM {}").format(sql.Literal(number), name)
+        )
+    return _KEYWORD.format(
+        tiers=sql.SQL(", ").join(ctes),
+        last=sql.Literal(tiers - 1),
+        count=sql.Literal(float(tiers)),
+        branches=sql.SQL(" UNION ALL ").join(branches),
+        k=sql.Literal(k),
+        columns=columns,
+        table=_TABLE,
+    )
+
+
+def _keyword_params(where: Where, tiers: list[list[str]], *, fenced: bool) -> list[Any]:
+    everything = tsquery_text(lexeme for tier in tiers for lexeme in tier)
+    params: list[Any] = []
+    earlier: list[str] = []
+    for tier in tiers:
+        if fenced:
+            params += [everything, tsquery_text(tier), *where.params]
+        else:
+            params += [everything, *where.params, tsquery_text(tier)]
+        if earlier:
+            params.append(tsquery_text(earlier))
+        earlier += tier
+    return [*params, where.params[0]]
+
+
+def keyword_query(
+    conn: AsyncConnection[Any], where: Where, plan: KeywordPlan, k: int, *, cap: int, records: bool
+) -> tuple[bytes, list[Any]]:
+    """The statement :func:`keyword_search` sends, and its parameters (to EXPLAIN it)."""
+    tiers, fenced = plan.tiers, not plan.analysed
+    statement = _statement(
+        conn,
+        ("keyword", where.shape, len(tiers), k, cap, records, fenced),
+        lambda: _keyword_sql(where, len(tiers), k, cap, _columns(records, "r"), fenced=fenced),
+    )
+    return statement, _keyword_params(where, tiers, fenced=fenced)
+
+
+async def keyword_search(
+    conn: AsyncConnection[Any],
+    where: Where,
+    plan: KeywordPlan,
+    k: int,
+    *,
+    cap: int,
+    records: bool,
+) -> list[Hit]:
+    """The ``k`` best matches of the ``plan``'s lexeme tiers (see the module's doc)."""
+    if not plan.tiers:
+        return []
+    statement, params = keyword_query(conn, where, plan, k, cap=cap, records=records)
+    cursor = await conn.execute(statement, params)
+    width = _width(records)
+    return [(row[:width], float(row[width])) for row in await cursor.fetchall()]
+
+
+async def _set_ef_search(conn: AsyncConnection[Any], ef_search: int) -> None:
+    if _EF_SEARCH.get(conn) != ef_search:
+        # a session setting (the pool runs in autocommit): it stays for the next search
+        await conn.execute("SELECT set_config('hnsw.ef_search', %s, false)", [str(ef_search)])
+        _EF_SEARCH[conn] = ef_search
+
+
+def nearest_query(
+    conn: AsyncConnection[Any],
+    where: Where,
+    vector: Vector,
+    k: int,
+    ef_search: int,
+    *,
+    records: bool,
+) -> tuple[bytes, list[Any]]:
+    """The index scan's statement and its parameters (to EXPLAIN it)."""
+    statement = _statement(
+        conn,
+        ("nearest", where.shape, k, ef_search, records),
+        lambda: _NEAREST.format(
+            columns=_columns(records),
+            inner=record_columns(),  # every column a filter can name
+            table=_TABLE,
+            where=where.clause,
+            ef=sql.Literal(ef_search),
+            k=sql.Literal(k),
+        ),
+    )
+    return statement, [vector, *where.params]
+
+
+async def _nearest(
+    conn: AsyncConnection[Any],
+    where: Where,
+    vector: Vector,
+    k: int,
+    ef_search: int,
+    records: bool,
+) -> list[Hit]:
+    await _set_ef_search(conn, ef_search)
+    statement, params = nearest_query(conn, where, vector, k, ef_search, records=records)
+    cursor = await conn.execute(statement, params)
+    width = _width(records)
+    return [(row[:width], 1.0 - float(row[width])) for row in await cursor.fetchall()]
+
+
+async def _exact(
+    conn: AsyncConnection[Any],
+    where: Where,
+    vector: Vector,
+    k: int,
+    cap: int | None,
+    records: bool,
+) -> tuple[list[Hit], int]:
+    """The exact top ``k`` among the first ``cap + 1`` matching rows (all when ``cap`` is
+    None), and how many rows were read."""
+    limit = sql.SQL("") if cap is None else sql.SQL("LIMIT {}").format(sql.Literal(cap + 1))
+    statement = _statement(
+        conn,
+        ("exact", where.shape, k, cap, records),
+        lambda: _EXACT.format(
+            table=_TABLE,
+            where=where.clause,
+            limit=limit,
+            k=sql.Literal(k),
+            columns=_columns(records, "r"),
+        ),
+    )
+    width = _width(records)
+    cursor = await conn.execute(statement, [vector, *where.params, where.params[0]])
+    rows = await cursor.fetchall()
+    hits = [(row[:width], 1.0 - float(row[width])) for row in rows]
+    return hits, (int(rows[0][width + 1]) if rows else 0)
+
+
+async def vector_search(
+    conn: AsyncConnection[Any],
+    where: Where,
+    vector: Vector,
+    k: int,
+    *,
+    ef_search: int,
+    exact_threshold: int,
+    records: bool,
+) -> list[Hit]:
+    """The ``k`` nearest matching records by cosine similarity (see the module's doc)."""
+    ef = min(MAX_EF_SEARCH, max(ef_search, 2 * k))
+    hits = await _nearest(conn, where, vector, k, ef, records)
+    if len(hits) >= k:
+        return hits
+    cap = max(exact_threshold, k)
+    hits, read = await _exact(conn, where, vector, k, cap, records)
+    if read <= cap:
+        return hits  # every matching row was read: exact
+    if ef < MAX_EF_SEARCH:
+        hits = await _nearest(conn, where, vector, k, MAX_EF_SEARCH, records)
+        if len(hits) >= k:
+            return hits
+    hits, _ = await _exact(conn, where, vector, k, None, records)
+    return hits

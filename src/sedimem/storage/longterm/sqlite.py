@@ -1,0 +1,343 @@
+"""The SQLite long-term store: the embedded default, in one file (WAL) with working memory.
+
+Rows, vectors (float32 blobs), FTS5 and provenance links are written in one ``BEGIN
+IMMEDIATE`` transaction per call, so a failed write leaves nothing behind. Searches run on
+in-memory indexes per (tenant, kind) kept beside the rows (see :mod:`.memindex` and
+:mod:`.sqlite_indexes`); with ``memory_index=False`` they run on FTS5 and on vectors read
+from the file instead (slower, same results up to BM25 statistics, which FTS5 takes from
+the whole table).
+
+SQLite has one writer at a time per file, across processes: ``BEGIN IMMEDIATE`` already
+serialises every ``update_locked``, whatever its lock key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Self, TypeVar
+
+from sedimem.errors import ConfigurationError, ValidationError
+from sedimem.storage.longterm.base import (
+    Decision,
+    Ranked,
+    RecordFilter,
+    ScoredRecord,
+    StoredRecord,
+    Vector,
+    check_tenant,
+    with_records,
+)
+from sedimem.storage.longterm.memindex import IndexOptions
+from sedimem.storage.longterm.sqlite_filter import where
+from sedimem.storage.longterm.sqlite_indexes import IndexRegistry
+from sedimem.storage.longterm.sqlite_rows import (
+    Binding,
+    checked_vector,
+    delete_rows,
+    fts_search,
+    read_binding,
+    scan_vectors,
+    select_records,
+    upsert,
+)
+from sedimem.storage.longterm.sqlite_schema import MIGRATIONS
+from sedimem.storage.sqlite.connection import SqliteConnection, write
+from sedimem.storage.sqlite.migrations import apply_migrations
+
+__all__ = ["SqliteLongTermStore"]
+
+T = TypeVar("T")
+
+_CHANGE_LOG_KEEP = 200_000  # entries kept for other processes to catch up from
+_PRUNE_EVERY = 256  # writes between two prunes of the change log
+
+
+class SqliteLongTermStore:
+    """Long-term memory in a SQLite file; every handle and process on the file shares it."""
+
+    def __init__(
+        self,
+        db: SqliteConnection,
+        *,
+        memory_index: bool,
+        options: IndexOptions,
+        executor: ThreadPoolExecutor | None,
+        max_index_rows: int = 1_000_000,
+    ) -> None:
+        self._db = db
+        self._memory_index = memory_index
+        self._registry = IndexRegistry(options, max_rows=max_index_rows)
+        self._executor = executor
+        self._writes = 0
+
+    @classmethod
+    async def open(
+        cls,
+        path: str,
+        *,
+        memory_index: bool = True,
+        hnsw_threshold: int | None = 50_000,
+        hnsw_background: bool = True,
+        exact_limit: int = 10_000,
+        max_index_rows: int = 1_000_000,
+        busy_timeout_ms: int = 10_000,
+    ) -> Self:
+        """Open (creating or migrating) the long-term tables of the file at ``path``.
+
+        ``hnsw_threshold``: vectors in one (tenant, kind) past which an HNSW graph is built
+        (``None``: always exact). ``hnsw_background=False`` builds it inside the search
+        that needs it (deterministic; for tests). ``exact_limit``: a filter keeping at most
+        this many rows is always searched exactly. ``max_index_rows``: rows kept in
+        in-memory indexes over all (tenant, kind) pairs; the least recently searched are
+        dropped past it (and rebuilt from the file when searched again).
+        """
+        db = SqliteConnection(path, busy_timeout_ms=busy_timeout_ms)
+        try:
+            await db.run(lambda conn: apply_migrations(conn, "longterm", MIGRATIONS))
+        except BaseException:
+            await db.aclose()
+            raise
+        executor = (
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="sedimem-hnsw")
+            if hnsw_background and hnsw_threshold is not None
+            else None
+        )
+        options = IndexOptions(hnsw_threshold, exact_limit, executor)
+        return cls(
+            db,
+            memory_index=memory_index,
+            options=options,
+            executor=executor,
+            max_index_rows=max_index_rows,
+        )
+
+    @property
+    def name(self) -> str:
+        return "sqlite"
+
+    async def _write(self, body: Callable[[sqlite3.Connection], T]) -> T:
+        def op(conn: sqlite3.Connection) -> T:
+            result = write(conn, body)
+            self._writes += 1
+            if self._writes % _PRUNE_EVERY == 0:
+                conn.execute(
+                    "DELETE FROM lt_change WHERE seq <= (SELECT MAX(seq) FROM lt_change) - ?",
+                    (_CHANGE_LOG_KEEP,),
+                )
+            return result
+
+        return await self._db.run(op)
+
+    async def _read(self, body: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``body`` in one read transaction: indexes and rows from the same snapshot."""
+
+        def op(conn: sqlite3.Connection) -> T:
+            conn.execute("BEGIN")
+            result = body(conn)
+            conn.execute("COMMIT")
+            return result
+
+        return await self._db.run(op)
+
+    # -- embedder --------------------------------------------------------------------------
+
+    async def bind_embedder(self, name: str, dimension: int, *, replace: bool = False) -> None:
+        if not name:
+            raise ValidationError("name", "the embedder needs a name", allowed="non-empty text")
+        if isinstance(dimension, bool) or not isinstance(dimension, int) or dimension < 1:
+            raise ValidationError("dimension", f"got {dimension!r}", allowed="an integer >= 1")
+
+        def body(conn: sqlite3.Connection) -> None:
+            bound = read_binding(conn)
+            if bound == Binding(name, dimension) and not replace:
+                return
+            if bound is not None and not replace:
+                raise ConfigurationError(
+                    f"this store holds vectors of embedder {bound.name!r} (dimension "
+                    f"{bound.dimension}), not {name!r} (dimension {dimension}); configure "
+                    "that embedder, or re-embed (bind with replace=True)"
+                )
+            conn.execute(
+                "INSERT INTO lt_embedder (slot, name, dimension) VALUES (1, ?, ?) "
+                "ON CONFLICT (slot) DO UPDATE SET name = excluded.name, "
+                "dimension = excluded.dimension",
+                (name, dimension),
+            )
+            if bound is not None:
+                conn.execute("UPDATE lt_record SET vector = NULL WHERE vector IS NOT NULL")
+            conn.execute("INSERT INTO lt_change (op) VALUES ('!')")  # every index rebuilds
+
+        await self._write(body)
+
+    # -- records ---------------------------------------------------------------------------
+
+    async def put(self, tenant: str, records: Sequence[StoredRecord]) -> None:
+        check_tenant(tenant, records)
+        if records:
+            await self._write(lambda conn: upsert(conn, tenant, records))
+
+    async def get(self, tenant: str, ids: Sequence[str]) -> list[StoredRecord]:
+        if not ids:
+            return []
+        return await self._db.run(
+            lambda conn: select_records(conn, tenant, RecordFilter(ids=tuple(ids)), "", [])
+        )
+
+    async def find(
+        self,
+        tenant: str,
+        flt: RecordFilter,
+        *,
+        limit: int,
+        after: str | None = None,
+        newest_first: bool = False,
+    ) -> list[StoredRecord]:
+        if limit <= 0:
+            return []
+        extra, params = "", list[Any]()
+        if after is not None:
+            extra = " AND r.id < ?" if newest_first else " AND r.id > ?"
+            params.append(after)
+        extra += " ORDER BY r.id" + (" DESC" if newest_first else "") + " LIMIT ?"
+        params.append(limit)
+        return await self._db.run(lambda conn: select_records(conn, tenant, flt, extra, params))
+
+    async def count(self, tenant: str, flt: RecordFilter) -> int:
+        condition, params = where(tenant, flt)
+        sql = f"SELECT COUNT(*) FROM lt_record r WHERE {condition}"
+        return await self._db.run(lambda conn: int(conn.execute(sql, params).fetchone()[0]))
+
+    async def tenants(self) -> list[str]:
+        sql = "SELECT DISTINCT tenant FROM lt_record ORDER BY tenant"
+        return await self._db.run(lambda conn: [str(r[0]) for r in conn.execute(sql)])
+
+    async def delete(self, tenant: str, ids: Sequence[str]) -> int:
+        if not ids:
+            return 0
+        return await self._write(lambda conn: delete_rows(conn, tenant, list(ids)))
+
+    async def update_locked(
+        self, tenant: str, lock_key: str, flt: RecordFilter, decide: Decision
+    ) -> list[StoredRecord]:
+        def body(conn: sqlite3.Connection) -> list[StoredRecord]:
+            # With vectors: a decision that edits a record and writes it back keeps its vector.
+            current = select_records(conn, tenant, flt, " ORDER BY r.id", [], vectors=True)
+            chosen = list(decide(current))
+            check_tenant(tenant, chosen)
+            if chosen:
+                upsert(conn, tenant, chosen)
+            return chosen
+
+        return await self._write(body)
+
+    # -- searches --------------------------------------------------------------------------
+
+    async def keyword_search(
+        self, tenant: str, flt: RecordFilter, terms: Sequence[str], k: int
+    ) -> list[Ranked]:
+        if k <= 0 or not terms:
+            return []
+        if not self._memory_index:
+            return await self._db.run(lambda conn: fts_search(conn, tenant, flt, terms, k))
+
+        def body(conn: sqlite3.Connection) -> list[Ranked]:
+            indexes = self._registry.indexes(conn, tenant, flt.kind)
+            stems = self._registry.analyzer.query_terms(terms)
+            if not stems:
+                return []
+            return _best(k, [i.keyword_search(stems, flt, k) for i in indexes])
+
+        return await self._read(body)
+
+    async def vector_search(
+        self, tenant: str, flt: RecordFilter, vector: Vector, k: int
+    ) -> list[Ranked]:
+        if k <= 0:
+            return []
+
+        def body(conn: sqlite3.Connection) -> list[Ranked]:
+            binding = read_binding(conn)
+            if binding is None:
+                return []  # no embedder bound yet: no record has a vector
+            query = _query_vector(vector, binding)
+            if not self._memory_index:
+                return scan_vectors(conn, tenant, flt, query, k)
+            indexes = self._registry.indexes(conn, tenant, flt.kind)
+            return _best(k, [i.vector_search(query, flt, k) for i in indexes])
+
+        return await self._read(body)
+
+    async def keyword_search_records(
+        self, tenant: str, flt: RecordFilter, terms: Sequence[str], k: int
+    ) -> list[ScoredRecord]:
+        # the index answers from memory; the rows are a local read
+        return await with_records(self, tenant, await self.keyword_search(tenant, flt, terms, k))
+
+    async def vector_search_records(
+        self, tenant: str, flt: RecordFilter, vector: Vector, k: int
+    ) -> list[ScoredRecord]:
+        return await with_records(self, tenant, await self.vector_search(tenant, flt, vector, k))
+
+    # -- SQLite specifics ------------------------------------------------------------------
+
+    async def warm(self, tenant: str, kind: str | None = None, *, wait: bool = False) -> None:
+        """Build the in-memory indexes now (not on the first search); with ``wait``, also
+        wait until every HNSW graph that is due has been built."""
+        if not self._memory_index:
+            return
+        while True:
+            kinds = await self._read(
+                lambda conn: (
+                    [kind]
+                    if kind
+                    else [
+                        r[0]
+                        for r in conn.execute(
+                            "SELECT kind FROM lt_kind WHERE tenant = ?", (tenant,)
+                        )
+                    ]
+                )
+            )
+
+            def body(conn: sqlite3.Connection, kinds: list[str] = kinds) -> list[Any]:
+                for name in kinds:
+                    self._registry.indexes(conn, tenant, name)
+                return self._registry.pending_jobs(tenant, kinds)
+
+            jobs = await self._read(body)
+            if not wait or not jobs:
+                return
+            await asyncio.gather(*(asyncio.wrap_future(j) for j in jobs), return_exceptions=True)
+
+    async def index_info(self, tenant: str, kind: str) -> dict[str, int] | None:
+        """Sizes of the in-memory index of (tenant, kind), ``None`` when not built."""
+
+        def op(conn: sqlite3.Connection) -> dict[str, int] | None:
+            index = self._registry.peek(tenant, kind)
+            return None if index is None else {**index.info(), "builds": self._registry.builds}
+
+        return await self._db.run(op)
+
+    async def aclose(self) -> None:
+        with contextlib.suppress(Exception):  # already closed: nothing left to release
+            await self._db.run(lambda conn: self._registry.close())
+        await self._db.aclose()
+        if self._executor is not None:
+            await asyncio.to_thread(self._executor.shutdown, True, cancel_futures=True)
+
+
+def _best(k: int, lists: list[list[Ranked]]) -> list[Ranked]:
+    """The ``k`` best of several ranked lists (one per kind)."""
+    if len(lists) == 1:
+        return lists[0]
+    merged = [hit for hits in lists for hit in hits]
+    merged.sort(key=lambda hit: -hit[1])
+    return merged[:k]
+
+
+def _query_vector(vector: Vector, binding: Binding) -> Vector:
+    return checked_vector(vector, binding, "the query")

@@ -1,0 +1,24 @@
+"""Tools for testing sedimem and third-party backends.
+
+``WorkingStoreConformance`` is the suite every working-memory store must pass: subclass it
+in a test module and provide the ``store`` and ``other_handle`` fixtures.
+``LongTermStoreConformance`` is the same for long-term stores (fixture ``store``).
+``RedisServer`` and ``PostgresServer`` start real servers on loopback for tests, and
+``SedimemServer`` runs ``sedimem serve`` as a process for end-to-end tests.
+"""
+
+from sedimem.testing.clock import ManualClock
+from sedimem.testing.longterm import LongTermStoreConformance
+from sedimem.testing.postgres_server import PostgresServer
+from sedimem.testing.redis_server import RedisServer
+from sedimem.testing.sedimem_server import SedimemServer
+from sedimem.testing.working import WorkingStoreConformance
+
+__all__ = [
+    "LongTermStoreConformance",
+    "ManualClock",
+    "SedimemServer",
+    "PostgresServer",
+    "RedisServer",
+    "WorkingStoreConformance",
+]

@@ -1,0 +1,37 @@
+"""The long-term store conformance suite, identical for every backend.
+
+Subclass :class:`LongTermStoreConformance` and provide one async fixture:
+
+- ``store``: a fresh, empty :class:`~sedimem.storage.longterm.base.LongTermStore` on
+  which ``bind_embedder`` has not been called yet.
+
+Records are built directly (:func:`make_record`) with small deterministic vectors
+(dimension :data:`DIM`, L2-normalised). Ids are valid, time-ordered UUID strings, so a
+backend may keep them in a ``uuid`` column. The tests live in
+:mod:`~sedimem.testing.longterm_records` and :mod:`~sedimem.testing.longterm_search`.
+"""
+
+from __future__ import annotations
+
+from sedimem.testing.longterm_helpers import (
+    DIM,
+    EMBEDDER,
+    make_record,
+    new_record_id,
+    unit_vector,
+)
+from sedimem.testing.longterm_records import RecordConformance
+from sedimem.testing.longterm_search import SearchConformance
+
+__all__ = [
+    "DIM",
+    "EMBEDDER",
+    "LongTermStoreConformance",
+    "make_record",
+    "new_record_id",
+    "unit_vector",
+]
+
+
+class LongTermStoreConformance(RecordConformance, SearchConformance):
+    """Every rule of :mod:`sedimem.storage.longterm.base`, checked on one backend."""

@@ -1,0 +1,91 @@
+"""``sedimem serve`` as a real process on a loopback port, for end-to-end tests.
+
+Agent developers can drive their own integration tests against it the same way:
+``with SedimemServer(env={...}) as server: httpx.get(server.url + "/healthz")``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import urllib.error
+import urllib.request
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Self
+
+from sedimem.errors import StoreUnavailable
+from sedimem.testing.process import LOOPBACK, ServerProcess, free_port
+
+__all__ = ["SedimemServer"]
+
+_KEY = re.compile(r"\bsdm_[A-Za-z0-9_-]{20,}")
+
+
+class SedimemServer(ServerProcess):
+    """``python -m sedimem serve`` with ``SEDIMEM_HOME`` in a directory of its own.
+
+    ``env`` adds to (or overrides) the environment: store URLs, ``SEDIMEM_ADMIN_KEY``.
+    The home (and so the embedded store) is kept across restarts.
+    """
+
+    label = "sedimem serve"
+    stop_signal = signal.SIGINT  # uvicorn's graceful shutdown
+    not_ready = "did not answer GET /healthz"
+
+    def __init__(
+        self, *, env: Mapping[str, str] | None = None, startup_timeout: float = 60.0
+    ) -> None:
+        super().__init__(startup_timeout=startup_timeout)
+        self._env = dict(env or {})
+
+    @property
+    def url(self) -> str:
+        return f"http://{LOOPBACK}:{self.port}"
+
+    @property
+    def home(self) -> Path:
+        if self._dir is None:
+            raise StoreUnavailable(f"the {self.label} was never started")
+        return self._dir
+
+    @property
+    def output(self) -> str:
+        """Everything the server printed so far (stdout and stderr)."""
+        path = self.home / "serve.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    @property
+    def printed_key(self) -> str | None:
+        """The API key the first start printed, if it created one."""
+        found = _KEY.search(self.output)
+        return found.group(0) if found else None
+
+    def start(self) -> Self:
+        if self.running:
+            return self
+        if self._dir is None:
+            self._dir = Path(tempfile.mkdtemp(prefix="sedimem-serve-"))
+        if self._port is None:
+            self._port = free_port()
+        env = {**os.environ, "SEDIMEM_HOME": str(self._dir), **self._env}
+        env.setdefault("COLUMNS", "200")  # keep printed keys and URLs on one line
+        command = [sys.executable, "-m", "sedimem", "serve", "--port", str(self._port)]
+        command += ["--host", LOOPBACK]
+        with (self._dir / "serve.log").open("ab") as log:
+            self._process = subprocess.Popen(
+                command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env
+            )
+        self._wait_ready(self._healthy, lambda: self.output[-2000:].strip())
+        return self
+
+    def _healthy(self) -> bool:
+        try:
+            with urllib.request.urlopen(f"{self.url}/healthz", timeout=1) as response:
+                return bool(response.status == 200)
+        except (urllib.error.URLError, OSError):
+            return False
