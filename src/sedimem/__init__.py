@@ -34,11 +34,11 @@ __all__ = [
     "Conflict",
     "LimitExceeded",
     "Memory",
-    "SedimemError",
     "NotFound",
     "PermissionDenied",
     "ScratchpadEntry",
     "Scope",
+    "SedimemError",
     "Settings",
     "StoreError",
     "StoreUnavailable",
@@ -51,7 +51,7 @@ __all__ = [
     "WorkingStore",
     "open_working_store",
 ]
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 if _typing.TYPE_CHECKING:
     from sedimem.memory import Memory

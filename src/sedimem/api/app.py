@@ -12,7 +12,7 @@ from typing import Any
 from fastapi import Depends, FastAPI
 
 from sedimem import __version__
-from sedimem.api import handlers
+from sedimem.api import docs_pages, handlers
 from sedimem.api.limits import BodyLimit
 from sedimem.api.metrics import Backends, Metrics, MetricsMiddleware
 from sedimem.api.openapi import build_openapi
@@ -65,10 +65,13 @@ def create_app(memory: Memory, settings: Settings) -> FastAPI:
         summary="Layered memory for AI agents",
         description=_DESCRIPTION,
         openapi_url="/openapi.json",
+        docs_url=None,  # served from the package by docs_pages, not from a CDN
+        redoc_url=None,
         dependencies=[Depends(reject_unknown_query)],
     )
     app.state.sedimem = AppState(memory=memory, settings=settings, metrics=metrics)
     handlers.install(app)
+    docs_pages.install(app)
     # added last = outermost: metrics see every answer, the 413s included
     app.add_middleware(BodyLimit, max_bytes=settings.server.max_body_bytes)
     app.add_middleware(MetricsMiddleware, metrics=metrics)

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import os
-from typing import Annotated
+from types import ModuleType
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from sedimem.cli.common import console, run
+from sedimem.cli.common import console, err_console, run
 from sedimem.config import Settings
-from sedimem.server import Announcement, run_mcp_stdio
-from sedimem.server import serve as serve_forever
+
+if TYPE_CHECKING:
+    from sedimem.server import Announcement
 
 __all__ = ["mcp", "serve"]
 
@@ -28,8 +30,9 @@ def serve(
     for tenant "default" is created and printed once.
     """
     settings = Settings()
+    server = _server_module()
     run(
-        serve_forever(
+        server.serve(
             settings,
             announce=_announce,
             host=host or settings.server.host,
@@ -79,4 +82,19 @@ def mcp(
     session acts for --tenant on the local store.
     """
     api_key = os.environ.get("SEDIMEM_API_KEY") or None
-    run(run_mcp_stdio(Settings(), api_key=api_key, tenant=tenant))
+    run(_server_module().run_mcp_stdio(Settings(), api_key=api_key, tenant=tenant))
+
+
+def _server_module() -> ModuleType:
+    """The server, imported on use: its dependencies are the ``server`` extra, which
+    ``pip install sedimem`` alone does not bring (the other commands work without it)."""
+    try:
+        import sedimem.server
+    except ImportError as exc:
+        err_console.print(
+            f"[red]error:[/] this command needs the server extra ({exc.name} is not"
+            " installed): pip install 'sedimem[server]'",
+            highlight=False,
+        )
+        raise typer.Exit(1) from exc
+    return sedimem.server

@@ -30,7 +30,9 @@ class SedimemServer(ServerProcess):
     """``python -m sedimem serve`` with ``SEDIMEM_HOME`` in a directory of its own.
 
     ``env`` adds to (or overrides) the environment: store URLs, ``SEDIMEM_ADMIN_KEY``.
-    The home (and so the embedded store) is kept across restarts.
+    ``python`` is the interpreter to run (default: this one; another virtualenv's to test an
+    installed wheel). The server runs in its home directory, so nothing depends on the
+    caller's working directory. The home (and so the embedded store) is kept across restarts.
     """
 
     label = "sedimem serve"
@@ -38,10 +40,15 @@ class SedimemServer(ServerProcess):
     not_ready = "did not answer GET /healthz"
 
     def __init__(
-        self, *, env: Mapping[str, str] | None = None, startup_timeout: float = 60.0
+        self,
+        *,
+        env: Mapping[str, str] | None = None,
+        startup_timeout: float = 60.0,
+        python: str | os.PathLike[str] | None = None,
     ) -> None:
         super().__init__(startup_timeout=startup_timeout)
         self._env = dict(env or {})
+        self._python = str(python) if python is not None else sys.executable
 
     @property
     def url(self) -> str:
@@ -74,11 +81,16 @@ class SedimemServer(ServerProcess):
             self._port = free_port()
         env = {**os.environ, "SEDIMEM_HOME": str(self._dir), **self._env}
         env.setdefault("COLUMNS", "200")  # keep printed keys and URLs on one line
-        command = [sys.executable, "-m", "sedimem", "serve", "--port", str(self._port)]
+        command = [self._python, "-m", "sedimem", "serve", "--port", str(self._port)]
         command += ["--host", LOOPBACK]
         with (self._dir / "serve.log").open("ab") as log:
             self._process = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=env,
+                cwd=self._dir,
             )
         self._wait_ready(self._healthy, lambda: self.output[-2000:].strip())
         return self
