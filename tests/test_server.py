@@ -269,3 +269,25 @@ def test_local_key_acts_for_the_tenant() -> None:
     assert key.scope == Scope(tenant="acme")
     with pytest.raises(ValidationError):
         local_key("")
+
+
+async def test_accepted_connections_send_without_nagle_delay() -> None:
+    """A response's headers and body are separate writes: with Nagle on, the body waits for
+    the client's (delayed) ACK of the headers, ~40 ms per response. The listening socket
+    must say it is TCP so that asyncio sets TCP_NODELAY on every connection it accepts."""
+    from sedimem.server import _bind
+
+    sock = _bind("127.0.0.1", 0)
+    accepted: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+    class Probe(asyncio.Protocol):
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            conn = transport.get_extra_info("socket")
+            accepted.set_result(conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            transport.close()
+
+    server = await asyncio.get_running_loop().create_server(Probe, sock=sock)
+    async with server:
+        _, writer = await asyncio.open_connection(*sock.getsockname()[:2])
+        assert await asyncio.wait_for(accepted, 5) != 0
+        writer.close()

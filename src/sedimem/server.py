@@ -125,7 +125,10 @@ async def serve(
 def _bind(host: str, port: int) -> socket.socket:
     # Bind before announcing, so a busy port fails loudly and port 0 shows the real port.
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # proto=IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are
+    # TCP. Without it, Nagle holds a response's body (written after its headers) until the
+    # client acknowledges the headers, and a delayed ACK makes that ~40 ms per response.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
