@@ -98,9 +98,12 @@ async def open_store(
     kind: str, url: str | None, tmp: Path, size: int, analyze_rows: int | None = None
 ) -> LongTermStore:
     if kind == "sqlite":
+        from sedimem.retrieval.index import MemoryIndexEngine
         from sedimem.storage.longterm.sqlite import SqliteLongTermStore
 
-        return await SqliteLongTermStore.open(str(tmp / f"recall-{size}.db"))
+        return await SqliteLongTermStore.open(
+            str(tmp / f"recall-{size}.db"), index=MemoryIndexEngine()
+        )
     from sedimem.storage.longterm.postgres import PostgresLongTermStore
 
     assert url is not None

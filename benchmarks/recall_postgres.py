@@ -32,7 +32,7 @@ from pgvector.psycopg import register_vector_async
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import RecordFilter, StoredRecord
 from sedimem.storage.longterm.postgres import PostgresLongTermStore
-from sedimem.storage.longterm.postgres_schema import RECORD_COLUMNS, vector_index_ddl
+from sedimem.storage.longterm.postgres.schema import RECORD_COLUMNS, vector_index_ddl
 from sedimem.testing.postgres_server import PostgresServer
 
 STOPWORDS = (

@@ -9,7 +9,7 @@ almost every record, most in very few) and random normalised vectors. Measured, 
 - ``keyword_search`` and ``vector_search`` latency (p50 / p95 / p99), and both in a row
   (what hybrid recall costs the store);
 - baselines measured in the same run: plain numpy exact search over the same matrix, and
-  FTS5 ``ORDER BY bm25`` on the same file (``memory_index=False``), with ratios;
+  FTS5 ``ORDER BY bm25`` on the same file (a store opened without an index engine), with ratios;
 - optionally (``--hnsw``) the HNSW path after its background build, with recall@k.
 
 Prints a table and, as its last line, ``{"metrics": {...}}``.
@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from sedimem.retrieval.index import MemoryIndexEngine
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import RecordFilter, StoredRecord
 from sedimem.storage.longterm.sqlite import SqliteLongTermStore
@@ -126,7 +127,7 @@ async def timed(fn: Callable[[int], Awaitable[Any]], count: int) -> list[float]:
 async def run_size(size: int, args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     corpus = Corpus(args.dim, clustered=args.vectors == "clustered")
     path = str(workdir / f"bench-{size}.db")
-    store = await SqliteLongTermStore.open(path, hnsw_threshold=None)
+    store = await SqliteLongTermStore.open(path, index=MemoryIndexEngine(hnsw_threshold=None))
     await store.bind_embedder("bench", args.dim)
     matrix = np.empty((size, args.dim), dtype=np.float32)
     put_seconds = 0.0
@@ -166,7 +167,7 @@ async def run_size(size: int, args: argparse.Namespace, workdir: Path) -> dict[s
     baseline = await timed(numpy_exact, args.queries)
     await store.aclose()
 
-    fts = await SqliteLongTermStore.open(path, memory_index=False)
+    fts = await SqliteLongTermStore.open(path)
     fts_keyword = await timed(
         lambda i: fts.keyword_search(TENANT, FILTER, terms[i], args.k), min(args.queries, 100)
     )
@@ -194,7 +195,9 @@ async def run_hnsw(
     terms: list[list[str]],
     matrix: np.ndarray[Any, Any],
 ) -> dict[str, Any]:
-    store = await SqliteLongTermStore.open(path, hnsw_threshold=1, hnsw_background=True)
+    store = await SqliteLongTermStore.open(
+        path, index=MemoryIndexEngine(hnsw_threshold=1, hnsw_background=True)
+    )
     t0 = time.perf_counter()
     await store.warm(TENANT, "episode", wait=True)
     build = time.perf_counter() - t0

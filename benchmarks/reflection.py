@@ -31,9 +31,9 @@ import numpy as np
 
 from sedimem.embed import HashEmbedder
 from sedimem.longterm.episodic import EpisodicMemory
+from sedimem.longterm.stores import open_longterm_store
 from sedimem.reflection import Reflection, reflect
 from sedimem.scope import Scope
-from sedimem.storage.longterm.factory import open_longterm_store
 from sedimem.types import Episode, Outcome
 
 SCOPE = Scope(tenant="bench", project="p", agent_type="coder")

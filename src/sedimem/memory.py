@@ -38,11 +38,11 @@ from sedimem.keys import API_KEY, ApiKeys
 from sedimem.lifecycle import Lifecycle
 from sedimem.longterm import EpisodicMemory, ProceduralMemory, SemanticMemory
 from sedimem.longterm.records import EPISODE, FACT, PROCEDURE, fact_from_row
+from sedimem.longterm.stores import open_longterm_store
 from sedimem.reflection import Reflection, ReflectionReport
 from sedimem.retrieval.fusion import RetrievalSettings
 from sedimem.scope import SYSTEM_TENANT, Scope
 from sedimem.storage.longterm.base import LongTermStore, RecordFilter
-from sedimem.storage.longterm.factory import open_longterm_store
 from sedimem.storage.working.base import WorkingStore
 from sedimem.storage.working.factory import open_working_store
 from sedimem.types.longterm import Fact

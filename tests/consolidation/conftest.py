@@ -16,8 +16,8 @@ import pytest
 
 from sedimem.consolidation import ConsolidationSettings
 from sedimem.embed import HashEmbedder
+from sedimem.longterm.stores import open_longterm_store
 from sedimem.memory import Memory
-from sedimem.storage.longterm.factory import open_longterm_store
 from sedimem.storage.working.base import WorkingStore
 from sedimem.storage.working.inprocess import InProcessWorkingStore, SessionRegistry
 from sedimem.testing import ManualClock

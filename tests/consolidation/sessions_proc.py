@@ -20,8 +20,8 @@ from collections import Counter
 
 from sedimem.consolidation import ConsolidationSettings
 from sedimem.embed import HashEmbedder
+from sedimem.longterm.stores import open_longterm_store
 from sedimem.memory import Memory
-from sedimem.storage.longterm.factory import open_longterm_store
 from sedimem.storage.working.base import SessionRef, WorkingStore
 from sedimem.storage.working.factory import open_working_store, sqlite_path
 from sedimem.storage.working.sqlite import SqliteWorkingStore

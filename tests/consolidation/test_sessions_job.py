@@ -310,7 +310,7 @@ async def test_settings_are_checked_against_the_session_ttl(env: Env) -> None:
     assert "sessions" in memory.consolidator.jobs
     working = await env.open_working()
     try:
-        from sedimem.storage.longterm.factory import open_longterm_store
+        from sedimem.longterm.stores import open_longterm_store
 
         longterm = await open_longterm_store(env.store_url)
         short = Settings(working=WorkingSettings(session_ttl_seconds=600))

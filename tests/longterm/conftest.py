@@ -18,7 +18,7 @@ def lt_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 
 @pytest.fixture
 async def lt_store(lt_url: str) -> AsyncIterator[LongTermStore]:
-    from sedimem.storage.longterm.factory import open_longterm_store
+    from sedimem.longterm.stores import open_longterm_store
 
     store = await open_longterm_store(lt_url)
     embedder = HashEmbedder(64)

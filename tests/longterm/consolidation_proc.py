@@ -19,7 +19,7 @@ import time
 from sedimem.consolidation import ConsolidationSettings, Consolidator, RuleExtractor
 from sedimem.embed import HashEmbedder
 from sedimem.longterm import EpisodicMemory, ProceduralMemory, SemanticMemory
-from sedimem.storage.longterm.factory import open_longterm_store
+from sedimem.longterm.stores import open_longterm_store
 from sedimem.types.longterm import Episode, Fact
 
 

@@ -109,12 +109,15 @@ async def test_forget_needs_a_condition(lt_store: LongTermStore) -> None:
 async def test_export_import_export_is_identical(
     lt_store: LongTermStore, embedder: HashEmbedder, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
+    from sedimem.retrieval.index import MemoryIndexEngine
     from sedimem.storage.longterm.sqlite import SqliteLongTermStore
 
     await populate(lt_store, embedder)
     first = [line async for line in gdpr.export_user(lt_store, "t", "ana")]
     assert len(first) == 5  # ana's 2 episodes, 2 facts, 1 procedure
-    fresh = await SqliteLongTermStore.open(str(tmp_path_factory.mktemp("imp") / "x.db"))
+    fresh = await SqliteLongTermStore.open(
+        str(tmp_path_factory.mktemp("imp") / "x.db"), index=MemoryIndexEngine()
+    )
     await fresh.bind_embedder(embedder.name, embedder.dimension)
     counts = await gdpr.import_records(fresh, embedder, "t", first)
     assert counts == {"episode": 2, "fact": 2, "procedure": 1}

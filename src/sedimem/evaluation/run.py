@@ -13,8 +13,8 @@ from rich.table import Table
 from sedimem.embed import default_embedder
 from sedimem.evaluation.locomo import MODES, evaluate, load_locomo
 from sedimem.longterm.episodic import EpisodicMemory
+from sedimem.longterm.stores import open_longterm_store
 from sedimem.retrieval.fusion import RetrievalSettings
-from sedimem.storage.longterm.factory import open_longterm_store
 
 __all__ = ["run_locomo"]
 

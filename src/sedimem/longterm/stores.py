@@ -1,4 +1,8 @@
-"""Open a long-term store from a URL: ``sqlite:///path`` or ``postgresql://...``."""
+"""Open a long-term store from a URL: ``sqlite:///path`` or ``postgresql://...``.
+
+Here, above the engines, because the SQLite store searches through the in-memory index
+engine (:mod:`sedimem.retrieval.index`), which storage may not import.
+"""
 
 from __future__ import annotations
 
@@ -14,9 +18,10 @@ __all__ = ["open_longterm_store"]
 async def open_longterm_store(url: str) -> LongTermStore:
     scheme = urlsplit(url).scheme
     if scheme == "sqlite":
+        from sedimem.retrieval.index import MemoryIndexEngine
         from sedimem.storage.longterm.sqlite import SqliteLongTermStore
 
-        return await SqliteLongTermStore.open(sqlite_path(url))
+        return await SqliteLongTermStore.open(sqlite_path(url), index=MemoryIndexEngine())
     if scheme in ("postgresql", "postgres"):
         from sedimem.storage.longterm.postgres import PostgresLongTermStore
 

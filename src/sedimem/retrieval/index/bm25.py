@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from sedimem.storage.longterm.growable import GrowableArray
+from sedimem.retrieval.index.growable import GrowableArray
 
 __all__ = ["KeywordIndex"]
 

@@ -21,13 +21,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from sedimem.storage.longterm.analyzer import Analyzer
+from sedimem.retrieval.index.analyzer import Analyzer
+from sedimem.retrieval.index.bm25 import KeywordIndex
+from sedimem.retrieval.index.growable import GrowableArray
+from sedimem.retrieval.index.hnsw import HnswGraph, hnsw_available
 from sedimem.storage.longterm.base import Ranked, RecordFilter, Vector
-from sedimem.storage.longterm.bm25 import KeywordIndex
-from sedimem.storage.longterm.growable import GrowableArray
-from sedimem.storage.longterm.hnsw import HnswGraph, hnsw_available
-from sedimem.storage.longterm.sqlite_filter import VISIBILITY_FIELDS
-from sedimem.storage.longterm.sqlite_schema import INDEX_COLUMNS, NUMBER_COLUMNS, TEXT_COLUMNS
+from sedimem.storage.longterm.sqlite.filter import VISIBILITY_FIELDS
+from sedimem.storage.longterm.sqlite.schema import INDEX_COLUMNS, NUMBER_COLUMNS, TEXT_COLUMNS
 
 __all__ = ["IndexOptions", "MemIndex"]
 

@@ -8,20 +8,20 @@ Subclass :class:`LongTermStoreConformance` and provide one async fixture:
 Records are built directly (:func:`make_record`) with small deterministic vectors
 (dimension :data:`DIM`, L2-normalised). Ids are valid, time-ordered UUID strings, so a
 backend may keep them in a ``uuid`` column. The tests live in
-:mod:`~sedimem.testing.longterm_records` and :mod:`~sedimem.testing.longterm_search`.
+:mod:`~sedimem.testing.longterm.records` and :mod:`~sedimem.testing.longterm.search`.
 """
 
 from __future__ import annotations
 
-from sedimem.testing.longterm_helpers import (
+from sedimem.testing.longterm.helpers import (
     DIM,
     EMBEDDER,
     make_record,
     new_record_id,
     unit_vector,
 )
-from sedimem.testing.longterm_records import RecordConformance
-from sedimem.testing.longterm_search import SearchConformance
+from sedimem.testing.longterm.records import RecordConformance
+from sedimem.testing.longterm.search import SearchConformance
 
 __all__ = [
     "DIM",

@@ -10,7 +10,7 @@ import pytest
 from sedimem.errors import ValidationError
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import LongTermStore, RecordFilter, StoredRecord
-from sedimem.testing.longterm_helpers import (
+from sedimem.testing.longterm.helpers import (
     A,
     B,
     ConformanceBase,

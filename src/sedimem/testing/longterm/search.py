@@ -12,7 +12,7 @@ import pytest
 from sedimem.errors import ConfigurationError, SedimemError, ValidationError
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import LongTermStore, RecordFilter, StoredRecord
-from sedimem.testing.longterm_helpers import (
+from sedimem.testing.longterm.helpers import (
     DIM,
     EMBEDDER,
     A,

@@ -12,12 +12,12 @@ from pgvector.psycopg import register_vector_async
 from psycopg_pool import AsyncConnectionPool
 
 from sedimem.scope import Scope
-from sedimem.storage.longterm import postgres_search
 from sedimem.storage.longterm.base import RecordFilter, StoredRecord
 from sedimem.storage.longterm.postgres import PostgresLongTermStore
-from sedimem.storage.longterm.postgres_analyze import Analyzer
-from sedimem.storage.longterm.postgres_filters import record_where
-from sedimem.storage.longterm.postgres_keywords import KeywordPlan, KeywordPlanner
+from sedimem.storage.longterm.postgres import search as postgres_search
+from sedimem.storage.longterm.postgres.analyze import Analyzer
+from sedimem.storage.longterm.postgres.filters import record_where
+from sedimem.storage.longterm.postgres.keywords import KeywordPlan, KeywordPlanner
 
 pytestmark = pytest.mark.postgres
 

@@ -25,9 +25,9 @@ from sedimem.errors import (
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import RecordFilter, StoredRecord
 from sedimem.storage.longterm.postgres import PostgresLongTermStore
-from sedimem.storage.longterm.postgres_keywords import KeywordPlanner, tsquery_text
-from sedimem.storage.longterm.postgres_migrations import apply_migrations, lock_id
-from sedimem.storage.longterm.postgres_schema import COMPONENT, MIGRATIONS, vector_index_ddl
+from sedimem.storage.longterm.postgres.keywords import KeywordPlanner, tsquery_text
+from sedimem.storage.longterm.postgres.migrations import apply_migrations, lock_id
+from sedimem.storage.longterm.postgres.schema import COMPONENT, MIGRATIONS, vector_index_ddl
 from sedimem.testing.postgres_server import PostgresServer, find_postgres_bin
 from tests.fixtures.postgres import create_database, drop_database
 

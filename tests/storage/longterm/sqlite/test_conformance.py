@@ -6,13 +6,14 @@ from pathlib import Path
 
 import pytest
 
+from sedimem.retrieval.index import MemoryIndexEngine
 from sedimem.storage.longterm.sqlite import SqliteLongTermStore
 from sedimem.testing.longterm import LongTermStoreConformance
 
 
 @pytest.fixture
 async def store(tmp_path: Path) -> AsyncIterator[SqliteLongTermStore]:
-    s = await SqliteLongTermStore.open(str(tmp_path / "lt.db"))
+    s = await SqliteLongTermStore.open(str(tmp_path / "lt.db"), index=MemoryIndexEngine())
     yield s
     await s.aclose()
 
@@ -24,7 +25,7 @@ class TestSqliteMemoryIndex(LongTermStoreConformance):
 class TestSqliteWithoutMemoryIndex(LongTermStoreConformance):
     @pytest.fixture
     async def store(self, tmp_path: Path) -> AsyncIterator[SqliteLongTermStore]:
-        s = await SqliteLongTermStore.open(str(tmp_path / "lt.db"), memory_index=False)
+        s = await SqliteLongTermStore.open(str(tmp_path / "lt.db"))
         yield s
         await s.aclose()
 
@@ -36,7 +37,8 @@ class TestSqliteHnsw(LongTermStoreConformance):
     @pytest.fixture
     async def store(self, tmp_path: Path) -> AsyncIterator[SqliteLongTermStore]:
         s = await SqliteLongTermStore.open(
-            str(tmp_path / "lt.db"), hnsw_threshold=1, hnsw_background=False, exact_limit=0
+            str(tmp_path / "lt.db"),
+            index=MemoryIndexEngine(hnsw_threshold=1, hnsw_background=False, exact_limit=0),
         )
         yield s
         await s.aclose()

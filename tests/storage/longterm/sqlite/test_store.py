@@ -13,12 +13,11 @@ import numpy as np
 import pytest
 
 from sedimem.errors import ConfigurationError, StoreError, ValidationError
+from sedimem.retrieval.index import MemoryIndexEngine
 from sedimem.scope import Scope
-from sedimem.storage.longterm.analyzer import Analyzer, fold_tokens, fts_or_query
 from sedimem.storage.longterm.base import LongTermStore, RecordFilter, StoredRecord
-from sedimem.storage.longterm.hnsw import HnswGraph
 from sedimem.storage.longterm.sqlite import SqliteLongTermStore
-from sedimem.storage.longterm.sqlite_schema import MIGRATIONS
+from sedimem.storage.longterm.sqlite.schema import MIGRATIONS
 from sedimem.storage.sqlite.migrations import apply_migrations
 from sedimem.storage.working.sqlite import MIGRATIONS as WORKING_MIGRATIONS
 from sedimem.storage.working.sqlite import SqliteWorkingStore
@@ -35,7 +34,7 @@ def db_path(tmp_path: Path) -> str:
 
 @pytest.fixture
 async def store(db_path: str) -> AsyncIterator[SqliteLongTermStore]:
-    s = await SqliteLongTermStore.open(db_path)
+    s = await SqliteLongTermStore.open(db_path, index=MemoryIndexEngine())
     await s.bind_embedder("e", 8)
     yield s
     await s.aclose()
@@ -44,7 +43,7 @@ async def store(db_path: str) -> AsyncIterator[SqliteLongTermStore]:
 @pytest.fixture
 async def plain(db_path: str, store: SqliteLongTermStore) -> AsyncIterator[SqliteLongTermStore]:
     """A second handle on the same file that searches FTS5 and the stored vectors."""
-    s = await SqliteLongTermStore.open(db_path, memory_index=False)
+    s = await SqliteLongTermStore.open(db_path)
     yield s
     await s.aclose()
 
@@ -115,7 +114,7 @@ async def test_memory_index_follows_puts_replacements_and_deletes(
     assert info is not None
     assert info["builds"] == built["builds"]  # caught up incrementally, never rebuilt
     assert info["dead"] > 0
-    reopened = await SqliteLongTermStore.open(db_path)
+    reopened = await SqliteLongTermStore.open(db_path, index=MemoryIndexEngine())
     try:
         await same_answers(reopened, plain)
     finally:
@@ -127,7 +126,7 @@ async def test_writes_of_another_handle_reach_the_index(
 ) -> None:
     await store.put(T, [make_record("first quince", tenant=T, vector=unit_vector(1))])
     assert len(await store.keyword_search(T, RecordFilter(), ["quince"], 10)) == 1
-    other = await SqliteLongTermStore.open(db_path)
+    other = await SqliteLongTermStore.open(db_path, index=MemoryIndexEngine())
     try:
         late = make_record("second quince", tenant=T, vector=unit_vector(2))
         await other.put(T, [late])
@@ -149,12 +148,13 @@ async def test_a_second_process_sees_writes_both_ways(
     assert await store.keyword_search(T, RecordFilter(), ["child"], 5) == []
     script = f"""
 import asyncio
+from sedimem.retrieval.index import MemoryIndexEngine
 from sedimem.storage.longterm.base import RecordFilter
 from sedimem.storage.longterm.sqlite import SqliteLongTermStore
 from sedimem.testing.longterm import make_record
 
 async def main():
-    s = await SqliteLongTermStore.open({db_path!r})
+    s = await SqliteLongTermStore.open({db_path!r}, index=MemoryIndexEngine())
     seen = await s.keyword_search("t", RecordFilter(), ["parent"], 5)
     assert [i for i, _ in seen] == [{mine.id!r}], seen
     await s.put("t", [make_record("written by the child", tenant="t", record_id="child-1")])
@@ -178,7 +178,7 @@ async def test_a_pruned_change_log_rebuilds_the_index(
     await store.put(T, [make_record("old walnut", tenant=T)])
     assert len(await store.keyword_search(T, RecordFilter(), ["walnut"], 5)) == 1
     before = await store.index_info(T, "episode")
-    other = await SqliteLongTermStore.open(db_path)
+    other = await SqliteLongTermStore.open(db_path, index=MemoryIndexEngine())
     try:
         await other.put(T, [make_record("new walnut", tenant=T)])
         await other.put(T, [make_record("newer walnut", tenant=T)])
@@ -208,13 +208,13 @@ async def test_many_deletions_compact_the_index(store: SqliteLongTermStore) -> N
 async def test_the_change_log_is_pruned_and_readers_recover(
     store: SqliteLongTermStore, db_path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sedimem.storage.longterm import sqlite as module
+    from sedimem.storage.longterm.sqlite import store as module
 
     await store.put(T, [make_record("first almond", tenant=T)])
     assert len(await store.keyword_search(T, RecordFilter(), ["almond"], 10)) == 1
     monkeypatch.setattr(module, "_PRUNE_EVERY", 1)
     monkeypatch.setattr(module, "_CHANGE_LOG_KEEP", 1)
-    writer = await SqliteLongTermStore.open(db_path)
+    writer = await SqliteLongTermStore.open(db_path, index=MemoryIndexEngine())
     try:
         for i in range(3):
             await writer.put(T, [make_record(f"almond {i}", tenant=T)])
@@ -226,7 +226,7 @@ async def test_the_change_log_is_pruned_and_readers_recover(
 
 
 async def test_vector_search_before_any_binding_finds_nothing(db_path: str) -> None:
-    s = await SqliteLongTermStore.open(db_path)
+    s = await SqliteLongTermStore.open(db_path, index=MemoryIndexEngine())
     try:
         await s.put(T, [make_record("no vector", tenant=T)])
         assert await s.vector_search(T, RecordFilter(), unit_vector(1), 5) == []
@@ -239,7 +239,7 @@ async def test_a_rebind_elsewhere_drops_indexed_vectors(
 ) -> None:
     await store.put(T, [make_record("v", tenant=T, vector=unit_vector(1))])
     assert len(await store.vector_search(T, RecordFilter(), unit_vector(1), 5)) == 1
-    other = await SqliteLongTermStore.open(db_path)
+    other = await SqliteLongTermStore.open(db_path, index=MemoryIndexEngine())
     try:
         await other.bind_embedder("e2", 4, replace=True)
     finally:
@@ -250,7 +250,7 @@ async def test_a_rebind_elsewhere_drops_indexed_vectors(
 
 
 async def test_cold_indexes_are_evicted_past_the_row_budget(db_path: str) -> None:
-    s = await SqliteLongTermStore.open(db_path, max_index_rows=150)
+    s = await SqliteLongTermStore.open(db_path, index=MemoryIndexEngine(), max_index_rows=150)
     try:
         for tenant in ("a", "b", "c"):
             await s.put(tenant, [make_record(f"olive {i}", tenant=tenant) for i in range(60)])
@@ -285,7 +285,7 @@ def clustered(rng: np.random.Generator, count: int, dim: int) -> np.ndarray:
 async def hnsw_pair(
     path: str, dim: int, vectors: np.ndarray, **fields: str
 ) -> tuple[SqliteLongTermStore, SqliteLongTermStore, list[StoredRecord]]:
-    exact = await SqliteLongTermStore.open(path, hnsw_threshold=None)
+    exact = await SqliteLongTermStore.open(path, index=MemoryIndexEngine(hnsw_threshold=None))
     await exact.bind_embedder("e", dim)
     records = [
         make_record(f"r{i}", tenant=T, vector=v.astype(np.float32), **fields)
@@ -294,7 +294,7 @@ async def hnsw_pair(
     for start in range(0, len(records), 1000):
         await exact.put(T, records[start : start + 1000])
     graph = await SqliteLongTermStore.open(
-        path, hnsw_threshold=1000, hnsw_background=False, exact_limit=100
+        path, index=MemoryIndexEngine(hnsw_threshold=1000, hnsw_background=False, exact_limit=100)
     )
     return exact, graph, records
 
@@ -358,7 +358,9 @@ async def test_hnsw_builds_in_the_background(db_path: str) -> None:
     rng = np.random.default_rng(6)
     exact, _graph, _ = await hnsw_pair(db_path, 16, clustered(rng, 1500, 16))
     await _graph.aclose()
-    background = await SqliteLongTermStore.open(db_path, hnsw_threshold=1000, exact_limit=0)
+    background = await SqliteLongTermStore.open(
+        db_path, index=MemoryIndexEngine(hnsw_threshold=1000, exact_limit=0)
+    )
     try:
         query = clustered(rng, 1, 16)[0]
         want = await exact.vector_search(T, RecordFilter(), query, 5)
@@ -375,31 +377,12 @@ async def test_hnsw_builds_in_the_background(db_path: str) -> None:
         await background.aclose()
 
 
-def test_a_failed_graph_build_leaves_exact_search() -> None:
-    graph = HnswGraph(8, None)
-    with pytest.raises(ValueError, match="dimensions"):  # vectors of another width
-        graph.refresh(np.ones((3, 4), np.float32), 1)
-    assert not graph.ready
-
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1) as pool:
-        graph = HnswGraph(8, pool)
-        graph.refresh(np.ones((3, 4), np.float32), 1)
-        assert graph.job is not None
-        graph.job.exception()
-        graph.refresh(np.ones((3, 4), np.float32), 1)  # collects the failure
-    assert graph.failed
-    assert not graph.ready
-    assert graph.job is None
-
-
 # -- schema, binding, errors ---------------------------------------------------------------------
 
 
 async def test_migrations_are_idempotent_and_share_the_file(db_path: str) -> None:
-    first = await SqliteLongTermStore.open(db_path)
-    second = await SqliteLongTermStore.open(db_path)
+    first = await SqliteLongTermStore.open(db_path, index=MemoryIndexEngine())
+    second = await SqliteLongTermStore.open(db_path, index=MemoryIndexEngine())
     working = await SqliteWorkingStore.open(db_path)
     await first.put(T, [make_record("kept", tenant=T)])
     await first.aclose()
@@ -414,16 +397,16 @@ async def test_migrations_are_idempotent_and_share_the_file(db_path: str) -> Non
 
 
 async def test_a_newer_schema_is_refused(db_path: str) -> None:
-    s = await SqliteLongTermStore.open(db_path)
+    s = await SqliteLongTermStore.open(db_path, index=MemoryIndexEngine())
     await s.aclose()
     with sqlite3.connect(db_path) as conn:
         conn.execute("UPDATE sedimem_schema SET version = 99 WHERE component = 'longterm'")
     with pytest.raises(ConfigurationError):
-        await SqliteLongTermStore.open(db_path)
+        await SqliteLongTermStore.open(db_path, index=MemoryIndexEngine())
 
 
 async def test_binding_survives_reopening(db_path: str, store: SqliteLongTermStore) -> None:
-    again = await SqliteLongTermStore.open(db_path)
+    again = await SqliteLongTermStore.open(db_path, index=MemoryIndexEngine())
     try:
         with pytest.raises(ConfigurationError):
             await again.bind_embedder("other", 8)
@@ -462,7 +445,7 @@ async def test_a_zero_vector_is_stored_and_scores_zero(store: SqliteLongTermStor
 
 
 async def test_a_closed_store_raises_store_error(db_path: str) -> None:
-    s = await SqliteLongTermStore.open(db_path)
+    s = await SqliteLongTermStore.open(db_path, index=MemoryIndexEngine())
     await s.aclose()
     await s.aclose()  # twice is fine
     with pytest.raises(StoreError):
@@ -471,11 +454,13 @@ async def test_a_closed_store_raises_store_error(db_path: str) -> None:
 
 async def test_an_unopenable_file_fails_cleanly(tmp_path: Path) -> None:
     with pytest.raises(StoreError):
-        await SqliteLongTermStore.open(str(tmp_path / "missing-dir" / "x.db"))
+        await SqliteLongTermStore.open(
+            str(tmp_path / "missing-dir" / "x.db"), index=MemoryIndexEngine()
+        )
 
 
 async def test_warm_without_memory_index_is_a_no_op(db_path: str) -> None:
-    s = await SqliteLongTermStore.open(db_path, memory_index=False)
+    s = await SqliteLongTermStore.open(db_path)
     try:
         await s.put(T, [make_record("x", tenant=T)])
         await s.warm(T)
@@ -486,15 +471,6 @@ async def test_warm_without_memory_index_is_a_no_op(db_path: str) -> None:
 
 
 # -- analysis ------------------------------------------------------------------------------------
-
-
-def test_documents_and_queries_are_analysed_alike() -> None:
-    analyzer = Analyzer()
-    assert fold_tokens("Café, NAÏVE snake_case 42") == ["cafe", "naive", "snake", "case", "42"]
-    assert analyzer.terms("Running runs") == ["run", "run"]
-    assert analyzer.query_terms(["Running", "runs", "", "*"]) == ["run"]
-    assert fts_or_query(['"fox" AND', "NEAR(x"]) == '"fox" OR "and" OR "near" OR "x"'
-    assert fts_or_query(["*", ""]) is None
 
 
 async def test_accents_and_inflections_match_on_both_paths(

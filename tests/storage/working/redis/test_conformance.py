@@ -20,7 +20,7 @@ from sedimem.storage.working.base import SessionRef, Snapshot, StoredValue
 from sedimem.storage.working.fallback import FallbackWorkingStore
 from sedimem.storage.working.inprocess import InProcessWorkingStore, SessionRegistry
 from sedimem.storage.working.redis import RedisWorkingStore, entry_stamp
-from sedimem.storage.working.redis_scripts import FORGET_IDLE
+from sedimem.storage.working.redis.scripts import FORGET_IDLE
 from sedimem.testing import WorkingStoreConformance
 
 pytestmark = pytest.mark.redis

@@ -1,6 +1,6 @@
 """Keeping the planner's statistics of the records table fresh (ANALYZE in the background).
 
-Keyword search splits its lexemes by ``pg_stats`` (:mod:`.postgres_keywords`), and the
+Keyword search splits its lexemes by ``pg_stats`` (:mod:`.keywords`), and the
 planner's row estimates steer every filtered query; a table loaded faster than autovacuum
 looks at it (every minute by default, if it runs at all) is searched without statistics
 for a while. So the store counts the rows it writes and, once they reach a tenth of the
@@ -23,8 +23,8 @@ from typing import Any
 from psycopg import AsyncConnection, sql
 from psycopg_pool import AsyncConnectionPool
 
-from sedimem.storage.longterm.postgres_migrations import lock_id
-from sedimem.storage.longterm.postgres_schema import TABLE
+from sedimem.storage.longterm.postgres.migrations import lock_id
+from sedimem.storage.longterm.postgres.schema import TABLE
 
 __all__ = ["Analyzer", "table_rows"]
 

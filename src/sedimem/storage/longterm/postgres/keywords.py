@@ -16,11 +16,11 @@ the fraction of rows holding each common lexeme, refreshed by ANALYZE):
   it, and so is at least one lexeme. Its matches are all ranked.
 - each next tier adds the next lexemes up to four times the previous budget; a tier is only
   searched while the tiers before it matched fewer than ``k`` rows, and then only a bounded
-  sample of its matches fills the remaining places (see :mod:`.postgres_search`).
+  sample of its matches fills the remaining places (see :mod:`.search`).
 
 Without statistics (a table never analysed) every lexeme lands in tier 0, whose scan is
 capped; the plan says so (the search then keeps the planner from choosing its indexes by
-guesswork, see :mod:`.postgres_search`), and so is the caller, that it may run ANALYZE.
+guesswork, see :mod:`.search`), and so is the caller, that it may run ANALYZE.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Keyword and vector search on PostgreSQL: every filter inside the SQL, and the records of
 the hits read by the same statement (a search is one round trip, not a search and a get).
 
-Keyword search runs the lexeme tiers of :mod:`.postgres_keywords` in one statement, a
+Keyword search runs the lexeme tiers of :mod:`.keywords` in one statement, a
 materialised CTE per tier ranked with ``ts_rank`` (normalised by length) against every
 lexeme. Tier 0 ranks all its matches (at most ``cap`` rows: statistics can be wrong or
 missing; without them the filter is also fenced off the choice of index, see ``_FENCED``);
@@ -39,10 +39,10 @@ from typing import Any
 from psycopg import AsyncConnection, sql
 
 from sedimem.storage.longterm.base import Vector
-from sedimem.storage.longterm.postgres_filters import Where
-from sedimem.storage.longterm.postgres_keywords import KeywordPlan, tsquery_text
-from sedimem.storage.longterm.postgres_rows import READ_COLUMNS, record_columns
-from sedimem.storage.longterm.postgres_schema import TABLE
+from sedimem.storage.longterm.postgres.filters import Where
+from sedimem.storage.longterm.postgres.keywords import KeywordPlan, tsquery_text
+from sedimem.storage.longterm.postgres.rows import READ_COLUMNS, record_columns
+from sedimem.storage.longterm.postgres.schema import TABLE
 
 __all__ = [
     "MAX_EF_SEARCH",

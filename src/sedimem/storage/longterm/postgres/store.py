@@ -2,10 +2,10 @@
 
 Open it with :meth:`PostgresLongTermStore.open`; it sets up (or upgrades) its schema under
 an advisory lock, so any number of processes may open the same database at once. Every
-statement names the tenant first; filters are SQL (:mod:`.postgres_filters`); search is
-:mod:`.postgres_search`; ``update_locked`` serialises on ``pg_advisory_xact_lock`` keyed by
+statement names the tenant first; filters are SQL (:mod:`.filters`); search is
+:mod:`.search`; ``update_locked`` serialises on ``pg_advisory_xact_lock`` keyed by
 ``(tenant, lock_key)``, which holds across processes and hosts. The store keeps the
-planner's statistics fresh after large writes (:mod:`.postgres_analyze`).
+planner's statistics fresh after large writes (:mod:`.analyze`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from psycopg.types import TypeInfo
 from psycopg_pool import AsyncConnectionPool
 
 from sedimem.errors import ConfigurationError, StoreUnavailable, ValidationError
-from sedimem.storage.longterm import postgres_search
 from sedimem.storage.longterm.base import (
     Decision,
     Ranked,
@@ -33,13 +32,14 @@ from sedimem.storage.longterm.base import (
     Vector,
     check_tenant,
 )
-from sedimem.storage.longterm.postgres_analyze import Analyzer, table_rows
-from sedimem.storage.longterm.postgres_errors import translated
-from sedimem.storage.longterm.postgres_filters import Where, record_where
-from sedimem.storage.longterm.postgres_keywords import KeywordPlanner, words_of
-from sedimem.storage.longterm.postgres_migrations import apply_migrations, lock_id
-from sedimem.storage.longterm.postgres_rows import record_columns, record_of
-from sedimem.storage.longterm.postgres_schema import (
+from sedimem.storage.longterm.postgres import search as postgres_search
+from sedimem.storage.longterm.postgres.analyze import Analyzer, table_rows
+from sedimem.storage.longterm.postgres.errors import translated
+from sedimem.storage.longterm.postgres.filters import Where, record_where
+from sedimem.storage.longterm.postgres.keywords import KeywordPlanner, words_of
+from sedimem.storage.longterm.postgres.migrations import apply_migrations, lock_id
+from sedimem.storage.longterm.postgres.rows import record_columns, record_of
+from sedimem.storage.longterm.postgres.schema import (
     COMPONENT,
     MIGRATIONS,
     RECORD_COLUMNS,
@@ -125,9 +125,9 @@ class PostgresLongTermStore:
         ``ef_search`` is the HNSW candidate list of a vector search (raised to ``2 k``);
         a filter matching fewer than ``exact_threshold`` records is searched exactly;
         ``keyword_budget`` is how many rows a keyword search may expect to rank before its
-        commoner words only fill places left empty (see :mod:`.postgres_keywords`);
+        commoner words only fill places left empty (see :mod:`.keywords`);
         after this process has written ``analyze_rows`` rows and a tenth of the table, the
-        store runs ANALYZE in the background (0: never; see :mod:`.postgres_analyze`).
+        store runs ANALYZE in the background (0: never; see :mod:`.analyze`).
         """
         if not 1 <= min_size <= max_size:
             raise ConfigurationError(f"need 1 <= min_size <= max_size, got {min_size}, {max_size}")

@@ -16,9 +16,8 @@ from collections import OrderedDict, defaultdict
 from concurrent.futures import Future
 from typing import Any
 
-from sedimem.storage.longterm.analyzer import Analyzer
-from sedimem.storage.longterm.memindex import IndexOptions, MemIndex
-from sedimem.storage.longterm.sqlite_schema import INDEX_COLUMNS
+from sedimem.storage.longterm.sqlite.engine import IndexEngine, SearchIndex
+from sedimem.storage.longterm.sqlite.schema import INDEX_COLUMNS
 
 __all__ = ["IndexRegistry"]
 
@@ -29,21 +28,20 @@ _BATCH = 5000  # rows per fetch while building: bounds the memory of one step
 class IndexRegistry:
     """Used from the store's worker thread only, inside a read transaction."""
 
-    def __init__(self, options: IndexOptions, *, max_rows: int = 1_000_000) -> None:
-        self._options = options
+    def __init__(self, engine: IndexEngine, *, max_rows: int = 1_000_000) -> None:
+        self._engine = engine
         self._max_rows = max_rows
-        self._analyzer = Analyzer()
         # Least recently searched first: with many tenants, memory stays bounded by
         # evicting the coldest indexes (rebuilt from the rows if searched again).
-        self._indexes: OrderedDict[tuple[str, str], MemIndex] = OrderedDict()
+        self._indexes: OrderedDict[tuple[str, str], SearchIndex] = OrderedDict()
         self._cursor = 0  # the last lt_change entry applied
         self.builds = 0  # how many indexes were built from rows (tests watch it)
 
     @property
-    def analyzer(self) -> Analyzer:
-        return self._analyzer
+    def engine(self) -> IndexEngine:
+        return self._engine
 
-    def indexes(self, conn: sqlite3.Connection, tenant: str, kind: str | None) -> list[MemIndex]:
+    def indexes(self, conn: sqlite3.Connection, tenant: str, kind: str | None) -> list[SearchIndex]:
         """The up-to-date indexes of the tenant's ``kind`` (every kind when ``None``)."""
         self._catch_up(conn)
         if kind is None:
@@ -75,7 +73,7 @@ class IndexRegistry:
             total -= len(index)
             index.close()
 
-    def peek(self, tenant: str, kind: str) -> MemIndex | None:
+    def peek(self, tenant: str, kind: str) -> SearchIndex | None:
         return self._indexes.get((tenant, kind))
 
     def _catch_up(self, conn: sqlite3.Connection) -> None:
@@ -111,9 +109,9 @@ class IndexRegistry:
             ).fetchall()
             self._indexes[key].add_rows(rows)
 
-    def _build(self, conn: sqlite3.Connection, tenant: str, kind: str) -> MemIndex:
+    def _build(self, conn: sqlite3.Connection, tenant: str, kind: str) -> SearchIndex:
         row = conn.execute("SELECT dimension FROM lt_embedder").fetchone()
-        index = MemIndex(None if row is None else int(row[0]), self._options, self._analyzer)
+        index = self._engine.create(None if row is None else int(row[0]))
         cursor = conn.execute(
             _SELECT + " WHERE tenant = ? AND kind = ? ORDER BY rid", (tenant, kind)
         )

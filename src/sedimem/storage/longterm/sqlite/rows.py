@@ -15,10 +15,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from sedimem.errors import ConfigurationError, ValidationError
-from sedimem.storage.longterm.analyzer import fts_or_query
 from sedimem.storage.longterm.base import Ranked, RecordFilter, StoredRecord, Vector
-from sedimem.storage.longterm.sqlite_filter import where
-from sedimem.storage.longterm.sqlite_schema import (
+from sedimem.storage.longterm.sqlite.filter import where
+from sedimem.storage.longterm.sqlite.fts import fts_or_query
+from sedimem.storage.longterm.sqlite.schema import (
     RECORD_COLUMNS,
     WRITE_COLUMNS,
     record_from_row,

@@ -1,11 +1,11 @@
 """The SQLite long-term store: the embedded default, in one file (WAL) with working memory.
 
 Rows, vectors (float32 blobs), FTS5 and provenance links are written in one ``BEGIN
-IMMEDIATE`` transaction per call, so a failed write leaves nothing behind. Searches run on
-in-memory indexes per (tenant, kind) kept beside the rows (see :mod:`.memindex` and
-:mod:`.sqlite_indexes`); with ``memory_index=False`` they run on FTS5 and on vectors read
-from the file instead (slower, same results up to BM25 statistics, which FTS5 takes from
-the whole table).
+IMMEDIATE`` transaction per call, so a failed write leaves nothing behind. Opened with an
+index engine (:mod:`.engine`; the one in :mod:`sedimem.retrieval.index`), searches run on
+in-memory indexes per (tenant, kind) kept beside the rows (see :mod:`.indexes`); without
+one they run on FTS5 and on vectors read from the file instead (slower, same results up to
+BM25 statistics, which FTS5 takes from the whole table).
 
 SQLite has one writer at a time per file, across processes: ``BEGIN IMMEDIATE`` already
 serialises every ``update_locked``, whatever its lock key.
@@ -17,7 +17,6 @@ import asyncio
 import contextlib
 import sqlite3
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Self, TypeVar
 
 from sedimem.errors import ConfigurationError, ValidationError
@@ -31,10 +30,10 @@ from sedimem.storage.longterm.base import (
     check_tenant,
     with_records,
 )
-from sedimem.storage.longterm.memindex import IndexOptions
-from sedimem.storage.longterm.sqlite_filter import where
-from sedimem.storage.longterm.sqlite_indexes import IndexRegistry
-from sedimem.storage.longterm.sqlite_rows import (
+from sedimem.storage.longterm.sqlite.engine import IndexEngine
+from sedimem.storage.longterm.sqlite.filter import where
+from sedimem.storage.longterm.sqlite.indexes import IndexRegistry
+from sedimem.storage.longterm.sqlite.rows import (
     Binding,
     checked_vector,
     delete_rows,
@@ -44,7 +43,7 @@ from sedimem.storage.longterm.sqlite_rows import (
     select_records,
     upsert,
 )
-from sedimem.storage.longterm.sqlite_schema import MIGRATIONS
+from sedimem.storage.longterm.sqlite.schema import MIGRATIONS
 from sedimem.storage.sqlite.connection import SqliteConnection, write
 from sedimem.storage.sqlite.migrations import apply_migrations
 
@@ -63,15 +62,11 @@ class SqliteLongTermStore:
         self,
         db: SqliteConnection,
         *,
-        memory_index: bool,
-        options: IndexOptions,
-        executor: ThreadPoolExecutor | None,
+        index: IndexEngine | None,
         max_index_rows: int = 1_000_000,
     ) -> None:
         self._db = db
-        self._memory_index = memory_index
-        self._registry = IndexRegistry(options, max_rows=max_index_rows)
-        self._executor = executor
+        self._registry = None if index is None else IndexRegistry(index, max_rows=max_index_rows)
         self._writes = 0
 
     @classmethod
@@ -79,41 +74,26 @@ class SqliteLongTermStore:
         cls,
         path: str,
         *,
-        memory_index: bool = True,
-        hnsw_threshold: int | None = 50_000,
-        hnsw_background: bool = True,
-        exact_limit: int = 10_000,
+        index: IndexEngine | None = None,
         max_index_rows: int = 1_000_000,
         busy_timeout_ms: int = 10_000,
     ) -> Self:
         """Open (creating or migrating) the long-term tables of the file at ``path``.
 
-        ``hnsw_threshold``: vectors in one (tenant, kind) past which an HNSW graph is built
-        (``None``: always exact). ``hnsw_background=False`` builds it inside the search
-        that needs it (deterministic; for tests). ``exact_limit``: a filter keeping at most
-        this many rows is always searched exactly. ``max_index_rows``: rows kept in
-        in-memory indexes over all (tenant, kind) pairs; the least recently searched are
-        dropped past it (and rebuilt from the file when searched again).
+        ``index``: the engine of the in-memory indexes searches run on (the store owns it
+        and closes it); ``None``: search FTS5 and the stored vectors. ``max_index_rows``:
+        rows kept in in-memory indexes over all (tenant, kind) pairs; the least recently
+        searched are dropped past it (and rebuilt from the file when searched again).
         """
         db = SqliteConnection(path, busy_timeout_ms=busy_timeout_ms)
         try:
             await db.run(lambda conn: apply_migrations(conn, "longterm", MIGRATIONS))
         except BaseException:
             await db.aclose()
+            if index is not None:
+                await asyncio.to_thread(index.close)
             raise
-        executor = (
-            ThreadPoolExecutor(max_workers=1, thread_name_prefix="sedimem-hnsw")
-            if hnsw_background and hnsw_threshold is not None
-            else None
-        )
-        options = IndexOptions(hnsw_threshold, exact_limit, executor)
-        return cls(
-            db,
-            memory_index=memory_index,
-            options=options,
-            executor=executor,
-            max_index_rows=max_index_rows,
-        )
+        return cls(db, index=index, max_index_rows=max_index_rows)
 
     @property
     def name(self) -> str:
@@ -241,12 +221,13 @@ class SqliteLongTermStore:
     ) -> list[Ranked]:
         if k <= 0 or not terms:
             return []
-        if not self._memory_index:
+        registry = self._registry
+        if registry is None:
             return await self._db.run(lambda conn: fts_search(conn, tenant, flt, terms, k))
 
         def body(conn: sqlite3.Connection) -> list[Ranked]:
-            indexes = self._registry.indexes(conn, tenant, flt.kind)
-            stems = self._registry.analyzer.query_terms(terms)
+            indexes = registry.indexes(conn, tenant, flt.kind)
+            stems = registry.engine.query_terms(terms)
             if not stems:
                 return []
             return _best(k, [i.keyword_search(stems, flt, k) for i in indexes])
@@ -264,7 +245,7 @@ class SqliteLongTermStore:
             if binding is None:
                 return []  # no embedder bound yet: no record has a vector
             query = _query_vector(vector, binding)
-            if not self._memory_index:
+            if self._registry is None:
                 return scan_vectors(conn, tenant, flt, query, k)
             indexes = self._registry.indexes(conn, tenant, flt.kind)
             return _best(k, [i.vector_search(query, flt, k) for i in indexes])
@@ -287,7 +268,8 @@ class SqliteLongTermStore:
     async def warm(self, tenant: str, kind: str | None = None, *, wait: bool = False) -> None:
         """Build the in-memory indexes now (not on the first search); with ``wait``, also
         wait until every HNSW graph that is due has been built."""
-        if not self._memory_index:
+        registry = self._registry
+        if registry is None:
             return
         while True:
             kinds = await self._read(
@@ -305,8 +287,8 @@ class SqliteLongTermStore:
 
             def body(conn: sqlite3.Connection, kinds: list[str] = kinds) -> list[Any]:
                 for name in kinds:
-                    self._registry.indexes(conn, tenant, name)
-                return self._registry.pending_jobs(tenant, kinds)
+                    registry.indexes(conn, tenant, name)
+                return registry.pending_jobs(tenant, kinds)
 
             jobs = await self._read(body)
             if not wait or not jobs:
@@ -316,18 +298,24 @@ class SqliteLongTermStore:
     async def index_info(self, tenant: str, kind: str) -> dict[str, int] | None:
         """Sizes of the in-memory index of (tenant, kind), ``None`` when not built."""
 
+        registry = self._registry
+        if registry is None:
+            return None
+
         def op(conn: sqlite3.Connection) -> dict[str, int] | None:
-            index = self._registry.peek(tenant, kind)
-            return None if index is None else {**index.info(), "builds": self._registry.builds}
+            index = registry.peek(tenant, kind)
+            return None if index is None else {**index.info(), "builds": registry.builds}
 
         return await self._db.run(op)
 
     async def aclose(self) -> None:
-        with contextlib.suppress(Exception):  # already closed: nothing left to release
-            await self._db.run(lambda conn: self._registry.close())
+        registry = self._registry
+        if registry is not None:
+            with contextlib.suppress(Exception):  # already closed: nothing left to release
+                await self._db.run(lambda conn: registry.close())
         await self._db.aclose()
-        if self._executor is not None:
-            await asyncio.to_thread(self._executor.shutdown, True, cancel_futures=True)
+        if registry is not None:
+            await asyncio.to_thread(registry.engine.close)
 
 
 def _best(k: int, lists: list[list[Ranked]]) -> list[Ranked]:

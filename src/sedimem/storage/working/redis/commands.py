@@ -1,7 +1,7 @@
 """The Redis working store's key layout, and the one command (a Lua script call) each
 write sends: pure functions of a session's keys and arguments, so a write can run alone or
 in a pipeline (``WRITES``, by store method name). The layout is described in
-:mod:`sedimem.storage.working.redis`.
+:mod:`.store`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from sedimem.storage.working.base import (
     Snapshot,
     StoredValue,
 )
-from sedimem.storage.working.redis_scripts import (
+from sedimem.storage.working.redis.scripts import (
     APPEND,
     CLEAR,
     CLEAR_SCRATCHPAD,

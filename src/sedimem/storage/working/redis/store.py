@@ -21,7 +21,7 @@ anything.
 ``drop_sessions`` reads two small indexes (per tenant, per tenant and user): sorted sets of
 session digests scored by the server time until which the session may hold data.
 ``idle_sessions`` reads a third one per tenant, of sessions scored by a recent write (see
-``redis_scripts``); writers refresh it at most every ``_MARK_EVERY`` seconds per session, so
+:mod:`.scripts`); writers refresh it at most every ``_MARK_EVERY`` seconds per session, so
 its scores are lower bounds and each candidate is checked against its exact ``at`` stamp.
 Every index key carries the tenant's hash tag, never a session's: a write script touches only
 its session's slot (Cluster-safe), and index upkeep is a separate command.
@@ -42,7 +42,6 @@ from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from sedimem.errors import ConfigurationError, LimitExceeded, StoreError, StoreUnavailable
-from sedimem.storage.working import redis_commands as cmd
 from sedimem.storage.working.base import (
     IdleSession,
     SessionCounts,
@@ -50,8 +49,9 @@ from sedimem.storage.working.base import (
     Snapshot,
     StoredValue,
 )
-from sedimem.storage.working.redis_commands import entry_stamp
-from sedimem.storage.working.redis_scripts import (
+from sedimem.storage.working.redis import commands as cmd
+from sedimem.storage.working.redis.commands import entry_stamp
+from sedimem.storage.working.redis.scripts import (
     ALL,
     DROP_IDLE,
     FORGET_IDLE,

@@ -1,0 +1,55 @@
+"""The in-memory index engine the SQLite store keeps beside its rows.
+
+It holds what the indexes of one store share: the options (HNSW threshold, exact-search
+limit), the analyzer (documents and queries analysed alike) and the single thread on which
+HNSW graphs are built in the background, off every query's path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+from sedimem.retrieval.index.analyzer import Analyzer
+from sedimem.retrieval.index.memindex import IndexOptions, MemIndex
+
+__all__ = ["MemoryIndexEngine"]
+
+
+class MemoryIndexEngine:
+    """Provides :class:`~sedimem.storage.longterm.sqlite.IndexEngine`; one per store.
+
+    ``hnsw_threshold``: vectors in one (tenant, kind) past which an HNSW graph is built
+    (``None``: always exact). ``hnsw_background=False`` builds it inside the search that
+    needs it (deterministic; for tests). ``exact_limit``: a filter keeping at most this many
+    rows is always searched exactly.
+    """
+
+    def __init__(
+        self,
+        *,
+        hnsw_threshold: int | None = 50_000,
+        hnsw_background: bool = True,
+        exact_limit: int = 10_000,
+    ) -> None:
+        self._executor = (
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="sedimem-hnsw")
+            if hnsw_background and hnsw_threshold is not None
+            else None
+        )
+        self._options = IndexOptions(hnsw_threshold, exact_limit, self._executor)
+        self._analyzer = Analyzer()
+
+    @property
+    def options(self) -> IndexOptions:
+        return self._options
+
+    def create(self, dimension: int | None) -> MemIndex:
+        return MemIndex(dimension, self._options, self._analyzer)
+
+    def query_terms(self, terms: Sequence[str]) -> list[str]:
+        return self._analyzer.query_terms(terms)
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(True, cancel_futures=True)

@@ -1,0 +1,80 @@
+"""What the SQLite store needs of an in-memory search index, and nothing more.
+
+The index itself is an engine (:mod:`sedimem.retrieval.index`): the store must not import
+it (storage sits below the engines), so it states here the small surface it calls and
+receives an object providing it. Rows reach an index as tuples in the order of
+:data:`~sedimem.storage.longterm.sqlite.schema.INDEX_COLUMNS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import Future
+from typing import Any, Protocol
+
+from sedimem.storage.longterm.base import Ranked, RecordFilter, Vector
+
+__all__ = ["IndexEngine", "SearchIndex"]
+
+
+class SearchIndex(Protocol):
+    """The index of one (tenant, kind); used from the store's worker thread only."""
+
+    def __len__(self) -> int:
+        """Slots held, dead ones included (the registry's memory budget counts them)."""
+        ...
+
+    @property
+    def needs_compaction(self) -> bool:
+        """True when so many rows are dead that rebuilding from the file is cheaper."""
+        ...
+
+    def add_rows(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        """Append rows read as ``INDEX_COLUMNS`` (rids not seen before)."""
+        ...
+
+    def remove_rids(self, rids: Sequence[int]) -> None:
+        """Forget the rows of these rids (unknown rids are ignored)."""
+        ...
+
+    def keyword_search(self, stems: Sequence[str], flt: RecordFilter, k: int) -> list[Ranked]:
+        """The ``k`` best rows matching ``flt`` for query terms from
+        :meth:`IndexEngine.query_terms`."""
+        ...
+
+    def vector_search(self, query: Vector, flt: RecordFilter, k: int) -> list[Ranked]:
+        """The ``k`` rows matching ``flt`` closest to ``query`` (k whenever k match)."""
+        ...
+
+    def hnsw_job(self) -> Future[Any] | None:
+        """Start a due background build and return the one running, if any."""
+        ...
+
+    def info(self) -> dict[str, int]:
+        """Sizes, for tests and monitoring."""
+        ...
+
+    def close(self) -> None:
+        """Release what the index holds (background jobs included)."""
+        ...
+
+
+class IndexEngine(Protocol):
+    """Creates the indexes of one store and analyses its query terms.
+
+    A store owns the engine it is given (one engine per store: its analyzer is used from
+    that store's worker thread) and closes it when the store closes.
+    """
+
+    def create(self, dimension: int | None) -> SearchIndex:
+        """An empty index for vectors of ``dimension`` (``None``: no embedder bound)."""
+        ...
+
+    def query_terms(self, terms: Sequence[str]) -> list[str]:
+        """The distinct analysed terms of a query, as :meth:`SearchIndex.keyword_search`
+        takes them."""
+        ...
+
+    def close(self) -> None:
+        """Stop background work (may block until a running job ends)."""
+        ...
