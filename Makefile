@@ -27,6 +27,7 @@ demo: setup
 lint: setup
 	$(BIN)/ruff check src tests benchmarks scripts
 	$(BIN)/ruff format --check src tests benchmarks scripts
+	$(BIN)/lint-imports --no-logo
 
 typecheck: setup
 	$(BIN)/mypy --strict src
@@ -40,4 +41,4 @@ bench: setup services
 	$(BIN)/python benchmarks/working_memory.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .coverage
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache .coverage
