@@ -40,10 +40,6 @@ class MemoryIndexEngine:
         self._options = IndexOptions(hnsw_threshold, exact_limit, self._executor)
         self._analyzer = Analyzer()
 
-    @property
-    def options(self) -> IndexOptions:
-        return self._options
-
     def create(self, dimension: int | None) -> MemIndex:
         return MemIndex(dimension, self._options, self._analyzer)
 
