@@ -90,3 +90,29 @@ def test_every_module_imports() -> None:
         if optional & set(info.name.split(".")):
             continue
         importlib.import_module(info.name)
+
+
+def _modules_after(code: str) -> set[str]:
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", f"{code}\nimport sys\nprint('\\n'.join(sys.modules))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return set(out.split())
+
+
+def test_import_sedimem_loads_no_dependency() -> None:
+    """``import sedimem`` is cheap: the public names load on first use."""
+    loaded = _modules_after("import sedimem")
+    assert not {"pydantic", "numpy", "sedimem.memory", "sedimem.config"} & loaded
+    assert {"sedimem.scope", "pydantic"} <= _modules_after("import sedimem; sedimem.Scope")
+
+
+def test_cli_help_does_not_load_the_facade() -> None:
+    """``sedimem --help`` builds the command tree only: no facade, no numpy, no server."""
+    loaded = _modules_after("from sedimem.cli import app")
+    assert not {"numpy", "pydantic", "sedimem.memory", "sedimem.server", "fastapi"} & loaded

@@ -5,14 +5,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Coroutine
 from contextlib import asynccontextmanager
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 
-from sedimem.config import Settings
 from sedimem.errors import SedimemError
-from sedimem.memory import Memory
+
+if TYPE_CHECKING:
+    from sedimem.memory import Memory
 
 __all__ = ["Store", "Tenant", "Working", "console", "err_console", "open_memory", "run"]
 
@@ -45,5 +46,9 @@ async def open_memory(
     working: str | None = None, store: str | None = None
 ) -> AsyncIterator[Memory]:
     """The stores named on the command line, else ``SEDIMEM_*``, else the home's SQLite file."""
+    # Imported here, not at the top: `sedimem --help` must not load the facade.
+    from sedimem.config import Settings
+    from sedimem.memory import Memory
+
     async with await Memory.open(working=working, store=store, settings=Settings()) as memory:
         yield memory

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import Progress
 from rich.table import Table
 
 from sedimem.cli.common import Store, Tenant, Working, console, open_memory, run
-from sedimem.demo import run_demo
-from sedimem.evaluation.bench import BenchResult, run_bench
-from sedimem.evaluation.run import run_locomo
-from sedimem.scope import Scope
+
+# The demo, the evaluation and the scope model are imported in the commands that use
+# them: `sedimem --help` stays cheap.
+if TYPE_CHECKING:
+    from sedimem.evaluation.bench import BenchResult
 
 __all__ = ["bench", "consolidate", "demo", "eval_app", "stats"]
 
@@ -26,6 +27,8 @@ def stats(
     store: Store = None,
 ) -> None:
     """How many episodes, facts and procedures a tenant (or user) holds, and the backends."""
+
+    from sedimem.scope import Scope
 
     async def main() -> None:
         async with open_memory(working, store) as memory:
@@ -92,6 +95,7 @@ def demo(
     store: Store = None,
 ) -> None:
     """A scripted agent: spawn, work, pause, resume, terminate, recall, assemble context."""
+    from sedimem.demo import run_demo
 
     async def main() -> None:
         async with open_memory(working or url, store or url) as memory:
@@ -108,6 +112,7 @@ def bench(
 ) -> None:
     """Time working memory, ingest and recall on the configured stores (a temporary tenant,
     erased afterwards). Prints p50/p95/p99, throughput and the ratio to a baseline."""
+    from sedimem.evaluation.bench import run_bench
 
     async def main() -> BenchResult:
         async with open_memory(working, store) as memory:
@@ -157,6 +162,8 @@ def eval_locomo(
     ] = None,
 ) -> None:
     """Evidence recall@5/@10 and NDCG@10 for keyword-only, vector-only and hybrid retrieval."""
+    from sedimem.evaluation.run import run_locomo
+
     path = data or _DEFAULT_LOCOMO
     if not path.exists():
         raise typer.BadParameter(f"{path} does not exist; pass --data PATH", param_hint="--data")

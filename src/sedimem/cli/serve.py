@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from sedimem.cli.common import console, err_console, run
-from sedimem.config import Settings
 
 if TYPE_CHECKING:
     from sedimem.server import Announcement
@@ -29,6 +28,8 @@ def serve(
     key (POST /v1/keys) from SEDIMEM_ADMIN_KEY. On first start on a loopback address, a key
     for tenant "default" is created and printed once.
     """
+    from sedimem.config import Settings
+
     settings = Settings()
     server = _server_module()
     run(
@@ -81,6 +82,8 @@ def mcp(
     With SEDIMEM_API_KEY set, the key decides the tenant and narrowing; otherwise the
     session acts for --tenant on the local store.
     """
+    from sedimem.config import Settings
+
     api_key = os.environ.get("SEDIMEM_API_KEY") or None
     run(_server_module().run_mcp_stdio(Settings(), api_key=api_key, tenant=tenant))
 
