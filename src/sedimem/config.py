@@ -54,6 +54,15 @@ class WorkingSettings(BaseModel):
     fallback: bool = Field(
         default=True, description="Serve from the in-process store while Redis is unreachable."
     )
+    max_journal_entries: int = Field(
+        default=100_000,
+        ge=1,
+        le=100_000_000,
+        description=(
+            "During a Redis outage, at most this many writes wait in the fallback's journal; "
+            "past it writes fail with OutageJournalFull instead of being dropped."
+        ),
+    )
     probe_interval_seconds: float = Field(
         default=1.0, gt=0, le=3600, description="How often a degraded store probes Redis."
     )

@@ -13,6 +13,7 @@ kept as ``__cause__``::
     ├── ConfigurationError       settings or wiring are wrong (bad URL, embedder mismatch)
     └── StoreError               a backing store failed (I/O, connection, protocol)
         └── StoreUnavailable     the store cannot be reached at all
+            └── OutageJournalFull  during an outage, the bounded journal of writes is full
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ __all__ = [
     "LimitExceeded",
     "SedimemError",
     "NotFound",
+    "OutageJournalFull",
     "PermissionDenied",
     "StoreError",
     "StoreUnavailable",
@@ -75,3 +77,15 @@ class StoreError(SedimemError):
 
 class StoreUnavailable(StoreError):
     """A backing store cannot be reached."""
+
+
+class OutageJournalFull(StoreUnavailable):
+    """Redis is unreachable and the fallback's journal of writes has reached its bound.
+
+    The write was refused before anything was written; ``bound`` is the configured
+    ``max_journal_entries``.
+    """
+
+    def __init__(self, message: str, *, bound: int) -> None:
+        self.bound = bound
+        super().__init__(message)

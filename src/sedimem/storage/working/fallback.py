@@ -8,10 +8,21 @@ to Redis in pipelined chunks (calls keep going to the fallback and the journal m
 wait only while the last few entries are replayed, or when they outpace the replay), then the
 store switches back and forgets the sessions it held for the outage.
 
-Replay is idempotent, so an entry may safely be applied twice (a reply lost in the outage):
-writes are assignments applied in their original order (the newest write of a key wins),
-scratchpad appends are merged by entry id in ``created_at`` order, and the key limit is not
-enforced again (the write was acknowledged).
+Every journaled write carries a version (``version.py``: the process's hybrid logical clock,
+with its writer id), and replay is a compare-and-set per write: it lands only if Redis holds
+nothing newer for what it writes (a key, the task state; a delete's tombstone and a clear
+count as writes). So when another process wrote the same key after the outage (its write
+acknowledged by Redis while this one still held its journal), that later write survives the
+replay. Scratchpad appends are merged by entry id in ``created_at`` order, skipping entries
+older than the scratchpad's latest clear. Replay is idempotent, so an entry may safely be
+applied twice (a reply lost in the outage), and the key limit is not enforced again (the
+write was acknowledged).
+
+The journal is bounded (``max_journal_entries``): past the bound a write raises
+:class:`~sedimem.errors.OutageJournalFull` and changes nothing, rather than being dropped
+silently. The journal lives in this process's memory: a process that dies during an outage
+loses the writes it made since the outage began (acknowledged to its caller, never to
+Redis); see docs/working-memory.md.
 
 The degraded flag and the journal are shared by every wrapper over the same Redis location and
 the same fallback registry, so two handles in one process agree during an outage and
@@ -30,13 +41,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections import deque
 from dataclasses import dataclass
 from typing import Any, Self
 from weakref import WeakKeyDictionary
 
 from sedimem.config import WorkingSettings
-from sedimem.errors import StoreUnavailable
+from sedimem.errors import OutageJournalFull, StoreUnavailable
 from sedimem.storage.working.base import (
     IdleSession,
     SessionCounts,
@@ -54,7 +66,6 @@ logger = logging.getLogger("sedimem.working.fallback")
 _CHUNK = 1000  # journal entries replayed per round trip ...
 _CHUNK_BYTES = 8 * 1024 * 1024  # ... and at most about this much data
 _GATE_AT = 64  # hold new calls while the last this-many entries are replayed
-_NO_LIMIT = 2**62  # acknowledged writes are replayed even past max_keys
 _TOUCH_SCRATCHPAD = frozenset({"clear_scratchpad", "restore", "drop_session"})
 
 
@@ -65,6 +76,7 @@ class _Entry:
     method: str
     ref: SessionRef | None  # None for drop_sessions, which spans sessions
     args: tuple[Any, ...]
+    version: str = ""  # orders the write against every other (replay is a compare-and-set)
 
 
 class _Outage:
@@ -181,10 +193,16 @@ class FallbackWorkingStore:
         return await getattr(self._fallback, method)(*args)
 
     async def _write(
-        self, method: str, ref: SessionRef | None, *args: Any, journal_if: object = None
+        self,
+        method: str,
+        ref: SessionRef | None,
+        *args: Any,
+        now: float | None = None,
+        journal_if: object = None,
     ) -> Any:
-        """Write to Redis, or to the fallback and the journal; ``journal_if``: only on that
-        result (e.g. ``True`` for update_task, which writes nothing when there is no task)."""
+        """Write to Redis, or to the fallback and the journal; ``now``: the write's time (its
+        version's); ``journal_if``: only on that result (e.g. ``True`` for update_task, which
+        writes nothing when there is no task)."""
         outage = self._outage
         if outage.gate is not None:
             await outage.gate.wait()
@@ -194,11 +212,25 @@ class FallbackWorkingStore:
                 return await getattr(self._primary, method)(*call_args)
             except StoreUnavailable as exc:
                 self._degrade(exc)
+        bound = self._settings.max_journal_entries
+        if len(outage.journal) >= bound:
+            raise OutageJournalFull(
+                f"Redis at {self._primary.location} is unreachable and the outage journal "
+                f"holds {bound} writes, its bound (max_journal_entries, "
+                f"SEDIMEM_WORKING__MAX_JOURNAL_ENTRIES): this {method} was refused and "
+                "nothing was written",
+                bound=bound,
+            )
         outage.writers += 1
         try:
             result = await getattr(self._fallback, method)(*call_args)
             if journal_if is None or result == journal_if:
-                outage.journal.append(_Entry(method, ref, args))
+                version = (
+                    ""
+                    if ref is None
+                    else self._primary.clock.tick(time.time() if now is None else now)
+                )
+                outage.journal.append(_Entry(method, ref, args, version))
                 if ref is not None:
                     outage.touched[ref.digest] = ref
             return result
@@ -216,29 +248,30 @@ class FallbackWorkingStore:
         now: float,
         max_keys: int,
     ) -> None:
-        await self._write("set", ref, key, value, expires_at, now, max_keys)
+        await self._write("set", ref, key, value, expires_at, now, max_keys, now=now)
 
     async def get(self, ref: SessionRef, key: str, now: float) -> str | None:
         value: str | None = await self._read("get", ref, key, now)
         return value
 
     async def delete(self, ref: SessionRef, key: str, now: float) -> bool:
-        return bool(await self._write("delete", ref, key, now))
+        return bool(await self._write("delete", ref, key, now, now=now))
 
     async def items(self, ref: SessionRef, now: float) -> dict[str, StoredValue]:
         items: dict[str, StoredValue] = await self._read("items", ref, now)
         return items
 
     async def clear(self, ref: SessionRef, now: float) -> int:
-        return int(await self._write("clear", ref, now))
+        return int(await self._write("clear", ref, now, now=now))
 
     # -- task state ----------------------------------------------------------------------
 
     async def set_task(self, ref: SessionRef, fields: dict[str, str], now: float) -> None:
-        await self._write("set_task", ref, dict(fields), now)
+        await self._write("set_task", ref, dict(fields), now, now=now)
 
     async def update_task(self, ref: SessionRef, fields: dict[str, str], now: float) -> bool:
-        return bool(await self._write("update_task", ref, dict(fields), now, journal_if=True))
+        update = await self._write("update_task", ref, dict(fields), now, now=now, journal_if=True)
+        return bool(update)
 
     async def get_task(self, ref: SessionRef, now: float) -> dict[str, str] | None:
         task: dict[str, str] | None = await self._read("get_task", ref, now)
@@ -249,14 +282,14 @@ class FallbackWorkingStore:
     async def append_scratchpad(
         self, ref: SessionRef, entry: str, max_entries: int, now: float
     ) -> None:
-        await self._write("append_scratchpad", ref, entry, max_entries, now)
+        await self._write("append_scratchpad", ref, entry, max_entries, now, now=now)
 
     async def scratchpad(self, ref: SessionRef, now: float) -> list[str]:
         entries: list[str] = await self._read("scratchpad", ref, now)
         return entries
 
     async def clear_scratchpad(self, ref: SessionRef, now: float) -> int:
-        return int(await self._write("clear_scratchpad", ref, now))
+        return int(await self._write("clear_scratchpad", ref, now, now=now))
 
     # -- checkpoints ---------------------------------------------------------------------
 
@@ -265,7 +298,7 @@ class FallbackWorkingStore:
         return snapshot
 
     async def restore(self, ref: SessionRef, snapshot: Snapshot, now: float) -> None:
-        await self._write("restore", ref, snapshot, now)
+        await self._write("restore", ref, snapshot, now, now=now)
 
     async def put_checkpoint(
         self,
@@ -276,7 +309,9 @@ class FallbackWorkingStore:
         expires_at: float,
         now: float,
     ) -> None:
-        await self._write("put_checkpoint", ref, checkpoint_id, info, content, expires_at, now)
+        await self._write(
+            "put_checkpoint", ref, checkpoint_id, info, content, expires_at, now, now=now
+        )
 
     async def get_checkpoint(self, ref: SessionRef, checkpoint_id: str, now: float) -> str | None:
         content: str | None = await self._read("get_checkpoint", ref, checkpoint_id, now)
@@ -287,7 +322,7 @@ class FallbackWorkingStore:
         return infos
 
     async def delete_checkpoint(self, ref: SessionRef, checkpoint_id: str, now: float) -> bool:
-        return bool(await self._write("delete_checkpoint", ref, checkpoint_id, now))
+        return bool(await self._write("delete_checkpoint", ref, checkpoint_id, now, now=now))
 
     # -- whole sessions ------------------------------------------------------------------
 
@@ -395,20 +430,21 @@ class FallbackWorkingStore:
         return True
 
     async def _replay(self, entries: list[_Entry]) -> None:
-        """Apply journal entries to Redis in order, pipelined.
+        """Apply journal entries to Redis in order, pipelined, each a compare-and-set.
 
         A run of appends to one session becomes one merge, placed before the next entry that
         touches that scratchpad (appends commute with every other kind of write).
         ``drop_sessions`` spans sessions, so everything before it lands first.
         """
-        writes: list[tuple[str, SessionRef, tuple[Any, ...]]] = []
+        writes: list[tuple[str, SessionRef, str, tuple[Any, ...]]] = []
         appends: dict[str, tuple[SessionRef, list[tuple[Any, ...]]]] = {}
 
         def merge(digest: str) -> None:
             if digest in appends:
                 ref, run = appends.pop(digest)
                 _, max_entries, now = run[-1]
-                writes.append(("merge_scratchpad", ref, ([a[0] for a in run], max_entries, now)))
+                entries = [a[0] for a in run]
+                writes.append(("merge_scratchpad", ref, "", (entries, max_entries, now)))
 
         for entry in entries:
             if entry.ref is None:
@@ -422,8 +458,7 @@ class FallbackWorkingStore:
             else:
                 if entry.method in _TOUCH_SCRATCHPAD:
                     merge(entry.ref.digest)
-                args = (*entry.args[:-1], _NO_LIMIT) if entry.method == "set" else entry.args
-                writes.append((entry.method, entry.ref, args))
+                writes.append((entry.method, entry.ref, entry.version, entry.args))
         for digest in list(appends):
             merge(digest)
         await self._primary.apply(writes)

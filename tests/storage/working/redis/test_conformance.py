@@ -21,11 +21,12 @@ from sedimem.storage.working.fallback import FallbackWorkingStore
 from sedimem.storage.working.inprocess import InProcessWorkingStore, SessionRegistry
 from sedimem.storage.working.redis import RedisWorkingStore, entry_stamp
 from sedimem.storage.working.redis.scripts import FORGET_IDLE
+from sedimem.storage.working.version import HybridClock
 from sedimem.testing import WorkingStoreConformance
 
 pytestmark = pytest.mark.redis
 
-_SUFFIXES = ("kv", "ex", "task", "sp", "cp", "cb", "cx", "at")
+_SUFFIXES = ("kv", "ex", "task", "sp", "vr", "tb", "cp", "cb", "cx", "at")
 
 
 @pytest.mark.redis
@@ -108,9 +109,10 @@ class TestRedisSpecifics:
         await redis_store.append_scratchpad(ref, "e", 10, 0.0)
         await redis_store.set_task(ref, {"task_id": '"t"'}, 0.0)
         await redis_store.put_checkpoint(ref, "c1", "{}", "{}", time.time() + 100, time.time())
+        await redis_store.delete(ref, "gone", 0.0)  # a tombstone
         keys = await client.keys(f"ms:{{{ref.digest}}}:*")
         suffixes = sorted(str(k).rsplit(":", 1)[1] for k in keys)
-        assert suffixes == ["at", "cb", "cp", "cx", "kv", "sp", "task"]
+        assert suffixes == ["at", "cb", "cp", "cx", "kv", "sp", "task", "tb", "vr"]
 
     async def test_writes_renew_the_idle_lifetime_of_all_live_keys(
         self, redis_store: RedisWorkingStore, client: Redis
@@ -119,9 +121,11 @@ class TestRedisSpecifics:
         now = time.time()
         await redis_store.set(ref, "k", "1", now + 50, now, 10)
         await redis_store.append_scratchpad(ref, "e", 10, now)
+        await redis_store.set_task(ref, {"task_id": '"t"'}, now)
+        await redis_store.delete(ref, "gone", now)
         await redis_store.put_checkpoint(ref, "c1", "{}", "{}", now + 1000, now)
-        kv, ex, _task, sp, cp, cb, cx, at = (f"ms:{{{ref.digest}}}:{s}" for s in _SUFFIXES)
-        for key in (kv, ex, sp, at):
+        kv, ex, task, sp, vr, tb, cp, cb, cx, at = (f"ms:{{{ref.digest}}}:{s}" for s in _SUFFIXES)
+        for key in (kv, ex, task, sp, vr, tb, at):
             assert 90_000 < await client.pttl(key) <= 100_000
         for key in (cp, cb, cx):  # the checkpoint's own lifetime, not the session's
             assert 990_000 < await client.pttl(key) <= 1_001_000
@@ -195,7 +199,7 @@ class TestRedisSpecifics:
         with pytest.raises(StoreError):
             await redis_store.items(ref, 0.0)
         with pytest.raises(StoreError):
-            await redis_store.apply([("set", ref, ("k", "1", None, 0.0, 10))])
+            await redis_store.apply([("set", ref, "1:w", ("k", "1", None, 0.0, 10))])
 
     async def test_an_unreachable_server_is_store_unavailable(self) -> None:
         with socket.socket() as sock:  # a port nobody listens on
@@ -296,30 +300,39 @@ class TestRedisSpecifics:
     ) -> None:
         ref, other = _ref("a"), _ref("b")
         now = time.time()
+        clock = HybridClock("journal")
         snapshot = Snapshot({"r": StoredValue("1", now + 50)}, {"task_id": '"t"'}, ["e0"])
         await redis_store.apply(
             [
-                ("set", ref, ("k", "1", None, now, 1)),
-                ("set", ref, ("k", "2", None, now, 1)),
-                ("set", ref, ("over", "1", None, now, 1)),  # past max_keys: skipped
-                ("restore", other, (snapshot, now)),
-                ("append_scratchpad", other, ("e1", 10, now)),
-                ("update_task", other, ({"status": '"done"'}, now)),
-                ("put_checkpoint", other, ("c1", "info", "content", now + 10, now)),
-                ("delete", ref, ("missing", now)),
-                ("clear_scratchpad", ref, (now,)),
+                ("set", ref, clock.tick(now), ("k", "1", None, now, 1)),
+                ("set", ref, clock.tick(now), ("k", "2", None, now, 1)),
+                ("set", ref, clock.tick(now), ("more", "1", None, now, 1)),  # acknowledged
+                ("restore", other, clock.tick(now), (snapshot, now)),
+                ("append_scratchpad", other, clock.tick(now), ("e1", 10, now)),
+                ("update_task", other, clock.tick(now), ({"status": '"done"'}, now)),
+                (
+                    "put_checkpoint",
+                    other,
+                    clock.tick(now),
+                    ("c1", "info", "content", now + 10, now),
+                ),
+                ("delete", ref, clock.tick(now), ("missing", now)),
+                ("clear_scratchpad", ref, clock.tick(now), (now,)),
             ]
         )
-        assert await redis_store.items(ref, now) == {"k": StoredValue("2", None)}
+        assert await redis_store.items(ref, now) == {
+            "k": StoredValue("2", None),
+            "more": StoredValue("1", None),
+        }
         assert await redis_store.items(other, now) == {"r": StoredValue("1", now + 50)}
         assert await redis_store.scratchpad(other, now) == ["e0", "e1"]
         assert await redis_store.get_task(other, now) == {"task_id": '"t"', "status": '"done"'}
         assert await redis_store.list_checkpoints(other, now) == ["info"]
         await redis_store.apply(
             [
-                ("delete_checkpoint", other, ("c1", now)),
-                ("drop_session", ref, ()),
-                ("clear", other, (now,)),
+                ("delete_checkpoint", other, clock.tick(now), ("c1", now)),
+                ("drop_session", ref, clock.tick(now), ()),
+                ("clear", other, clock.tick(now), (now,)),
             ]
         )
         assert (await redis_store.counts(other, now)).checkpoints == 0

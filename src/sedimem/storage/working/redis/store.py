@@ -3,16 +3,26 @@
 Layout: all keys of a session share the hash tag ``{<digest>}`` (so they live in one slot
 on Redis Cluster):
 
-- ``ms:{d}:kv``   hash   user key -> ``"<expiry>|<value>"`` (expiry in epoch seconds, or empty):
-  a read is one plain HGET, and a key whose expiry is <= now is absent at once
+- ``ms:{d}:kv``   hash   user key -> ``"<expiry>|<version>|<value>"`` (expiry in epoch
+  seconds, or empty; version: see ``version.py``): a read is one plain HGET, and a key whose
+  expiry is <= now is absent at once
 - ``ms:{d}:ex``   zset   user key -> expiry, for the keys with one: counts live keys and finds
   expired ones to purge (lazily, when the key limit is reached); always a subset of ``kv``
 - ``ms:{d}:task`` hash   task field -> value
 - ``ms:{d}:sp``   list   scratchpad entries, capped with LTRIM
+- ``ms:{d}:vr``   hash   versions of whole-session writes: ``a`` keys cleared, ``t`` task
+  state, ``s`` / ``sx`` scratchpad cleared (version / entry stamp), ``c`` checkpoints dropped
+- ``ms:{d}:tb``   zset   tombstones: deleted user key -> microseconds of its version, pruned
+  past the session's idle lifetime
 - ``ms:{d}:cp`` / ``ms:{d}:cb`` / ``ms:{d}:cx``: checkpoint info / content / expiry (zset)
 - ``ms:{d}:at``   string server time (ms) of the latest write: what consolidation calls idle
 
-Every write renews the idle lifetime (PEXPIRE) of the four live keys in the same script, and
+Every write carries a version (a hybrid logical clock with the writer's id). A live write
+always lands, with a version above the one it replaces; a write replayed from an outage's
+journal (``apply``) is a compare-and-set that never overwrites a newer one. A dropped
+session keeps only ``vr`` (for its idle lifetime), so an older replay cannot revive it.
+
+Every write renews the idle lifetime (PEXPIRE) of the six live keys in the same script, and
 stamps ``at`` with the same lifetime, so they all die together; checkpoint keys expire with
 their latest checkpoint. Expiry times are the caller's clock (``now``), while physical
 lifetimes are relative (PEXPIRE), so a clock skew between client and server never shortens
@@ -50,7 +60,7 @@ from sedimem.storage.working.base import (
     StoredValue,
 )
 from sedimem.storage.working.redis import commands as cmd
-from sedimem.storage.working.redis.commands import entry_stamp
+from sedimem.storage.working.redis.commands import AT, CB, CP, CX, EX, KV, SP, TASK, entry_stamp
 from sedimem.storage.working.redis.scripts import (
     ALL,
     DROP_IDLE,
@@ -59,6 +69,7 @@ from sedimem.storage.working.redis.scripts import (
     MARK_ACTIVE,
     REGISTER,
 )
+from sedimem.storage.working.version import PROCESS_CLOCK, HybridClock
 
 __all__ = ["RedisWorkingStore", "entry_stamp"]
 
@@ -74,8 +85,11 @@ _MAX_CACHED_SESSIONS = 50_000
 class RedisWorkingStore:
     """Working memory in Redis 7 (standalone, or Cluster-compatible key layout)."""
 
-    def __init__(self, client: Redis, *, location: str = "redis") -> None:
+    def __init__(
+        self, client: Redis, *, location: str = "redis", clock: HybridClock | None = None
+    ) -> None:
         self._client = client
+        self.clock = clock or PROCESS_CLOCK  # versions of this store's writes
         # bound once: the hot path skips an attribute lookup (and redis-py leaves it untyped)
         self._execute: Callable[..., Awaitable[Any]] = client.execute_command
         self._location = location
@@ -86,7 +100,7 @@ class RedisWorkingStore:
         self._marked: dict[str, float] = {}
 
     @classmethod
-    def from_url(cls, url: str) -> Self:
+    def from_url(cls, url: str, *, clock: HybridClock | None = None) -> Self:
         """A store with its own connection pool; options in the URL's query win."""
         try:
             client = Redis.from_url(
@@ -100,7 +114,7 @@ class RedisWorkingStore:
             )
         except ValueError as exc:
             raise ConfigurationError(f"invalid Redis URL {url!r}: {exc}") from exc
-        return cls(client, location=url)
+        return cls(client, location=url, clock=clock)
 
     @property
     def name(self) -> str:
@@ -197,18 +211,20 @@ class RedisWorkingStore:
         await self._mark_if_due(ref)
         return await self._run(build(self._session(ref.digest), ref, *args))
 
-    async def apply(self, writes: Sequence[tuple[str, SessionRef, tuple[Any, ...]]]) -> None:
-        """Run writes, named like this store's methods, in order and in one round trip.
+    async def apply(self, writes: Sequence[tuple[str, SessionRef, str, tuple[Any, ...]]]) -> None:
+        """Replay writes made elsewhere, in order and in one round trip, as compare-and-sets.
 
-        Results are not reported: a ``set`` past its ``max_keys`` is skipped silently, so pass
-        a large ``max_keys`` for writes that must land. ``merge_scratchpad`` is accepted too.
+        Each is ``(method, ref, version, args)``, named like this store's write methods with
+        the arguments after ``ref``, plus ``merge_scratchpad`` (whose version is unused). A
+        write lands only if Redis holds nothing newer (``commands.replay``); a ``set``
+        is not refused for the key limit. Results are not reported.
         """
         if not writes:
             return
         # after a restart the server knows no script: load them all in the same round trip
         commands: list[cmd.Command] = [("SCRIPT", "LOAD", s.source) for s in ALL.values()]
         registered: dict[str, SessionRef] = {}
-        for method, ref, args in writes:
+        for method, ref, version, args in writes:
             if method == "put_checkpoint":
                 expires_at, now = args[3], args[4]
                 commands.append(self._registration(ref, max(ref.ttl, expires_at - now)))
@@ -217,12 +233,22 @@ class RedisWorkingStore:
                 registered[ref.digest] = ref
                 if ref.scope is not None:
                     commands.append(self._mark(ref))
-            commands.append(cmd.WRITES[method](self._session(ref.digest), ref, *args))
+            k = self._session(ref.digest)
+            if method == "merge_scratchpad":
+                commands.append(cmd.merge(k, ref, *args))
+            else:
+                commands.extend(cmd.replay(k, ref, method, version, args))
         await self._pipeline(commands, transaction=False)
         for ref in registered.values():
             self._registered_now(ref)
             if ref.scope is not None:
                 self._marked_now(ref)
+
+    def _versioned(self, reply: Any) -> int:
+        """The count of a ``{count, version}`` reply, after noting the version."""
+        if len(reply) > 1:
+            self.clock.observe(reply[1])
+        return int(reply[0])
 
     # -- user keys -----------------------------------------------------------------------
 
@@ -235,43 +261,54 @@ class RedisWorkingStore:
         now: float,
         max_keys: int,
     ) -> None:
-        if await self._write(ref, cmd.set_value, key, value, expires_at, now, max_keys):
+        version = self.clock.tick(now)
+        written = await self._write(
+            ref, cmd.set_value, version, False, key, value, expires_at, now, max_keys
+        )
+        if written == 1:
             raise LimitExceeded(
                 "key",
                 f"the session already holds {max_keys} keys",
                 allowed=f"at most {max_keys} keys per session (overwrite or delete one first)",
             )
+        self.clock.observe(written)
 
     async def get(self, ref: SessionRef, key: str, now: float) -> str | None:
         k = self._keys.get(ref.digest) or self._session(ref.digest)
-        stored: str | None = await self._run((cmd.HGET, k[0], key))
+        stored: str | None = await self._run((cmd.HGET, k[KV], key))
         if stored is None:
             return None
-        expiry, _, value = stored.partition("|")
+        expiry, _, rest = stored.partition("|")
         if expiry and float(expiry) <= now:
             return None
-        return value
+        return rest.partition("|")[2]
 
     async def delete(self, ref: SessionRef, key: str, now: float) -> bool:
-        return bool(await self._write(ref, cmd.delete_value, key, now))
+        version = self.clock.tick(now)
+        return bool(
+            self._versioned(await self._write(ref, cmd.delete_value, version, False, key, now))
+        )
 
     async def items(self, ref: SessionRef, now: float) -> dict[str, StoredValue]:
-        stored: dict[str, str] = await self._run(("HGETALL", self._session(ref.digest)[0]))
+        stored: dict[str, str] = await self._run(("HGETALL", self._session(ref.digest)[KV]))
         return cmd.live_values(stored, now)
 
     async def clear(self, ref: SessionRef, now: float) -> int:
-        return int(await self._write(ref, cmd.clear_values, now))
+        version = self.clock.tick(now)
+        return self._versioned(await self._write(ref, cmd.clear_values, version, False, now))
 
     # -- task state ----------------------------------------------------------------------
 
     async def set_task(self, ref: SessionRef, fields: dict[str, str], now: float) -> None:
-        await self._write(ref, cmd.set_task, fields, now)
+        version = self.clock.tick(now)
+        self._versioned(await self._write(ref, cmd.task, version, False, "0", fields))
 
     async def update_task(self, ref: SessionRef, fields: dict[str, str], now: float) -> bool:
-        return bool(await self._write(ref, cmd.update_task, fields, now))
+        version = self.clock.tick(now)
+        return bool(self._versioned(await self._write(ref, cmd.task, version, False, "1", fields)))
 
     async def get_task(self, ref: SessionRef, now: float) -> dict[str, str] | None:
-        fields: dict[str, str] = await self._run(("HGETALL", self._session(ref.digest)[2]))
+        fields: dict[str, str] = await self._run(("HGETALL", self._session(ref.digest)[TASK]))
         return fields or None
 
     # -- scratchpad ----------------------------------------------------------------------
@@ -282,11 +319,12 @@ class RedisWorkingStore:
         await self._write(ref, cmd.append, entry, max_entries, now)
 
     async def scratchpad(self, ref: SessionRef, now: float) -> list[str]:
-        entries: list[str] = await self._run(("LRANGE", self._session(ref.digest)[3], 0, -1))
+        entries: list[str] = await self._run(("LRANGE", self._session(ref.digest)[SP], 0, -1))
         return entries
 
     async def clear_scratchpad(self, ref: SessionRef, now: float) -> int:
-        return int(await self._write(ref, cmd.clear_scratchpad, now))
+        version = self.clock.tick(now)
+        return self._versioned(await self._write(ref, cmd.clear_scratchpad, version, False))
 
     async def merge_scratchpad(
         self, ref: SessionRef, entries: list[str], max_entries: int, now: float
@@ -294,6 +332,7 @@ class RedisWorkingStore:
         """Add entries written elsewhere, skipping ids already present, in time order.
 
         Entries are the service's JSON (``id``, ``created_at``); returns how many were new.
+        Entries stamped before the scratchpad's latest clear are skipped too.
         """
         return int(await self._write(ref, cmd.merge, entries, max_entries, now))
 
@@ -302,12 +341,14 @@ class RedisWorkingStore:
     async def snapshot(self, ref: SessionRef, now: float) -> Snapshot:
         k = self._session(ref.digest)
         stored, task, pad = await self._pipeline(
-            [("HGETALL", k[0]), ("HGETALL", k[2]), ("LRANGE", k[3], 0, -1)], transaction=True
+            [("HGETALL", k[KV]), ("HGETALL", k[TASK]), ("LRANGE", k[SP], 0, -1)],
+            transaction=True,
         )
         return Snapshot(cmd.live_values(stored, now), task or None, pad)
 
     async def restore(self, ref: SessionRef, snapshot: Snapshot, now: float) -> None:
-        await self._write(ref, cmd.restore, snapshot, now)
+        version = self.clock.tick(now)
+        self.clock.observe(await self._write(ref, cmd.restore, version, snapshot))
 
     async def put_checkpoint(
         self,
@@ -322,12 +363,17 @@ class RedisWorkingStore:
         await self._run(self._registration(ref, max(ref.ttl, expires_at - now)))
         await self._mark_if_due(ref)
         k = self._session(ref.digest)
-        await self._run(cmd.put_checkpoint(k, ref, checkpoint_id, info, content, expires_at, now))
+        version = self.clock.tick(now)
+        await self._run(
+            cmd.put_checkpoint(
+                k, ref, version, False, checkpoint_id, info, content, expires_at, now
+            )
+        )
 
     async def get_checkpoint(self, ref: SessionRef, checkpoint_id: str, now: float) -> str | None:
         k = self._session(ref.digest)
         expiry, content = await self._pipeline(
-            [("ZSCORE", k[6], checkpoint_id), ("HGET", k[5], checkpoint_id)], transaction=True
+            [("ZSCORE", k[CX], checkpoint_id), ("HGET", k[CB], checkpoint_id)], transaction=True
         )
         if expiry is None or float(expiry) <= now:
             return None
@@ -337,7 +383,7 @@ class RedisWorkingStore:
     async def list_checkpoints(self, ref: SessionRef, now: float) -> list[str]:
         k = self._session(ref.digest)
         infos, expiries = await self._pipeline(
-            [("HGETALL", k[4]), ("ZRANGE", k[6], 0, -1, "WITHSCORES")], transaction=True
+            [("HGETALL", k[CP]), ("ZRANGE", k[CX], 0, -1, "WITHSCORES")], transaction=True
         )
         live = {cid for cid, expiry in cmd.pairs(expiries) if expiry > now}
         # ids are UUIDv7: sorted ids are creation order
@@ -353,18 +399,22 @@ class RedisWorkingStore:
         k = self._session(ref.digest)
         keys, expired, entries, checkpoints, task = await self._pipeline(
             [
-                ("HLEN", k[0]),
-                ("ZCOUNT", k[1], "-inf", now),
-                ("LLEN", k[3]),
-                ("ZCOUNT", k[6], f"({now!r}", "+inf"),
-                ("EXISTS", k[2]),
+                ("HLEN", k[KV]),
+                ("ZCOUNT", k[EX], "-inf", now),
+                ("LLEN", k[SP]),
+                ("ZCOUNT", k[CX], f"({now!r}", "+inf"),
+                ("EXISTS", k[TASK]),
             ],
             transaction=True,
         )
         return SessionCounts(int(keys) - int(expired), int(entries), int(checkpoints), bool(task))
 
     async def drop_session(self, ref: SessionRef) -> None:
-        await self._run(cmd.drop_session(self._session(ref.digest), ref))
+        """Remove the session's data; its versions stay for its idle lifetime (``vr``)."""
+        version = self.clock.tick(time.time())
+        self.clock.observe(
+            await self._run(cmd.drop_session(self._session(ref.digest), ref, version))
+        )
 
     async def drop_sessions(self, tenant: str, user: str | None) -> int:
         tenant_key, user_key = cmd.index_keys(tenant, user)
@@ -401,7 +451,7 @@ class RedisWorkingStore:
             if not pairs:
                 break
             stamps = await self._pipeline(
-                [("GET", cmd.session_keys(m.partition("|")[0])[7]) for m, _ in pairs],
+                [("GET", cmd.session_keys(m.partition("|")[0])[AT]) for m, _ in pairs],
                 transaction=False,
             )
             upkeep: list[cmd.Command] = []
@@ -426,7 +476,7 @@ class RedisWorkingStore:
     async def drop_idle_session(self, ref: SessionRef, touched: float) -> bool:
         k = self._session(ref.digest)
         touched_ms = round(touched * 1000)
-        return bool(await self._run((cmd.EVALSHA, DROP_IDLE.sha, b"8", *k, touched_ms)))
+        return bool(await self._run((cmd.EVALSHA, DROP_IDLE.sha, b"10", *k, touched_ms)))
 
     async def ping(self) -> bool:
         try:
