@@ -47,7 +47,9 @@ def test_ids_are_unique_and_sortable_by_creation() -> None:
 def test_settings_read_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("SEDIMEM_HOME", str(tmp_path))
     monkeypatch.setenv("SEDIMEM_WORKING__SESSION_TTL_SECONDS", "60")
+    monkeypatch.setenv("SEDIMEM_WORKING__MAX_JOURNAL_ENTRIES", "500")
     settings = Settings()
+    assert settings.working.max_journal_entries == 500
     assert settings.home == tmp_path
     assert settings.working.session_ttl_seconds == 60
     assert settings.resolved_working_url() == f"sqlite:///{tmp_path / 'sedimem.db'}"
@@ -61,3 +63,7 @@ def test_settings_refuse_out_of_range_values() -> None:
         WorkingSettings(session_ttl_seconds=0)
     with pytest.raises(ValueError, match="max_keys_per_session"):
         WorkingSettings(max_keys_per_session=0)
+    with pytest.raises(ValueError, match="max_journal_entries"):
+        WorkingSettings(max_journal_entries=0)
+    with pytest.raises(ValueError, match="max_journal_entries"):
+        WorkingSettings(max_journal_entries=100_000_001)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from sedimem.config import WorkingSettings
-from sedimem.errors import LimitExceeded, NotFound, StoreUnavailable
+from sedimem.errors import LimitExceeded, NotFound, OutageJournalFull, StoreUnavailable
 from sedimem.scope import Scope
 from sedimem.storage.working.base import SessionRef
 from sedimem.storage.working.factory import open_working_store
@@ -315,6 +315,33 @@ async def test_limit_in_the_fallback_refuses_and_journals_nothing(
     with pytest.raises(NotFound, match="no task state"):
         await wm.update_task_progress(current_step=1)  # nothing to update: not journaled
     assert store.pending_writes == 2
+    await store.aclose()
+
+
+async def test_past_the_journal_bound_writes_fail_clearly_and_change_nothing(
+    dedicated_redis: RedisServer, direct: RedisWorkingStore
+) -> None:
+    settings = WorkingSettings(probe_interval_seconds=3600, max_journal_entries=3)
+    dedicated_redis.stop()
+    store = await open_store(dedicated_redis.url, settings=settings)
+    wm = WorkingMemory(store, scope(), settings=settings)
+    for i in range(3):
+        await wm.set(f"k{i}", i)
+    with pytest.raises(OutageJournalFull, match=r"holds 3 writes.*max_journal_entries") as caught:
+        await wm.set("k3", 3)
+    assert caught.value.bound == 3
+    assert isinstance(caught.value, StoreUnavailable)  # REST: 503 with Retry-After
+    with pytest.raises(OutageJournalFull):
+        await wm.append_scratchpad("refused too")
+    assert await wm.get("k3") is None  # refused before anything was written
+    assert await wm.get_scratchpad() == []
+    assert store.pending_writes == 3
+    dedicated_redis.start()
+    assert await store.recover()
+    await wm.set("k3", 3)  # Redis again: no journal, no bound
+    assert await WorkingMemory(direct, scope(), settings=settings).get_all() == {
+        f"k{i}": i for i in range(4)
+    }
     await store.aclose()
 
 

@@ -85,7 +85,8 @@ end
 _HEAD = _TOUCH + _VERSION
 
 # KEYS kv ex task sp vr tb at; ARGV key value expiry|'' ttl_ms max_keys now version replay
-# -> the version written, 1 over the key limit, 0 superseded (replay only).
+# -> the version written, 1 over the key limit, 0 superseded (replay only: a superseded
+# write changes nothing, not even the session's lifetime, which the newer write renewed).
 # The key is stored as "<expiry>|<version>|<value>" (see redis.py). A replay (compare-and-set)
 # lands only if no newer write, delete or clear of the key is there. HSET tells whether the
 # key is new; only then is the limit checked, counting expired keys as gone (and purging them
@@ -98,7 +99,7 @@ local v = ARGV[7]
 local known = vmax(redis.call('HGET', vr, 'a'), version_of(redis.call('HGET', kv, key)))
 known = vmax(known, tomb(redis.call('ZSCORE', tb, key)))
 if ARGV[8] == '1' then
-  if known and v < known then touch(ARGV[4]) return 0 end
+  if known and v < known then return 0 end
 else
   v = bump(v, known)
 end
@@ -130,7 +131,7 @@ local old = redis.call('HGET', kv, key)
 local known = vmax(redis.call('HGET', vr, 'a'), version_of(old))
 known = vmax(known, tomb(redis.call('ZSCORE', tb, key)))
 if ARGV[5] == '1' then
-  if known and v < known then touch(ARGV[3]) return {0, known} end
+  if known and v < known then return {0, known} end
 else
   v = bump(v, known)
 end
@@ -156,7 +157,7 @@ local kv, ex, vr, now, v = KEYS[1], KEYS[2], KEYS[5], tonumber(ARGV[1]), ARGV[3]
 local a = redis.call('HGET', vr, 'a')
 local n = 0
 if ARGV[4] == '1' then
-  if a and v < a then touch(ARGV[2]) return {0, a} end
+  if a and v < a then return {0, a} end
   local all = redis.call('HGETALL', kv)
   for i = 1, #all, 2 do
     local ver = version_of(all[i + 1])
@@ -187,7 +188,7 @@ _TASK_LUA = (
 local task, vr, v = KEYS[3], KEYS[5], ARGV[3]
 local known = redis.call('HGET', vr, 't')
 if ARGV[4] == '1' then
-  if known and v < known then touch(ARGV[1]) return {0} end
+  if known and v < known then return {0} end
 else
   v = bump(v, known)
 end
@@ -226,7 +227,7 @@ local sp, vr, v, at = KEYS[4], KEYS[5], ARGV[2], ARGV[4]
 local s = redis.call('HGET', vr, 's')
 local n = 0
 if ARGV[3] == '1' then
-  if s and v < s then touch(ARGV[1]) return {0, s} end
+  if s and v < s then return {0, s} end
   local all = redis.call('LRANGE', sp, 0, -1)
   redis.call('DEL', sp)
   for j = 1, #all do
@@ -287,7 +288,7 @@ _PUT_CHECKPOINT_LUA = (
 local cp, cb, cx, now = KEYS[7], KEYS[8], KEYS[9], tonumber(ARGV[5])
 if ARGV[8] == '1' then
   local c = redis.call('HGET', KEYS[5], 'c')
-  if c and ARGV[7] < c then touch(ARGV[6]) return 0 end
+  if c and ARGV[7] < c then return 0 end
 end
 redis.call('HSET', cp, ARGV[1], ARGV[2])
 redis.call('HSET', cb, ARGV[1], ARGV[3])
@@ -411,7 +412,7 @@ for i = 4, #ARGV, 4 do
     new_stamps[n] = ARGV[i]
   end
 end
-if #new == 0 then touch(ARGV[2]) return 0 end
+if #new == 0 then return 0 end
 if start == 0 then redis.call('DEL', sp) else redis.call('LTRIM', sp, 0, start - 1) end
 local a, b = #rev, 1
 while a >= 1 or b <= #new do
