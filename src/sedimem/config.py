@@ -63,6 +63,14 @@ class WorkingSettings(BaseModel):
             "past it writes fail with OutageJournalFull instead of being dropped."
         ),
     )
+    journal_dir: Path | None = Field(
+        default=None,
+        description=(
+            "Also write the outage journal to files here, fsynced before each write is "
+            "acknowledged; a process started later writes back the journals of processes "
+            "that died during an outage. Unset: the journal lives in memory only."
+        ),
+    )
     probe_interval_seconds: float = Field(
         default=1.0, gt=0, le=3600, description="How often a degraded store probes Redis."
     )

@@ -3,7 +3,8 @@
     python outage_proc.py REDIS_URL SESSION [JOURNAL_DIR]
 
 Opens the store as an application does (``open_working_store``: Redis with the in-process
-fallback; the probe is slowed down so that the test decides when the journal is replayed),
+fallback; the probe is slowed down so that the test decides when the journal is replayed;
+with JOURNAL_DIR, the outage journal is also written there),
 then reads one command per line from stdin and answers each with one JSON line on stdout:
 
     set KEY VALUE | delete KEY | task STEP | note TEXT | recover | quit
@@ -17,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from pathlib import Path
 
 from sedimem.config import WorkingSettings
 from sedimem.scope import Scope
@@ -26,8 +28,9 @@ from sedimem.types.working import TaskState
 from sedimem.working.memory import WorkingMemory
 
 
-async def main(url: str, session: str) -> None:
-    settings = WorkingSettings(probe_interval_seconds=3600)
+async def main(url: str, session: str, journal_dir: str | None) -> None:
+    journal = None if journal_dir is None else Path(journal_dir)
+    settings = WorkingSettings(probe_interval_seconds=3600, journal_dir=journal)
     store = await open_working_store(url, settings)
     assert isinstance(store, FallbackWorkingStore)
     wm = WorkingMemory(store, Scope(tenant="t", user="u", session=session), settings=settings)
@@ -53,4 +56,4 @@ async def main(url: str, session: str) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2]))
+    asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None))

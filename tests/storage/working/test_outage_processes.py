@@ -31,9 +31,10 @@ SESSION = "shared"
 class Process:
     """A running ``outage_proc.py``: send a command, read its one-line JSON answer."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, journal: Path | None = None) -> None:
+        extra = [] if journal is None else [str(journal)]
         self.popen = subprocess.Popen(
-            [sys.executable, str(PROC), url, SESSION],
+            [sys.executable, str(PROC), url, SESSION, *extra],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -105,4 +106,57 @@ async def test_a_later_acknowledged_write_survives_an_older_replay(
     assert state.current_step == 2
     notes = await check.get_scratchpad_with_timestamps()
     assert [n.text for n in notes] == ["A-during-outage", "B-after-outage"]  # merged by time
+    await direct.aclose()
+
+
+async def test_a_process_killed_during_an_outage_loses_no_acknowledged_write(
+    dedicated_redis: RedisServer, processes: list[Process], tmp_path: Path
+) -> None:
+    """With ``journal_dir``: A is SIGKILLed during the outage; the next process to open the
+    store writes A's journal back, still a compare-and-set against B's later write."""
+    journal = tmp_path / "journal"
+    a = Process(dedicated_redis.url, journal)
+    processes.append(a)
+    dedicated_redis.kill()
+    for command in ("set x from-A", "task 1", "note A-during-outage", "set w from-A"):
+        assert a(command)["fallback"] is True
+    a.popen.kill()  # SIGKILL: no cleanup, no write-back
+    a.popen.wait()
+    assert len(list(journal.glob("*.journal"))) == 1
+
+    dedicated_redis.start()
+    b = Process(dedicated_redis.url)  # no journal directory: does not look at A's journal
+    processes.append(b)
+    assert b("set w from-B")["fallback"] is False
+    b.close()
+    c = Process(dedicated_redis.url, journal)  # adopts A's journal when it opens the store
+    processes.append(c)
+    c.close()
+    assert list(journal.glob("*.journal")) == []  # adopted, written back, removed
+
+    direct = RedisWorkingStore.from_url(dedicated_redis.url)
+    check = WorkingMemory(direct, Scope(tenant="t", user="u", session=SESSION))
+    assert await check.get("x") == "from-A"
+    assert await check.get("w") == "from-B"  # written after A's, acknowledged by Redis
+    state = await check.get_task_state()
+    assert state is not None
+    assert state.current_step == 1
+    assert await check.get_scratchpad() == ["A-during-outage"]
+    await direct.aclose()
+
+
+async def test_without_a_journal_directory_a_killed_process_loses_its_outage_writes(
+    dedicated_redis: RedisServer, processes: list[Process]
+) -> None:
+    """The documented cost of the default (journal in memory only)."""
+    a = Process(dedicated_redis.url)
+    processes.append(a)
+    dedicated_redis.kill()
+    assert a("set x from-A")["fallback"] is True
+    a.popen.kill()
+    a.popen.wait()
+    dedicated_redis.start()
+    direct = RedisWorkingStore.from_url(dedicated_redis.url)
+    check = WorkingMemory(direct, Scope(tenant="t", user="u", session=SESSION))
+    assert await check.get("x") is None
     await direct.aclose()

@@ -20,9 +20,11 @@ write was acknowledged).
 
 The journal is bounded (``max_journal_entries``): past the bound a write raises
 :class:`~sedimem.errors.OutageJournalFull` and changes nothing, rather than being dropped
-silently. The journal lives in this process's memory: a process that dies during an outage
-loses the writes it made since the outage began (acknowledged to its caller, never to
-Redis); see docs/working-memory.md.
+silently. The journal lives in this process's memory, and with ``journal_dir`` set also in a
+file fsynced before each write is acknowledged (``journal.py``): then a process that dies
+during an outage loses nothing it acknowledged, since the next process to open the store
+writes its journal back. Without it, such a process loses the writes it made since the
+outage began; see docs/working-memory.md.
 
 The degraded flag and the journal are shared by every wrapper over the same Redis location and
 the same fallback registry, so two handles in one process agree during an outage and
@@ -43,7 +45,6 @@ import contextlib
 import logging
 import time
 from collections import deque
-from dataclasses import dataclass
 from typing import Any, Self
 from weakref import WeakKeyDictionary
 
@@ -57,6 +58,7 @@ from sedimem.storage.working.base import (
     StoredValue,
 )
 from sedimem.storage.working.inprocess import InProcessWorkingStore, SessionRegistry
+from sedimem.storage.working.journal import Adopted, DiskJournal, Entry
 from sedimem.storage.working.redis import RedisWorkingStore
 
 __all__ = ["FallbackWorkingStore"]
@@ -69,29 +71,21 @@ _GATE_AT = 64  # hold new calls while the last this-many entries are replayed
 _TOUCH_SCRATCHPAD = frozenset({"clear_scratchpad", "restore", "drop_session"})
 
 
-@dataclass(frozen=True, slots=True)
-class _Entry:
-    """One acknowledged write: the store method and its arguments after ``ref``."""
-
-    method: str
-    ref: SessionRef | None  # None for drop_sessions, which spans sessions
-    args: tuple[Any, ...]
-    version: str = ""  # orders the write against every other (replay is a compare-and-set)
-
-
 class _Outage:
     """What the wrappers over one (Redis location, fallback registry) pair share."""
 
     def __init__(self) -> None:
         self.degraded = False
-        self.journal: deque[_Entry] = deque()
+        self.journal: deque[Entry] = deque()
         self.touched: dict[str, SessionRef] = {}  # sessions the fallback holds
         self.draining = False
         self.gate: asyncio.Event | None = None  # set while the journal's tail is replayed
         self.writers = 0  # fallback writes not yet journaled
+        self.disk: DiskJournal | None = None  # the journal's copy on disk (journal_dir)
+        self.adopted: list[Adopted] = []  # journals of dead processes, replayed with ours
 
 
-def _weight(entry: _Entry) -> int:
+def _weight(entry: Entry) -> int:
     """Roughly how many bytes an entry sends."""
     total = 64
     for arg in entry.args:
@@ -106,9 +100,9 @@ def _weight(entry: _Entry) -> int:
     return total
 
 
-def _next_chunk(journal: deque[_Entry]) -> list[_Entry]:
+def _next_chunk(journal: deque[Entry]) -> list[Entry]:
     """The oldest entries, bounded in number and size (at least one)."""
-    chunk: list[_Entry] = []
+    chunk: list[Entry] = []
     size = 0
     for entry in journal:
         size += _weight(entry)
@@ -139,6 +133,8 @@ class FallbackWorkingStore:
         self._fallback = fallback
         self._settings = settings or WorkingSettings()
         self._outage = _shared_outage(fallback.registry, primary.location)
+        if self._settings.journal_dir is not None and self._outage.disk is None:
+            self._outage.disk = DiskJournal(self._settings.journal_dir, primary.location)
         self._probe: asyncio.Task[None] | None = None
 
     @classmethod
@@ -149,10 +145,27 @@ class FallbackWorkingStore:
         *,
         settings: WorkingSettings | None = None,
     ) -> Self:
-        """Ping Redis once (degrading at once if it is down) and start the probe."""
+        """Ping Redis once (degrading at once if it is down), write back the journals that
+        dead processes left on disk, and start the probe."""
         store = cls(primary, fallback, settings=settings)
-        if not store._outage.degraded and not await primary.ping():
+        outage = store._outage
+        if not outage.degraded and not await primary.ping():
             store._degrade(f"Redis at {primary.location} did not answer PING at start")
+        if outage.disk is not None:
+            entries, adopted = outage.disk.adopt()
+            if entries and not outage.degraded:
+                try:
+                    while entries:
+                        chunk = _next_chunk(deque(entries))
+                        await store._replay(chunk)
+                        del entries[: len(chunk)]
+                except StoreUnavailable as exc:
+                    store._degrade(exc)
+            if entries:  # Redis is down: they go first when this process writes back
+                outage.journal.extendleft(reversed(entries))
+                outage.adopted.extend(adopted)
+            else:
+                DiskJournal.release(adopted)
         store._probe = asyncio.create_task(store._probe_forever(), name="sedimem-redis-probe")
         return store
 
@@ -225,12 +238,12 @@ class FallbackWorkingStore:
         try:
             result = await getattr(self._fallback, method)(*call_args)
             if journal_if is None or result == journal_if:
-                version = (
-                    ""
-                    if ref is None
-                    else self._primary.clock.tick(time.time() if now is None else now)
-                )
-                outage.journal.append(_Entry(method, ref, args, version))
+                when = time.time() if now is None else now
+                version = "" if ref is None else self._primary.clock.tick(when)
+                entry = Entry(method, ref, args, version)
+                if outage.disk is not None:
+                    outage.disk.append(entry)  # durable before it is acknowledged
+                outage.journal.append(entry)
                 if ref is not None:
                     outage.touched[ref.digest] = ref
             return result
@@ -418,6 +431,10 @@ class FallbackWorkingStore:
             gate, outage.gate = outage.gate, None
             if gate is not None:
                 gate.set()
+        if outage.disk is not None:
+            outage.disk.clear()
+        adopted, outage.adopted = outage.adopted, []
+        DiskJournal.release(adopted)
         touched, outage.touched = outage.touched, {}
         for ref in touched.values():
             if ref.digest not in outage.touched:  # not written again by a new outage
@@ -429,7 +446,7 @@ class FallbackWorkingStore:
         )
         return True
 
-    async def _replay(self, entries: list[_Entry]) -> None:
+    async def _replay(self, entries: list[Entry]) -> None:
         """Apply journal entries to Redis in order, pipelined, each a compare-and-set.
 
         A run of appends to one session becomes one merge, placed before the next entry that
@@ -474,11 +491,13 @@ class FallbackWorkingStore:
             with contextlib.suppress(Exception):
                 await self.recover()
             if self._outage.journal:
+                disk = self._outage.disk
                 logger.warning(
                     "closing while Redis at %s is unreachable: %d writes of the outage "
-                    "are kept in this process only",
+                    "are kept in %s",
                     self._primary.location,
                     len(self._outage.journal),
+                    "this process only" if disk is None else f"this process and {disk.path}",
                 )
         await self._primary.aclose()
         await self._fallback.aclose()
