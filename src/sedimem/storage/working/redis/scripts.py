@@ -1,7 +1,7 @@
 """The Lua scripts of the Redis working store, one atomic step each.
 
-Every script that writes live state ends with ``touch``: the six live keys (KEYS[1..6]:
-kv, ex, task, sp, vr, tb) get the session's idle lifetime again, in the same step, so they die
+Every script that writes live state ends with ``touch``: the four live keys (KEYS[1..4]:
+kv, ex, task, sp) get the session's idle lifetime again, in the same step, so they die
 together, and the stamp key (always the last of KEYS: ``at``) gets the server time of the
 write, with the same lifetime. Arguments are documented above each script as
 ``KEYS ...; ARGV ...``.
@@ -30,12 +30,13 @@ class Script:
         self.sha = hashlib.sha1(source.encode()).hexdigest().encode()
 
 
-# Renew the idle lifetime of the live keys (KEYS[1..6]: kv ex task sp vr tb) to ARGV-given
+# Renew the idle lifetime of the live keys (KEYS[1..4]: kv ex task sp) to ARGV-given
 # milliseconds and stamp the write: the last key holds the server time in milliseconds
-# (exact digits, no float).
+# (exact digits, no float). ``vr`` and ``tb`` (KEYS[5], KEYS[6]) get the same lifetime from
+# the scripts that write them: a version outlives its write by one idle lifetime.
 _TOUCH = """
 local function touch(ttl)
-  for i = 1, 6 do redis.call('PEXPIRE', KEYS[i], ttl) end
+  for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ttl) end
   local t = redis.call('TIME')
   local ms = t[1] .. string.format('%03d', math.floor(tonumber(t[2]) / 1000))
   redis.call('SET', KEYS[#KEYS], ms, 'PX', ttl)
@@ -95,9 +96,9 @@ _SET_LUA = (
     _HEAD
     + """
 local kv, ex, vr, tb, key, max = KEYS[1], KEYS[2], KEYS[5], KEYS[6], ARGV[1], tonumber(ARGV[5])
-local v = ARGV[7]
+local v, dead_at = ARGV[7], redis.call('ZSCORE', tb, key)
 local known = vmax(redis.call('HGET', vr, 'a'), version_of(redis.call('HGET', kv, key)))
-known = vmax(known, tomb(redis.call('ZSCORE', tb, key)))
+known = vmax(known, tomb(dead_at))
 if ARGV[8] == '1' then
   if known and v < known then return 0 end
 else
@@ -114,7 +115,7 @@ if redis.call('HSET', kv, key, ARGV[3] .. '|' .. v .. '|' .. ARGV[2]) == 1
   redis.call('ZREMRANGEBYSCORE', ex, '-inf', ARGV[6])
 end
 if ARGV[3] == '' then redis.call('ZREM', ex, key) else redis.call('ZADD', ex, ARGV[3], key) end
-redis.call('ZREM', tb, key)
+if dead_at then redis.call('ZREM', tb, key) end
 touch(ARGV[4])
 return v
 """
@@ -142,6 +143,7 @@ local us = tonumber(string.sub(v, 1, 16))
 redis.call('ZADD', tb, string.format('%d', us), key)
 redis.call('ZREMRANGEBYSCORE', tb, '-inf',
            '(' .. string.format('%d', us - tonumber(ARGV[3]) * 1000))
+redis.call('PEXPIRE', tb, ARGV[3])
 touch(ARGV[3])
 if old and not (e and tonumber(e) <= tonumber(ARGV[2])) then return {1, v} end
 return {0, v}
@@ -174,6 +176,7 @@ else
   redis.call('DEL', kv, ex)
 end
 redis.call('HSET', vr, 'a', v)
+redis.call('PEXPIRE', vr, ARGV[2])
 touch(ARGV[2])
 return {n, v}
 """
@@ -199,6 +202,7 @@ else
 end
 for i = 5, #ARGV, 2 do redis.call('HSET', task, ARGV[i], ARGV[i + 1]) end
 redis.call('HSET', vr, 't', v)
+redis.call('PEXPIRE', vr, ARGV[1])
 touch(ARGV[1])
 return {1, v}
 """
@@ -242,6 +246,7 @@ end
 local sx = redis.call('HGET', vr, 'sx')
 if not sx or at > sx then sx = at end
 redis.call('HSET', vr, 's', v, 'sx', sx)
+redis.call('PEXPIRE', vr, ARGV[1])
 touch(ARGV[1])
 return {n, v}
 """
@@ -275,6 +280,7 @@ for j = i, #ARGV do redis.call('RPUSH', KEYS[4], ARGV[j]) end
 local sx = redis.call('HGET', vr, 'sx')
 if not sx or ARGV[3] > sx then sx = ARGV[3] end
 redis.call('HSET', vr, 'a', v, 't', v, 's', v, 'sx', sx)
+redis.call('PEXPIRE', vr, ARGV[1])
 touch(ARGV[1])
 return v
 """

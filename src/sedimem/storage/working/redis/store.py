@@ -13,7 +13,8 @@ on Redis Cluster):
 - ``ms:{d}:vr``   hash   versions of whole-session writes: ``a`` keys cleared, ``t`` task
   state, ``s`` / ``sx`` scratchpad cleared (version / entry stamp), ``c`` checkpoints dropped
 - ``ms:{d}:tb``   zset   tombstones: deleted user key -> microseconds of its version, pruned
-  past the session's idle lifetime
+  past the session's idle lifetime (``vr`` and ``tb`` live one idle lifetime after their
+  latest write)
 - ``ms:{d}:cp`` / ``ms:{d}:cb`` / ``ms:{d}:cx``: checkpoint info / content / expiry (zset)
 - ``ms:{d}:at``   string server time (ms) of the latest write: what consolidation calls idle
 
@@ -22,7 +23,7 @@ always lands, with a version above the one it replaces; a write replayed from an
 journal (``apply``) is a compare-and-set that never overwrites a newer one. A dropped
 session keeps only ``vr`` (for its idle lifetime), so an older replay cannot revive it.
 
-Every write renews the idle lifetime (PEXPIRE) of the six live keys in the same script, and
+Every write renews the idle lifetime (PEXPIRE) of the four live keys in the same script, and
 stamps ``at`` with the same lifetime, so they all die together; checkpoint keys expire with
 their latest checkpoint. Expiry times are the caller's clock (``now``), while physical
 lifetimes are relative (PEXPIRE), so a clock skew between client and server never shortens
