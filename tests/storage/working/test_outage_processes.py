@@ -33,8 +33,10 @@ class Process:
 
     def __init__(self, url: str, journal: Path | None = None) -> None:
         extra = [] if journal is None else [str(journal)]
+        # -P: the script's directory is not put on sys.path (tests/storage/working/redis/
+        # would hide the redis package)
         self.popen = subprocess.Popen(
-            [sys.executable, str(PROC), url, SESSION, *extra],
+            [sys.executable, "-P", str(PROC), url, SESSION, *extra],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

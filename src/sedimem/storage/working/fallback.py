@@ -8,7 +8,7 @@ to Redis in pipelined chunks (calls keep going to the fallback and the journal m
 wait only while the last few entries are replayed, or when they outpace the replay), then the
 store switches back and forgets the sessions it held for the outage.
 
-Every journaled write carries a version (``version.py``: the process's hybrid logical clock,
+Every journaled write carries a version (``redis/version.py``: the process's hybrid logical clock,
 with its writer id), and replay is a compare-and-set per write: it lands only if Redis holds
 nothing newer for what it writes (a key, the task state; a delete's tombstone and a clear
 count as writes). So when another process wrote the same key after the outage (its write

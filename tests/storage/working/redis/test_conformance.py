@@ -21,7 +21,7 @@ from sedimem.storage.working.fallback import FallbackWorkingStore
 from sedimem.storage.working.inprocess import InProcessWorkingStore, SessionRegistry
 from sedimem.storage.working.redis import RedisWorkingStore, entry_stamp
 from sedimem.storage.working.redis.scripts import FORGET_IDLE
-from sedimem.storage.working.version import HybridClock
+from sedimem.storage.working.redis.version import HybridClock
 from sedimem.testing import WorkingStoreConformance
 
 pytestmark = pytest.mark.redis

@@ -32,7 +32,7 @@ from sedimem.storage.working.redis.scripts import (
     SET,
 )
 from sedimem.storage.working.redis.scripts import TASK as TASK_SCRIPT
-from sedimem.storage.working.version import micros, stamp_of
+from sedimem.storage.working.redis.version import micros, stamp_of
 
 __all__ = [
     "AT", "CB", "CP", "CX", "EVALSHA", "EX", "HGET", "KV", "NO_LIMIT", "SP", "TASK", "TB", "VR",

@@ -70,7 +70,7 @@ from sedimem.storage.working.redis.scripts import (
     MARK_ACTIVE,
     REGISTER,
 )
-from sedimem.storage.working.version import PROCESS_CLOCK, HybridClock
+from sedimem.storage.working.redis.version import PROCESS_CLOCK, HybridClock
 
 __all__ = ["RedisWorkingStore", "entry_stamp"]
 

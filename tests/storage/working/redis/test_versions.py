@@ -20,7 +20,7 @@ from redis.asyncio import Redis
 from sedimem.scope import Scope
 from sedimem.storage.working.base import SessionRef, Snapshot, StoredValue
 from sedimem.storage.working.redis import RedisWorkingStore
-from sedimem.storage.working.version import HybridClock, micros, stamp_of
+from sedimem.storage.working.redis.version import HybridClock, micros, stamp_of
 
 pytestmark = pytest.mark.redis
 
