@@ -242,6 +242,23 @@ async def test_a_dropped_session_is_not_revived_by_an_older_replay(
     assert await client.keys(f"ms:{{{ref.digest}}}:*") == left  # no data, no stamp
 
 
+async def test_a_session_dropped_as_idle_keeps_its_versions_too(
+    stores: tuple[HybridClock, RedisWorkingStore], client: Redis
+) -> None:
+    a, b = stores
+    ref = fresh_ref()
+    t = time.time() - 60
+    older = a.tick(t)
+    await b.set(ref, "x", "B", None, t, 10)
+    stamp = await client.get(f"ms:{{{ref.digest}}}:at")
+    assert stamp is not None
+    assert await b.drop_idle_session(ref, int(stamp) / 1000)  # as consolidation does
+    assert await client.keys(f"ms:{{{ref.digest}}}:*") == [f"ms:{{{ref.digest}}}:vr"]
+    await replay(b, ("set", ref, older, ("x", "A", None, t, 10)))
+    assert await b.get(ref, "x", t) is None
+    assert not await b.drop_idle_session(ref, int(stamp) / 1000)  # gone already
+
+
 async def test_a_replayed_drop_removes_only_what_came_before_it(
     stores: tuple[HybridClock, RedisWorkingStore],
 ) -> None:

@@ -26,6 +26,7 @@ from sedimem.storage.working.redis.scripts import (
     DELETE_CHECKPOINT,
     DROP,
     DROP_CHECKPOINTS,
+    DROP_IDLE,
     MERGE_SCRATCHPAD,
     PUT_CHECKPOINT,
     RESTORE,
@@ -37,9 +38,9 @@ from sedimem.storage.working.redis.version import micros, stamp_of
 __all__ = [
     "AT", "CB", "CP", "CX", "EVALSHA", "EX", "HGET", "KV", "NO_LIMIT", "SP", "TASK", "TB", "VR",
     "Command", "Keys", "append", "clear_scratchpad", "clear_values", "delete_checkpoint",
-    "delete_value", "drop_session", "entry_stamp", "idle_key", "index_keys", "live_values",
-    "merge", "pairs", "put_checkpoint", "replay", "replay_restore", "restore", "session_keys",
-    "set_value", "split", "task",
+    "delete_value", "drop_idle", "drop_session", "entry_stamp", "idle_key", "index_keys",
+    "live_values", "merge", "pairs", "put_checkpoint", "replay", "replay_restore", "restore",
+    "session_keys", "set_value", "split", "task",
 ]  # fmt: skip
 
 _STAMP = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.?(\d*)")
@@ -231,6 +232,12 @@ def delete_checkpoint(k: Keys, ref: SessionRef, checkpoint_id: str, now: float) 
 def drop_session(k: Keys, ref: SessionRef, version: str) -> Command:
     """A live drop: the data goes, the versions stay for the idle lifetime."""
     return (EVALSHA, DROP.sha, b"10", *k, version, stamp_of(version), _ttl_ms(ref))
+
+
+def drop_idle(k: Keys, ref: SessionRef, touched_ms: int, version: str) -> Command:
+    """Drop the session as ``drop_session`` does, unless written after ``touched_ms``."""
+    args = (touched_ms, version, stamp_of(version), _ttl_ms(ref))
+    return (EVALSHA, DROP_IDLE.sha, b"10", *k, *args)
 
 
 def replay(

@@ -323,23 +323,27 @@ return 0
 """
 
 # KEYS kv ex task sp vr tb cp cb cx at; ARGV version stamp ttl_ms -> version
-# Drops the session's data and keeps only its versions (``vr``, for the session's idle
-# lifetime), so that an older write replayed later cannot bring the session back.
-_DROP_LUA = (
+# (``drop``, shared with DROP_IDLE) Drops the session's data and keeps only its versions
+# (``vr``, for the session's idle lifetime), so that an older write replayed later cannot
+# bring the session back.
+_DROP = (
     _VERSION
     + """
-local vr = KEYS[5]
-local known = vmax(vmax(redis.call('HGET', vr, 'a'), redis.call('HGET', vr, 't')),
-                   vmax(redis.call('HGET', vr, 's'), redis.call('HGET', vr, 'c')))
-local v = bump(ARGV[1], known)
-local sx = redis.call('HGET', vr, 'sx')
-if not sx or ARGV[2] > sx then sx = ARGV[2] end
-redis.call('DEL', unpack(KEYS))
-redis.call('HSET', vr, 'a', v, 't', v, 's', v, 'c', v, 'sx', sx)
-redis.call('PEXPIRE', vr, ARGV[3])
-return v
+local function drop(version, stamp, ttl)
+  local vr = KEYS[5]
+  local known = vmax(vmax(redis.call('HGET', vr, 'a'), redis.call('HGET', vr, 't')),
+                     vmax(redis.call('HGET', vr, 's'), redis.call('HGET', vr, 'c')))
+  local v = bump(version, known)
+  local sx = redis.call('HGET', vr, 'sx')
+  if not sx or stamp > sx then sx = stamp end
+  redis.call('DEL', unpack(KEYS))
+  redis.call('HSET', vr, 'a', v, 't', v, 's', v, 'c', v, 'sx', sx)
+  redis.call('PEXPIRE', vr, ttl)
+  return v
+end
 """
 )
+_DROP_LUA = _DROP + "return drop(ARGV[1], ARGV[2], ARGV[3])\n"
 
 # KEYS vr cp cb cx; ARGV version ms. A replayed drop: removes the checkpoints taken before
 # ``ms`` (their ids are UUIDv7: the first 48 bits are the creation time in milliseconds).
@@ -488,14 +492,18 @@ if s and tonumber(s) <= tonumber(ARGV[2]) then redis.call('ZREM', KEYS[1], ARGV[
 return 0
 """
 
-# KEYS kv ex task sp vr tb cp cb cx at; ARGV touched_ms -> 1 when the session was removed
-# Removes the whole session unless it was written after ``touched_ms`` (or is gone already).
-_DROP_IDLE_LUA = """
+# KEYS kv ex task sp vr tb cp cb cx at; ARGV touched_ms version stamp ttl_ms
+# -> 1 when the session was removed. Removes the whole session (keeping its versions, as
+# ``drop``) unless it was written after ``touched_ms`` (or is gone already).
+_DROP_IDLE_LUA = (
+    _DROP
+    + """
 local at = redis.call('GET', KEYS[#KEYS])
 if not at or tonumber(at) > tonumber(ARGV[1]) then return 0 end
-for i = 1, #KEYS do redis.call('DEL', KEYS[i]) end
+drop(ARGV[2], ARGV[3], ARGV[4])
 return 1
 """
+)
 
 
 SET, DELETE, CLEAR, TASK, APPEND = (

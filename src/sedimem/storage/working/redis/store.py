@@ -64,7 +64,6 @@ from sedimem.storage.working.redis import commands as cmd
 from sedimem.storage.working.redis.commands import AT, CB, CP, CX, EX, KV, SP, TASK, entry_stamp
 from sedimem.storage.working.redis.scripts import (
     ALL,
-    DROP_IDLE,
     FORGET_IDLE,
     IDLE_PAGE,
     MARK_ACTIVE,
@@ -477,7 +476,8 @@ class RedisWorkingStore:
     async def drop_idle_session(self, ref: SessionRef, touched: float) -> bool:
         k = self._session(ref.digest)
         touched_ms = round(touched * 1000)
-        return bool(await self._run((cmd.EVALSHA, DROP_IDLE.sha, b"10", *k, touched_ms)))
+        version = self.clock.tick(time.time())  # versions stay: no older replay revives it
+        return bool(await self._run(cmd.drop_idle(k, ref, touched_ms, version)))
 
     async def ping(self) -> bool:
         try:
