@@ -344,3 +344,23 @@ async def client(redis_url: str) -> AsyncIterator[Redis]:
     raw = Redis.from_url(redis_url, decode_responses=True)
     yield raw
     await raw.aclose(close_connection_pool=True)
+
+
+async def test_entries_of_an_earlier_release_read_and_are_overwritten(
+    stores: tuple[HybridClock, RedisWorkingStore], client: Redis
+) -> None:
+    a, b = stores
+    ref = fresh_ref()
+    kv = f"ms:{{{ref.digest}}}:kv"
+    await client.hset(kv, mapping={"plain": '|{"n": 1}', "piped": '|"a|b"', "ttl": f"{T + 9}|1"})
+    assert await b.get(ref, "plain", T) == '{"n": 1}'
+    assert await b.get(ref, "piped", T) == '"a|b"'
+    assert await b.items(ref, T) == {
+        "plain": StoredValue('{"n": 1}', None),
+        "piped": StoredValue('"a|b"', None),
+        "ttl": StoredValue("1", T + 9),
+    }
+    await replay(b, ("set", ref, a.tick(T), ("plain", "2", None, T, 10)))  # no version: lands
+    await b.set(ref, "piped", "3", None, T, 10)
+    assert await b.get(ref, "plain", T) == "2"
+    assert await b.get(ref, "piped", T) == "3"

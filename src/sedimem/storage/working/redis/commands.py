@@ -308,10 +308,13 @@ def pairs(reply: list[Any]) -> list[tuple[str, float]]:
 
 
 def split(stored: str) -> tuple[str, str, str]:
-    """``(expiry, version, value)`` of a ``kv`` entry ``"<expiry>|<version>|<value>"``."""
+    """``(expiry, version, value)`` of a ``kv`` entry ``"<expiry>|<version>|<value>"``; an
+    entry of an earlier release (``"<expiry>|<value>"``, no version) reads with version ""."""
     expiry, _, rest = stored.partition("|")
-    version, _, value = rest.partition("|")
-    return expiry, version, value
+    version, sep, value = rest.partition("|")
+    if sep and version[16:17] == ":":
+        return expiry, version, value
+    return expiry, "", rest
 
 
 def live_values(stored: dict[str, str], now: float) -> dict[str, StoredValue]:

@@ -65,7 +65,7 @@ local function tomb(score)
 end
 local function version_of(stored)
   if not stored then return nil end
-  return string.match(stored, '^[^|]*|([^|]*)|')
+  return string.match(stored, '^[^|]*|(%d+:[^|]*)|')
 end
 """
 

@@ -281,7 +281,9 @@ class RedisWorkingStore:
         expiry, _, rest = stored.partition("|")
         if expiry and float(expiry) <= now:
             return None
-        return rest.partition("|")[2]
+        version, sep, value = rest.partition("|")
+        # an entry of an earlier release has no version ("<expiry>|<value>")
+        return value if sep and version[16:17] == ":" else rest
 
     async def delete(self, ref: SessionRef, key: str, now: float) -> bool:
         version = self.clock.tick(now)
