@@ -52,6 +52,8 @@ __all__ = ["Memory", "MemoryHealth", "MemoryProfile", "MemoryStats", "StoreHealt
 
 log = logging.getLogger(__name__)
 
+_SESSION_PAGE = 500
+
 
 class MemoryStats(BaseModel):
     """How much a scope holds, counted in the stores (nothing is fetched)."""
@@ -208,6 +210,27 @@ class Memory:
         return WorkingMemory(
             self._working_store, scope, settings=self.settings.working, clock=self._clock
         )
+
+    async def sessions(self, owner: Scope) -> list[Scope]:
+        """The sessions of ``owner`` (its scope without a session) that hold working state.
+
+        Reads the tenant's session index page by page (cost: the tenant's live sessions).
+        """
+        owner = owner.owner
+        found: list[Scope] = []
+        after: str | None = None
+        while True:
+            # a session is "idle for at least 0 s" from its first write on: every live one
+            page = await self._working_store.idle_sessions(
+                owner.tenant, 0.0, self._clock.now(), _SESSION_PAGE, after
+            )
+            for idle in page:
+                scope = Scope.from_canonical(idle.scope)
+                if scope is not None and scope.session is not None and scope.owner == owner:
+                    found.append(scope)
+            if len(page) < _SESSION_PAGE:
+                return found
+            after = page[-1].cursor
 
     def blocks(self, scope: Scope) -> Blocks:
         """The pinned blocks of the scope's owner (its user or agent; sessions share them)."""

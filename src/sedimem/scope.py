@@ -76,6 +76,17 @@ class Scope(BaseModel):
         """A stable text identity of the scope (same fields -> same string)."""
         return json.dumps([getattr(self, f) for f in SCOPE_FIELDS], separators=(",", ":"))
 
+    @classmethod
+    def from_canonical(cls, text: str) -> Scope | None:
+        """The scope whose :attr:`canonical` is ``text``; None when it is not one."""
+        try:
+            values = json.loads(text)
+            if not isinstance(values, list) or len(values) != len(SCOPE_FIELDS):
+                return None
+            return Scope.parse(**dict(zip(SCOPE_FIELDS, values, strict=True)))
+        except (ValueError, TypeError, ValidationError):
+            return None
+
     @property
     def digest(self) -> str:
         """A short stable hash of :attr:`canonical`, safe inside store key names."""

@@ -28,14 +28,12 @@ were written after everything behind the cursor, so they come after it.
 
 from __future__ import annotations
 
-import json
-
 from sedimem.clock import utc_from_timestamp
 from sedimem.consolidation.context import JobContext
-from sedimem.errors import ConfigurationError, ValidationError
+from sedimem.errors import ConfigurationError
 from sedimem.lifecycle.record import is_recorded, record_once
 from sedimem.lifecycle.summary import SessionState, read_session, session_episode
-from sedimem.scope import SCOPE_FIELDS, Scope
+from sedimem.scope import Scope
 from sedimem.storage.working.base import IdleSession, SessionRef, WorkingStore
 from sedimem.types.longterm import Outcome
 from sedimem.types.working import TaskStatus
@@ -55,12 +53,8 @@ def outcome_of(state: SessionState) -> Outcome:
 
 def scope_of(idle: IdleSession, tenant: str) -> Scope | None:
     """The session's scope from its canonical text; None if it does not add up."""
-    try:
-        values = json.loads(idle.scope)
-        if not isinstance(values, list) or len(values) != len(SCOPE_FIELDS):
-            return None
-        scope = Scope.parse(**dict(zip(SCOPE_FIELDS, values, strict=True)))
-    except (ValueError, TypeError, ValidationError):
+    scope = Scope.from_canonical(idle.scope)
+    if scope is None:
         return None
     # never act on another tenant's session, nor on one whose text is not its own
     if scope.tenant != tenant or scope.session is None or scope.digest != idle.digest:

@@ -1,0 +1,6 @@
+"""LangGraph on sedimem: ``SedimemSaver`` (checkpointer over working memory) and
+``SedimemStore`` (``BaseStore`` over long-term memory). Needs ``sedimem[langgraph]``."""
+
+from sedimem.integrations.langgraph.saver import SedimemSaver
+
+__all__ = ["SedimemSaver"]
