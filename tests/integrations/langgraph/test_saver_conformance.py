@@ -11,7 +11,7 @@ from langgraph.checkpoint.conformance.capabilities import ALL_CAPABILITIES
 
 from sedimem.integrations.langgraph import SedimemSaver
 from sedimem.scope import Scope
-from tests.integrations.langgraph.conftest import OpenMemory
+from tests.integrations.conftest import OpenMemory
 
 
 async def test_conformance_report_passes_every_capability(open_memory: OpenMemory) -> None:

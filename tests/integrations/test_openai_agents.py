@@ -1,0 +1,137 @@
+"""``SedimemSession`` against the SDK's own ``SQLiteSession``: the same random operation
+sequences, the same observable results, on every working store."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from uuid import uuid4
+
+import pytest
+from agents.memory import SQLiteSession
+from agents.memory.session_settings import SessionSettings
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sedimem.embed.hashing import HashEmbedder
+from sedimem.errors import ConfigurationError, LimitExceeded, ValidationError
+from sedimem.integrations.loop import BackgroundMemory
+from sedimem.integrations.openai_agents import SedimemSession
+from sedimem.scope import Scope
+
+EXAMPLES = 60  # generated operation sequences per working store
+
+_item = st.fixed_dictionaries(
+    {
+        "role": st.sampled_from(["user", "assistant", "system"]),
+        "content": st.text(max_size=20),
+    }
+)
+_op = st.one_of(
+    st.tuples(st.just("add"), st.lists(_item, max_size=4)),
+    st.tuples(st.just("get"), st.one_of(st.none(), st.integers(-2, 6))),
+    st.tuples(st.just("pop"), st.none()),
+    st.tuples(st.just("clear"), st.none()),
+)
+
+
+@pytest.fixture
+def background(working_url: str, tmp_path: Path) -> Iterator[BackgroundMemory]:
+    with BackgroundMemory.open(
+        working=working_url, store=f"sqlite:///{tmp_path / 'lt.db'}", embedder=HashEmbedder()
+    ) as bg:
+        yield bg
+
+
+async def _apply(session: Any, op: str, arg: Any) -> Any:
+    if op == "add":
+        return await session.add_items(list(arg))
+    if op == "get":
+        return await session.get_items(arg)
+    if op == "pop":
+        return await session.pop_item()
+    return await session.clear_session()
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(ops=st.lists(_op, max_size=12))
+def test_same_results_as_sqlite_session(
+    background: BackgroundMemory, ops: list[tuple[str, Any]]
+) -> None:
+    async def run() -> None:
+        sid = uuid4().hex
+        ours = SedimemSession(
+            sid, background.memory, Scope(tenant="agents"), bridge=background.bridge
+        )
+        oracle = SQLiteSession(sid)  # the SDK's own, in memory
+        try:
+            for op, arg in ops:
+                assert await _apply(ours, op, arg) == await _apply(oracle, op, arg), (op, arg, ops)
+            assert await ours.get_items() == await oracle.get_items()
+        finally:
+            oracle.close()
+
+    # a loop of the test's own: the session reaches its memory's loop through the bridge,
+    # as it does under the SDK's Runner.run_sync
+    asyncio.run(run())
+
+
+async def test_session_settings_limit_and_history_across_handles(open_memory: Any) -> None:
+    async with open_memory() as memory:
+        first = SedimemSession("s1", memory, session_settings=SessionSettings(limit=2))
+        await first.add_items([{"role": "user", "content": str(i)} for i in range(3)])
+        assert [i["content"] for i in await first.get_items()] == ["1", "2"]
+        again = SedimemSession("s1", memory)
+        assert len(await again.get_items()) == 3
+        assert await SedimemSession("s2", memory).get_items() == []
+        # the items live in the session's working memory, beside nothing else
+        assert len(await first.working.list_keys("openai-agents/*")) == 3
+
+
+async def test_concurrent_pops_return_each_item_once(open_memory: Any) -> None:
+    async with open_memory() as memory:
+        session = SedimemSession("pops", memory)
+        await session.add_items([{"content": str(i)} for i in range(10)])
+        popped = await asyncio.gather(*(session.pop_item() for _ in range(12)))
+        got = sorted(p["content"] for p in popped if p is not None)
+        assert got == sorted(str(i) for i in range(10))
+        assert popped.count(None) == 2
+
+
+async def test_a_batch_that_does_not_fit_writes_nothing(tmp_path: Path) -> None:
+    from sedimem.config import Settings, WorkingSettings
+    from sedimem.memory import Memory
+
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    small = Settings(working=WorkingSettings(max_keys_per_session=3))
+    async with await Memory.open(url, settings=small, embedder=HashEmbedder()) as memory:
+        session = SedimemSession("full", memory)
+        await session.add_items([{"n": 1}, {"n": 2}])
+        with pytest.raises(LimitExceeded, match="items"):
+            await session.add_items([{"n": 3}, {"n": 4}])
+        assert await session.get_items() == [{"n": 1}, {"n": 2}]
+
+
+async def test_scope_with_a_session_is_refused(open_memory: Any) -> None:
+    async with open_memory() as memory:
+        with pytest.raises(ValidationError, match=r"scope\.session"):
+            SedimemSession("x", memory, Scope(session="other"))
+
+
+def test_blocking_on_the_memorys_own_loop_is_refused(background: BackgroundMemory) -> None:
+    async def on_own_loop() -> None:
+        with pytest.raises(ConfigurationError, match="block forever"):
+            background.bridge.block(asyncio.sleep(0))
+
+    background.bridge.block(on_own_loop())
+
+
+def test_building_outside_a_loop_without_a_bridge_is_refused(background: BackgroundMemory) -> None:
+    with pytest.raises(ConfigurationError, match="no running event loop"):
+        SedimemSession("x", background.memory)
