@@ -37,6 +37,7 @@ from sedimem.errors import ValidationError
 from sedimem.keys import API_KEY, ApiKeys
 from sedimem.lifecycle import Lifecycle
 from sedimem.longterm import EpisodicMemory, ProceduralMemory, SemanticMemory
+from sedimem.longterm.documents import Documents
 from sedimem.longterm.records import EPISODE, FACT, PROCEDURE, fact_from_row
 from sedimem.longterm.stores import open_longterm_store
 from sedimem.reflection import Reflection, ReflectionReport
@@ -134,6 +135,7 @@ class Memory:
         self._embedder = embedder
         self._clock = clock or SystemClock()
         retrieval = retrieval or RetrievalSettings()
+        self._retrieval = retrieval
         self.episodes = EpisodicMemory(longterm_store, embedder, settings=retrieval, clock=clock)
         self.facts = SemanticMemory(longterm_store, embedder, settings=retrieval, clock=clock)
         self.procedures = ProceduralMemory(
@@ -231,6 +233,12 @@ class Memory:
             if len(page) < _SESSION_PAGE:
                 return found
             after = page[-1].cursor
+
+    def documents(self, scope: Scope) -> Documents:
+        """The keyed JSON documents of the scope's owner (what LangGraph's store keeps)."""
+        return Documents(
+            self._longterm, self._embedder, scope, settings=self._retrieval, clock=self._clock
+        )
 
     def blocks(self, scope: Scope) -> Blocks:
         """The pinned blocks of the scope's owner (its user or agent; sessions share them)."""

@@ -2,5 +2,6 @@
 ``SedimemStore`` (``BaseStore`` over long-term memory). Needs ``sedimem[langgraph]``."""
 
 from sedimem.integrations.langgraph.saver import SedimemSaver
+from sedimem.integrations.langgraph.store import SedimemStore
 
-__all__ = ["SedimemSaver"]
+__all__ = ["SedimemSaver", "SedimemStore"]
