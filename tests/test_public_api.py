@@ -23,9 +23,9 @@ LAYERS = {
     "reflection": 3, "context": 3, "gdpr": 3, "evaluation": 3, "sync": 3, "blocks": 3,
     "assembly": 3, "keys": 3,
     "testing": 4,
-    "demo": 5, "cli": 5, "__main__": 5, "api": 5, "mcp": 5, "server": 5,
+    "demo": 5, "cli": 5, "__main__": 5, "api": 5, "mcp": 5, "server": 5, "integrations": 5,
 }  # fmt: skip
-INTERFACES = {"cli", "api", "mcp"}
+INTERFACES = {"cli", "api", "mcp", "integrations"}
 
 
 def test_all_names_exist_and_are_sorted() -> None:
@@ -84,8 +84,20 @@ def test_imports_point_down_only() -> None:
     assert problems == []
 
 
+def test_import_sedimem_needs_no_framework() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, sedimem, sedimem.integrations; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('langgraph', 'agents')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
 def test_every_module_imports() -> None:
-    optional = {"redis", "postgres", "fallback", "mcp", "api"}
+    optional = {"redis", "postgres", "fallback", "mcp", "api", "langgraph", "openai_agents"}
     for info in pkgutil.walk_packages([str(PACKAGE_ROOT)], prefix="sedimem."):
         if optional & set(info.name.split(".")):
             continue

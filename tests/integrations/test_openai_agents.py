@@ -4,6 +4,7 @@ sequences, the same observable results, on every working store."""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -135,3 +136,12 @@ def test_blocking_on_the_memorys_own_loop_is_refused(background: BackgroundMemor
 def test_building_outside_a_loop_without_a_bridge_is_refused(background: BackgroundMemory) -> None:
     with pytest.raises(ConfigurationError, match="no running event loop"):
         SedimemSession("x", background.memory)
+
+
+def test_the_docs_example_runs(tmp_path: Path) -> None:
+    doc = Path(__file__).parents[2] / "docs" / "integrations" / "openai-agents.md"
+    block = re.findall(r"```python\n(.*?)```", doc.read_text(), flags=re.S)[0]
+    namespace: dict[str, Any] = {}
+    exec(block, namespace)
+    items = asyncio.run(namespace["conversation"](str(tmp_path / "chat.db")))
+    assert items == [{"role": "assistant", "content": "It ships tomorrow."}]
