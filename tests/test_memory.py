@@ -73,3 +73,32 @@ async def test_health_reports_each_store(tmp_path: Path) -> None:
         assert down.status == "unavailable"
         assert down.longterm.reachable is False
         assert down.working.reachable is True
+
+
+@pytest.mark.parametrize("working", ["memory://", "sqlite"])
+async def test_sessions_lists_the_owners_live_sessions_every_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, working: str
+) -> None:
+    import sedimem.memory as memory_module
+
+    monkeypatch.setattr(memory_module, "_SESSION_PAGE", 2)  # several pages of the index
+    url = f"sqlite:///{tmp_path}/w.db" if working == "sqlite" else working
+    async with await Memory.open(
+        working=url, store=f"sqlite:///{tmp_path}/a.db", embedder=HashEmbedder(64)
+    ) as memory:
+        owner = Scope(tenant="sessions-t", project="p")
+        for name in ("s1", "s2", "s3", "s4", "s5"):
+            await memory.working(owner.with_session(name)).set("k", 1)
+        await memory.working(Scope(tenant="sessions-t", project="q", session="x")).set("k", 1)
+        await memory.working(Scope(tenant="other", project="p", session="y")).set("k", 1)
+        await memory.working(owner.with_session("s5")).destroy()
+        found = await memory.sessions(owner.with_session("any"))
+        assert sorted(s.session or "" for s in found) == ["s1", "s2", "s3", "s4"]
+        assert all(s.owner == owner for s in found)
+
+
+def test_scope_from_canonical_round_trips_and_refuses_other_text() -> None:
+    scope = Scope(tenant="t", user="ana", session="s")
+    assert Scope.from_canonical(scope.canonical) == scope
+    for text in ("not json", "[1, 2]", '{"a": 1}', '["", null, null, null, null, null]'):
+        assert Scope.from_canonical(text) is None
