@@ -1,8 +1,9 @@
 """Erasure and portability (GDPR): forget, export and import a user's data.
 
 ``forget`` erases, in every store, the matching episodes, the facts derived only from them
-(all of the user's facts when a whole user is erased), their keyword rows and vectors, and
-the user's working memory and checkpoints. It pages through everything: no silent caps.
+(all of the user's facts, procedures and documents when a whole user is erased), their
+keyword rows and vectors, and the user's working memory and checkpoints. It pages through
+everything: no silent caps.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pydantic import ValidationError as PydanticValidationError
 from sedimem.embed.base import Embedder
 from sedimem.errors import ValidationError
 from sedimem.longterm import records
+from sedimem.longterm.documents import DOCUMENT
 from sedimem.longterm.vectors import embed_all
 from sedimem.storage.longterm.base import LongTermStore, RecordFilter, StoredRecord, Vector
 from sedimem.storage.working.base import WorkingStore
@@ -42,6 +44,7 @@ class ForgetReceipt(BaseModel):
     facts: int = 0
     facts_updated: int = 0  # facts that lost some, not all, of their sources
     procedures: int = 0
+    documents: int = 0  # keyed documents (LangGraph store items) of the user's scopes
     working_sessions: int = 0
 
 
@@ -99,8 +102,10 @@ async def forget(
             else:
                 trimmed.append(row)
     procedures: list[StoredRecord] = []
+    documents: list[StoredRecord] = []
     if whole_user:
         procedures = await _all(longterm, tenant, RecordFilter(kind=records.PROCEDURE, user=user))
+        documents = await _all(longterm, tenant, RecordFilter(kind=DOCUMENT, user=user))
 
     updated = 0
     for row in {r.id: r for r in trimmed if r.id not in doomed_facts}.values():
@@ -110,6 +115,7 @@ async def forget(
         updated += 1
     removed_facts = await _delete(longterm, tenant, sorted(doomed_facts))
     removed_procedures = await _delete(longterm, tenant, [r.id for r in procedures])
+    removed_documents = await _delete(longterm, tenant, [r.id for r in documents])
     removed_episodes = await _delete(longterm, tenant, ordered)
     sessions = 0
     if working is not None and whole_user:
@@ -119,6 +125,7 @@ async def forget(
         facts=removed_facts,
         facts_updated=updated,
         procedures=removed_procedures,
+        documents=removed_documents,
         working_sessions=sessions,
     )
 

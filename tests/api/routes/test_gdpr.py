@@ -49,6 +49,7 @@ async def test_forget_a_user_leaves_nothing_readable(
         "facts": 1,
         "facts_updated": 0,
         "procedures": 1,
+        "documents": 0,
         "working_sessions": 1,
     }
     for kind, record_id in (
