@@ -4,7 +4,10 @@ sequences, the same observable results, on every working store."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +23,7 @@ from sedimem.embed.hashing import HashEmbedder
 from sedimem.errors import ConfigurationError, LimitExceeded, ValidationError
 from sedimem.integrations.loop import BackgroundMemory
 from sedimem.integrations.openai_agents import SedimemSession
+from sedimem.memory import Memory
 from sedimem.scope import Scope
 
 EXAMPLES = 60  # generated operation sequences per working store
@@ -145,3 +149,44 @@ def test_the_docs_example_runs(tmp_path: Path) -> None:
     exec(block, namespace)
     items = asyncio.run(namespace["conversation"](str(tmp_path / "chat.db")))
     assert items == [{"role": "assistant", "content": "It ships tomorrow."}]
+
+
+@pytest.fixture(params=["sqlite", pytest.param("redis", marks=pytest.mark.redis)])
+def shared_working_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A working store several processes share (the in-process one is not)."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'pops.db'}"
+    return str(request.getfixturevalue("redis_url"))
+
+
+@pytest.mark.slow
+async def test_processes_popping_one_conversation_get_each_item_once(
+    shared_working_url: str, tmp_path: Path
+) -> None:
+    working_url = shared_working_url
+    store = f"sqlite:///{tmp_path / 'pops-lt.db'}"
+    async with await Memory.open(working=working_url, store=store, embedder=HashEmbedder()) as m:
+        await SedimemSession("shared", m, Scope(tenant="pops")).add_items(
+            [{"n": i} for i in range(30)]
+        )
+    script = Path(__file__).parent / "pops_proc.py"
+    start_at = str(time.time() + 3)
+    procs = [
+        await asyncio.create_subprocess_exec(
+            sys.executable,
+            str(script),
+            working_url,
+            store,
+            "shared",
+            start_at,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        for _ in range(3)
+    ]
+    popped: list[int] = []
+    for proc in procs:
+        out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
+        assert proc.returncode == 0, err.decode()
+        popped += json.loads(out.decode().strip().splitlines()[-1])
+    assert sorted(popped) == list(range(30))  # every item once: none lost, none twice
