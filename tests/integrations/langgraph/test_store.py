@@ -56,6 +56,12 @@ async def test_no_refresh_on_read_when_configured(memory: Memory) -> None:
     assert await store.aget(("n",), "a") is not None
     _clock(memory).advance(20)
     assert await store.aget(("n",), "a") is None
+    # a read may still ask for the refresh itself
+    await store.aput(("n",), "b", {"v": 2})
+    _clock(memory).advance(50)
+    assert await store.aget(("n",), "b", refresh_ttl=True) is not None
+    _clock(memory).advance(20)
+    assert await store.aget(("n",), "b") is not None
 
 
 async def test_query_ranks_matches_and_keeps_unindexed_ones_last(memory: Memory) -> None:

@@ -93,9 +93,6 @@ class SedimemStore(BaseStore):
     async def _sweep(self) -> int:
         return len(await self.documents.search((), limit=2**31, refresh=False))
 
-    def _refresh(self, asked: bool) -> bool:
-        return asked and (self.ttl_config or {}).get("refresh_on_read", True)
-
     def _ttl_seconds(self, ttl: float | Any | None) -> float | None:
         minutes = (self.ttl_config or {}).get("default_ttl") if ttl is NOT_PROVIDED else ttl
         return None if minutes is None else float(minutes) * 60.0
@@ -107,9 +104,7 @@ class SedimemStore(BaseStore):
         puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
         for op in ops:
             if isinstance(op, GetOp):
-                doc = await self.documents.get(
-                    op.namespace, op.key, refresh=self._refresh(op.refresh_ttl)
-                )
+                doc = await self.documents.get(op.namespace, op.key, refresh=op.refresh_ttl)
                 results.append(None if doc is None else _item(doc))
             elif isinstance(op, SearchOp):
                 results.append(await self._search(op))
@@ -141,7 +136,7 @@ class SedimemStore(BaseStore):
             query=op.query,
             limit=op.limit,
             offset=op.offset,
-            refresh=self._refresh(op.refresh_ttl),
+            refresh=op.refresh_ttl,
         )
         return [
             SearchItem(
