@@ -48,7 +48,7 @@ class Blocks:
         rows = await self._store.find(
             self._scope.tenant, RecordFilter(kind=BLOCK, visible_to=self._scope), limit=1000
         )
-        blocks = [Block.model_validate_json(r.body) for r in rows]
+        blocks = [Block.from_stored(r.body) for r in rows]
         return sorted(blocks, key=lambda b: (b.position, b.name.lower(), b.id))
 
     async def get(self, name: str) -> Block:
@@ -90,7 +90,7 @@ class Blocks:
             limit=1000,
         )
         for row in rows:
-            block = Block.model_validate_json(row.body)
+            block = Block.from_stored(row.body)
             if block.scope == self._scope:
                 return block
         return None
@@ -108,7 +108,7 @@ class Blocks:
 
         def decide(rows: list[StoredRecord]) -> Sequence[StoredRecord]:
             mine = [
-                b for b in (Block.model_validate_json(r.body) for r in rows)
+                b for b in (Block.from_stored(r.body) for r in rows)
                 if b.scope == self._scope
             ]  # fmt: skip
             if mine:

@@ -29,6 +29,7 @@ from sedimem.storage.longterm.base import (
     internal_record,
 )
 from sedimem.types._base import Model
+from sedimem.types.text import NO_NUL
 
 __all__ = ["API_KEY", "ApiKey", "ApiKeys", "IssuedKey", "hash_secret"]
 
@@ -52,7 +53,7 @@ class ApiKey(Model):
     project: Identifier | None = None
     user: Identifier | None = None
     agent: Identifier | None = None
-    label: str | None = Field(default=None, max_length=200)
+    label: str | None = Field(default=None, max_length=200, pattern=NO_NUL)
     created_at: datetime
     revoked_at: datetime | None = None
 
@@ -128,7 +129,7 @@ class ApiKeys:
         keys: list[ApiKey] = []
         cursor: str | None = None
         while page := await self._store.find(SYSTEM_TENANT, flt, limit=_PAGE, after=cursor):
-            keys += [ApiKey.model_validate_json(r.body) for r in page]
+            keys += [ApiKey.from_stored(r.body) for r in page]
             cursor = page[-1].id
         return [k for k in keys if include_revoked or not k.revoked_at]
 
@@ -143,7 +144,7 @@ class ApiKeys:
         def decide(rows: list[StoredRecord]) -> list[StoredRecord]:
             if not rows:
                 return []
-            key = ApiKey.model_validate_json(rows[0].body)
+            key = ApiKey.from_stored(rows[0].body)
             if tenant is not None and key.tenant != tenant:
                 return []
             if key.revoked_at is None:
@@ -168,7 +169,7 @@ class ApiKeys:
         )
         if not rows:
             raise PermissionDenied("invalid API key")
-        key = ApiKey.model_validate_json(rows[0].body)
+        key = ApiKey.from_stored(rows[0].body)
         if key.revoked_at is not None:
             raise PermissionDenied("this API key has been revoked")
         return key

@@ -1,5 +1,6 @@
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any, cast
 
 import pytest
@@ -7,6 +8,8 @@ import pytest
 from sedimem.embed import HashEmbedder
 from sedimem.errors import NotFound, ValidationError
 from sedimem.longterm.episodic import EpisodicMemory
+from sedimem.longterm.records import episode_row
+from sedimem.memory import Memory
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import LongTermStore, StoredRecord
 from sedimem.types import Episode, Outcome
@@ -208,3 +211,17 @@ async def test_bad_embedding_and_batch(episodes: EpisodicMemory) -> None:
         await episodes.session_messages(Scope())
     stored = await episodes.record(ep("given vector", Scope()), embedding=[1.0] + [0.0] * 63)
     assert (await episodes.get(stored.id)).description == "given vector"
+
+
+async def test_an_episode_stored_with_nul_before_the_rule_reads_and_exports(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite:///{tmp_path / 'legacy.db'}"
+    async with await Memory.open(url, embedder=HashEmbedder(64)) as memory:
+        fields = {**Episode(description="x", scope=Scope(tenant="t")).__dict__}
+        legacy = Episode.model_construct(**{**fields, "description": "a\x00b"})
+        await memory.longterm_store.put("t", [episode_row(legacy, None)])
+        read = await memory.episodes.get(legacy.id, tenant="t")
+        assert read.description == "a\ufffdb"
+        exported = [line async for line in memory.export("t", None)]
+        assert any(legacy.id in line for line in exported)

@@ -560,3 +560,16 @@ async def test_the_tenant_is_the_keys(memory: Memory, tenant: str) -> None:
         theirs = data_of(await other.call_tool("recall", {"query": "secret plan"}))
         assert theirs["episodic"] == []
         assert theirs["semantic"] == []
+
+
+async def test_nul_in_text_is_refused_naming_the_field(memory: Memory) -> None:
+    # the records refuse NUL themselves, so MCP answers like REST and Python do
+    async with client_as(memory, local_key()) as client:
+        episode = await client.call_tool(
+            "remember", {"tier": "episodic", "description": "d", "actions": ["a", "b\x00c"]}
+        )
+        assert "actions.1: contains a NUL character" in error_of(episode)
+        fact = await client.call_tool("remember", {"tier": "semantic", "statement": "a\x00b"})
+        assert "statement: contains a NUL character" in error_of(fact)
+        found = data_of(await client.call_tool("recall", {"query": "d"}))
+        assert all(not hits for hits in found.values() if isinstance(hits, list))

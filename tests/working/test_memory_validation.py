@@ -147,3 +147,20 @@ async def test_healthy_and_not_on_fallback(wm: WorkingMemory) -> None:
     assert await wm.is_healthy()
     assert wm.is_using_fallback() is False
     assert wm.store.name == "memory"
+
+
+async def test_nul_is_refused_in_keys_scratchpad_and_checkpoint_descriptions(
+    wm: WorkingMemory,
+) -> None:
+    # all of these can reach a session episode's text, which no store may hold with NUL
+    with pytest.raises(ValidationError) as key:
+        await wm.set("a\x00b", 1)
+    with pytest.raises(ValidationError) as text:
+        await wm.append_scratchpad("a\x00b")
+    with pytest.raises(ValidationError) as description:
+        await wm.create_checkpoint("a\x00b")
+    assert [e.value.field for e in (key, text, description)] == ["key", "text", "description"]
+    await assert_untouched(wm)
+    # values are JSON, kept as JSON text (NUL written \u0000): they may hold it
+    await wm.set("k", {"note": "a\x00b"})
+    assert await wm.get("k") == {"note": "a\x00b"}

@@ -109,12 +109,12 @@ def procedure_row(procedure: Procedure, vector: Vector | None) -> StoredRecord:
 
 
 def episode_from_row(row: StoredRecord) -> Episode:
-    return Episode.model_validate_json(row.body)
+    return Episode.from_stored(row.body)
 
 
 def fact_from_row(row: StoredRecord) -> Fact:
-    return Fact.model_validate_json(row.body)
+    return Fact.from_stored(row.body)
 
 
 def procedure_from_row(row: StoredRecord) -> Procedure:
-    return Procedure.model_validate_json(row.body)
+    return Procedure.from_stored(row.body)

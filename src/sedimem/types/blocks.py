@@ -10,6 +10,7 @@ from sedimem.ids import new_id
 from sedimem.scope import Scope
 from sedimem.types._base import Model
 from sedimem.types.longterm import utc_now
+from sedimem.types.text import NO_NUL
 
 __all__ = ["MAX_BLOCK_CHARS", "Block"]
 
@@ -26,6 +27,6 @@ class Block(Model):
     name: Annotated[
         str, StringConstraints(min_length=1, max_length=128, pattern=r"^[^\x00-\x1f]+$")
     ]
-    content: Annotated[str, StringConstraints(max_length=MAX_BLOCK_CHARS)] = ""
+    content: Annotated[str, StringConstraints(max_length=MAX_BLOCK_CHARS, pattern=NO_NUL)] = ""
     position: int = Field(default=0, ge=0, le=1_000_000)
     updated_at: AwareDatetime = Field(default_factory=utc_now)

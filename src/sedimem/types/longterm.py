@@ -19,11 +19,10 @@ from pydantic import (
 from sedimem.ids import new_id
 from sedimem.scope import Scope
 from sedimem.types._base import Model
+from sedimem.types.text import NO_NUL, Label, Plain, Text
 
-__all__ = ["Episode", "Fact", "Outcome", "Procedure", "utc_now"]
+__all__ = ["Episode", "Fact", "Label", "Outcome", "Plain", "Procedure", "Text", "utc_now"]
 
-Text = Annotated[str, StringConstraints(min_length=1, max_length=100_000)]
-Label = Annotated[str, StringConstraints(min_length=1, max_length=256)]
 Importance = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
@@ -44,7 +43,7 @@ class Outcome(StrEnum):
 class _Record(Model):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: str = Field(default_factory=new_id, min_length=1, max_length=64)
+    id: str = Field(default_factory=new_id, min_length=1, max_length=64, pattern=NO_NUL)
     scope: Scope = Field(default_factory=Scope)
     metadata: dict[str, Any] = Field(default_factory=dict)
 
@@ -56,14 +55,14 @@ class Episode(_Record):
     description: Text
     actions: list[Text] = Field(default_factory=list)
     outcome: Outcome = Outcome.SUCCESS
-    outcome_details: str = ""
-    context_summary: str = ""
+    outcome_details: Plain = ""
+    context_summary: Plain = ""
     lessons_learned: list[Text] = Field(default_factory=list)
     importance: Importance = 0.5
     duration_seconds: float | None = Field(default=None, ge=0)
     tokens_used: int | None = Field(default=None, ge=0)
-    input_text: str | None = None
-    output_text: str | None = None
+    input_text: Plain | None = None
+    output_text: Plain | None = None
     occurred_at: AwareDatetime = Field(default_factory=utc_now)
 
     @model_validator(mode="after")
@@ -86,9 +85,9 @@ class Fact(_Record):
     statement: Text
     subject: Label | None = None
     predicate: Label | None = Field(default=None, validate_default=True)
-    object: Annotated[str, StringConstraints(max_length=10_000)] | None = None
+    object: Annotated[str, StringConstraints(max_length=10_000, pattern=NO_NUL)] | None = None
     confidence: Importance = 1.0
-    source_episode_ids: list[str] = Field(default_factory=list)
+    source_episode_ids: list[Plain] = Field(default_factory=list)
     reinforcement_count: int = Field(default=1, ge=1)
     valid_from: AwareDatetime = Field(default_factory=utc_now)
     valid_to: AwareDatetime | None = None

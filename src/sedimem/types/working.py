@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from sedimem.types._base import Model
+from sedimem.types.text import NO_NUL
 
 __all__ = ["CheckpointInfo", "ScratchpadEntry", "TaskState", "TaskStatus", "WorkingStats"]
 
@@ -27,7 +28,7 @@ class TaskState(Model):
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
-    task_id: str = Field(min_length=1, max_length=256)
+    task_id: str = Field(min_length=1, max_length=256, pattern=NO_NUL)
     status: TaskStatus = TaskStatus.PENDING
     current_step: int = Field(default=0, ge=0)
     total_steps: int | None = Field(default=None, ge=0)

@@ -10,6 +10,7 @@ from typing import Any
 
 from sedimem.errors import LimitExceeded, ValidationError
 from sedimem.storage.working.base import Snapshot, StoredValue
+from sedimem.types.text import check_no_nul
 from sedimem.types.working import ScratchpadEntry, TaskState
 
 __all__ = [
@@ -38,6 +39,9 @@ def check_key(key: object) -> str:
         raise ValidationError(
             "key", f"is {len(key)} characters long", allowed=f"1..{MAX_KEY_LENGTH} characters"
         )
+    # every working store could hold a NUL in a key, but key names reach episodes (a
+    # session's summary), whose text no store may hold with NUL: the rule of all text
+    check_no_nul("key", key)
     if key.startswith(RESERVED_PREFIX):
         raise ValidationError(
             "key", f"{key!r} is reserved", allowed=f"keys not starting with {RESERVED_PREFIX!r}"

@@ -14,6 +14,7 @@ from sedimem.errors import NotFound, ValidationError
 from sedimem.ids import new_id
 from sedimem.scope import Scope
 from sedimem.storage.working.base import SessionRef, WorkingStore
+from sedimem.types.text import check_no_nul
 from sedimem.types.working import (
     CheckpointInfo,
     ScratchpadEntry,
@@ -172,6 +173,7 @@ class WorkingMemory:
         limit = self._settings.max_scratchpad_entry_bytes
         if len(text.encode()) > limit:
             raise ValidationError("text", "is too long", allowed=f"at most {limit} bytes")
+        check_no_nul("text", text)  # entries become a session episode's actions
         now = self._clock.now()
         entry = ScratchpadEntry(id=new_id(), text=text, created_at=utc_from_timestamp(now))
         await self._store.append_scratchpad(
@@ -194,6 +196,7 @@ class WorkingMemory:
         """Snapshot user keys (with their remaining TTLs), task state and scratchpad."""
         if not isinstance(description, str) or len(description) > 1024:
             raise ValidationError("description", "must be text", allowed="0..1024 characters")
+        check_no_nul("description", description)
         now = self._clock.now()
         snapshot = await self._store.snapshot(self._ref, now)
         content = codec.encode_snapshot(snapshot, now)
