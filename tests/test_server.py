@@ -155,6 +155,25 @@ def _export_of_a_fresh_import(exported: str) -> str:
             return copy.get("/v1/export", params={"user": "ana"}).text
 
 
+def test_strict_input_and_problems_over_real_http(server: SedimemServer) -> None:
+    """What probes of a running server found loose, answered as the schema says."""
+    with _client(server, _new_key(server, "strict")) as client:
+        for path in ("/nope%0A", "/v1/%0A", "/x%0D%0Ay", "/mcp%0A"):
+            missing = client.get(path)
+            assert missing.status_code == 404, path
+            assert missing.headers["content-type"] == "application/problem+json", path
+        options = client.options("/v1/episodes")
+        assert (options.status_code, options.headers["allow"]) == (204, "GET, OPTIONS, POST")
+        refused = client.delete("/v1/episodes")
+        assert (refused.status_code, refused.headers["allow"]) == (405, "GET, OPTIONS, POST")
+        kv = "/v1/sessions/s/kv/k"
+        for ttl in (True, "5"):
+            bad = client.put(kv, json={"value": 1, "ttl_seconds": ttl})
+            assert (bad.status_code, bad.json()["field"]) == (422, "ttl_seconds")
+        nul = client.post("/v1/episodes", json={"description": "a\x00b"})
+        assert (nul.status_code, nul.json()["field"]) == (422, "description")
+
+
 def test_admin_routes_need_the_admin_key(server: SedimemServer) -> None:
     tenant_key = _new_key(server, "acme")
     with _client(server, tenant_key) as tenant:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp
 
@@ -50,6 +51,7 @@ class Announcement:
 def build_app(memory: Memory, settings: Settings) -> Starlette:
     """REST under ``/`` and MCP (streamable HTTP) at ``/mcp``, one lifespan for both."""
     from sedimem.api import create_app
+    from sedimem.api.handlers import http_error
     from sedimem.mcp import create_http_app
 
     rest = create_app(memory, settings)
@@ -78,6 +80,9 @@ def build_app(memory: Memory, settings: Settings) -> Starlette:
             Route("/mcp/{rest:path}", mcp_app),
             Mount("/", rest),
         ],
+        # a path the mount cannot match (its pattern stops at a newline: "/x%0A") is
+        # answered here: problem+json too, never Starlette's text/plain
+        exception_handlers={HTTPException: http_error},
         lifespan=lifespan,
     )
 

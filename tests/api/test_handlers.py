@@ -80,7 +80,7 @@ async def test_http_errors_are_problems(client: httpx.AsyncClient) -> None:
     assert missing["title"] == "Not Found"
     wrong = await client.put("/healthz")
     assert_problem(wrong, 405)
-    assert wrong.headers["allow"] == "GET"
+    assert wrong.headers["allow"] == "GET, OPTIONS"
 
 
 def test_unknown_statuses_have_a_plain_title() -> None:

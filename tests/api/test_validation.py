@@ -63,7 +63,7 @@ async def test_body_fields(client: httpx.AsyncClient, auth: dict[str, str]) -> N
     )
     assert assert_problem(nested, 422, "quotas.facts")["allowed"] == "0..1000000"
     missing = await client.post("/v1/recall", json={}, headers=auth)
-    assert assert_problem(missing, 422, "query")["allowed"] == "1..10000 characters"
+    assert assert_problem(missing, 422, "query")["allowed"] == "1..10000 characters without NUL"
     several = await client.post("/v1/recall", json={"k": 0}, headers=auth)
     assert "more problem" in str(assert_problem(several, 422)["detail"])
     unknown = await client.post("/v1/recall", json={"query": "q", "colour": 1}, headers=auth)
@@ -86,7 +86,7 @@ async def test_service_errors_borrow_allowed_from_the_schema(
     lonely = await client.post(
         "/v1/facts", json={"statement": "s", "predicate": "lives_in"}, headers=auth
     )
-    assert assert_problem(lonely, 422, "predicate")["allowed"] == "1..256 characters"
+    assert assert_problem(lonely, 422, "predicate")["allowed"] == "1..256 characters without NUL"
 
 
 async def test_the_whole_document_is_used_once_built(

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
+from starlette.routing import BaseRoute, Match
+from starlette.types import Scope
 
 from sedimem.api.problems import (
     Problem,
@@ -20,9 +23,11 @@ from sedimem.api.problems import (
 from sedimem.api.validation import allowed_for, problem_for_request
 from sedimem.errors import SedimemError, StoreUnavailable
 
-__all__ = ["install"]
+__all__ = ["allowed_methods", "http_error", "install"]
 
 logger = logging.getLogger("sedimem.api")
+
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
 
 
 async def _sedimem_error(request: Request, exc: Exception) -> Response:
@@ -40,13 +45,38 @@ async def _problem_error(request: Request, exc: Exception) -> Response:
     return respond(exc.problem, exc.headers)
 
 
-async def _http_error(request: Request, exc: Exception) -> Response:
-    """Starlette's own errors: no such route, method not allowed, body too large."""
+async def http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own errors: no such route, method not allowed, body too large.
+
+    Starlette's ``Allow`` names the methods of the first route matching the path only
+    (``POST`` for ``/v1/episodes``, which ``GET`` serves too): it is recomputed from every
+    route. ``OPTIONS`` on a path that exists answers 204 with that ``Allow``.
+    """
     assert isinstance(exc, HTTPException)
+    headers = dict(exc.headers or {})
+    if exc.status_code == 405:
+        methods = allowed_methods(request.app.router.routes, request.scope)
+        headers["Allow"] = ", ".join(methods)
+        if request.method == "OPTIONS":
+            return Response(status_code=204, headers=headers)
     problem = getattr(exc, "problem", None)
     if not isinstance(problem, Problem):
         problem = Problem(title=phrase(exc.status_code), status=exc.status_code, detail=exc.detail)
-    return respond(problem, exc.headers)
+    return respond(problem, headers)
+
+
+def allowed_methods(routes: Sequence[BaseRoute], scope: Scope) -> list[str]:
+    """Every method some route serves at the scope's path (``OPTIONS`` included), sorted.
+
+    Each method is tried against every route (FastAPI keeps included routers as routes of
+    their own, so the routes' ``methods`` cannot simply be read).
+    """
+    methods = {"OPTIONS"}
+    for method in _METHODS:
+        probe = {**scope, "method": method}
+        if any(route.matches(probe)[0] is Match.FULL for route in routes):
+            methods.add(method)
+    return sorted(methods)
 
 
 async def _request_validation_error(request: Request, exc: Exception) -> Response:
@@ -64,6 +94,6 @@ def install(app: FastAPI) -> None:
     """Route every error of ``app`` through the handlers above."""
     app.add_exception_handler(SedimemError, _sedimem_error)
     app.add_exception_handler(ProblemError, _problem_error)
-    app.add_exception_handler(HTTPException, _http_error)
+    app.add_exception_handler(HTTPException, http_error)
     app.add_exception_handler(RequestValidationError, _request_validation_error)
     app.add_exception_handler(Exception, _unexpected)

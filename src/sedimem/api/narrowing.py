@@ -35,7 +35,7 @@ _KEY_FIELDS = ("project", "user", "agent")
 class OwnerFields(BaseModel):
     """Narrowing a request may name; the session, when it matters, comes from the path."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
 
     project: Identifier | None = None
     user: Identifier | None = None

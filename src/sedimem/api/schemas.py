@@ -1,8 +1,10 @@
 """Request bodies: what a client may send, with the limits the OpenAPI schema publishes.
 
-Every body refuses unknown fields (``tenant`` above all: it comes from the API key), NaN
-and infinities. The limits repeat the records' own (``sedimem.types``) so that a client
-reads them in the schema; the records validate again when they are built.
+Every body is validated in strict mode (:mod:`sedimem.api.values`: ``true`` is not an
+integer, ``"5"`` not a number) and refuses unknown fields (``tenant`` above all: it comes
+from the API key), NaN and infinities. Text fields take the records' own types
+(``sedimem.types``: no NUL, the same lengths) so that a client reads the limits in the
+schema; the records validate again when they are built.
 """
 
 from __future__ import annotations
@@ -10,15 +12,17 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, StrictBool
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from sedimem.api.narrowing import OwnerFields, ScopeFields
+from sedimem.api.values import Instant, OutcomeName, StatusName
 from sedimem.consolidation import JOBS
 from sedimem.context.models import ContextFormat, Tier
 from sedimem.longterm.search import Mode
 from sedimem.scope import Identifier, Scope
 from sedimem.types.blocks import MAX_BLOCK_CHARS
-from sedimem.types.longterm import Episode, Fact, Label, Outcome, Procedure, Text
+from sedimem.types.longterm import Episode, Fact, Outcome, Procedure
+from sedimem.types.text import NO_NUL, Label, Text
 from sedimem.types.working import TaskState, TaskStatus
 
 __all__ = [
@@ -57,16 +61,15 @@ EARLIEST = datetime(1, 1, 2, tzinfo=UTC)
 LATEST = datetime(9999, 12, 30, tzinfo=UTC)
 
 
-def _in_utc(value: datetime) -> datetime:
-    try:
-        return value.astimezone(UTC)
-    except OverflowError as exc:  # 0001-01-01T00:00+05:00 has no UTC equivalent
-        raise ValueError("lies outside the years 1..9999 in UTC") from exc
+# Text without NUL (the rule of every stored text), up to so many characters.
+LongText = Annotated[str, StringConstraints(max_length=100_000, pattern=NO_NUL)]
+ObjectText = Annotated[str, StringConstraints(max_length=10_000, pattern=NO_NUL)]
+BlockText = Annotated[str, StringConstraints(max_length=MAX_BLOCK_CHARS, pattern=NO_NUL)]
+Description = Annotated[str, StringConstraints(max_length=1024, pattern=NO_NUL)]
+KeyLabel = Annotated[str, StringConstraints(max_length=200, pattern=NO_NUL)]
+Separator = Annotated[str, StringConstraints(max_length=16, pattern=NO_NUL)]
 
-
-#: A point in time with its UTC offset, normalised to UTC.
-Instant = Annotated[AwareDatetime, AfterValidator(_in_utc)]
-QueryText = Annotated[str, Field(min_length=1, max_length=10_000)]
+QueryText = Annotated[str, StringConstraints(min_length=1, max_length=10_000, pattern=NO_NUL)]
 Json = dict[str, Any]
 Count = Annotated[int, Field(ge=0, le=1_000_000_000)]
 _SCOPE_NAMES = frozenset({"project", "user", "agent_type", "agent", "session"})
@@ -80,7 +83,7 @@ def time_range(since: datetime | None, until: datetime | None) -> tuple[datetime
 
 
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
 
 
 def _record_fields(body: BaseModel) -> dict[str, Any]:
@@ -97,15 +100,15 @@ class EpisodeIn(ScopeFields):
     task_type: Label = "general"
     description: Text
     actions: list[Text] = Field(default_factory=list, max_length=10_000)
-    outcome: Outcome = Outcome.SUCCESS
-    outcome_details: str = Field(default="", max_length=100_000)
-    context_summary: str = Field(default="", max_length=100_000)
+    outcome: OutcomeName = Outcome.SUCCESS
+    outcome_details: LongText = ""
+    context_summary: LongText = ""
     lessons_learned: list[Text] = Field(default_factory=list, max_length=10_000)
     importance: float = Field(default=0.5, ge=0.0, le=1.0)
     duration_seconds: float | None = Field(default=None, ge=0, le=1e10)
     tokens_used: int | None = Field(default=None, ge=0, le=10**15)
-    input_text: str | None = Field(default=None, max_length=100_000)
-    output_text: str | None = Field(default=None, max_length=100_000)
+    input_text: LongText | None = None
+    output_text: LongText | None = None
     occurred_at: Instant | None = None
     metadata: Json = Field(default_factory=dict)
 
@@ -119,9 +122,9 @@ class FactIn(ScopeFields):
     statement: Text
     subject: Label | None = None
     predicate: Label | None = None
-    object: str | None = Field(default=None, max_length=10_000)
+    object: ObjectText | None = None
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
-    source_episode_ids: list[Annotated[str, Field(min_length=1, max_length=64)]] = Field(
+    source_episode_ids: list[Annotated[Label, Field(max_length=64)]] = Field(
         default_factory=list, max_length=10_000
     )
     valid_from: Instant | None = None
@@ -151,7 +154,7 @@ class MatchRequest(ScopeFields):
 
 
 class OutcomeRequest(_Body):
-    success: StrictBool
+    success: bool
 
 
 # -- search and context --------------------------------------------------------------------
@@ -170,7 +173,7 @@ class RecallRequest(ScopeFields):
     k: int = Field(default=10, ge=1, le=1000, description="Hits per tier.")
     tiers: list[RecallTier] = Field(default_factory=_every_tier, min_length=1, max_length=3)
     mode: Mode = "hybrid"
-    outcome: Outcome | None = Field(default=None, description="Episodes only.")
+    outcome: OutcomeName | None = Field(default=None, description="Episodes only.")
     task_type: Label | None = Field(default=None, description="Episodes only.")
     since: Instant | None = Field(default=None, description="Episodes that occurred from then.")
     until: Instant | None = Field(default=None, description="Episodes that occurred until then.")
@@ -202,8 +205,8 @@ class KvPut(OwnerFields):
 
 
 class TaskPut(OwnerFields):
-    task_id: str = Field(min_length=1, max_length=256)
-    status: TaskStatus = TaskStatus.PENDING
+    task_id: Label
+    status: StatusName = TaskStatus.PENDING
     current_step: Count = 0
     total_steps: Count | None = None
     progress_percent: float = Field(default=0.0, ge=0.0, le=100.0)
@@ -216,15 +219,15 @@ class TaskPut(OwnerFields):
 class TaskPatch(OwnerFields):
     current_step: Count | None = None
     progress_percent: float | None = Field(default=None, ge=0.0, le=100.0)
-    status: TaskStatus | None = None
+    status: StatusName | None = None
 
 
 class ScratchpadAppend(OwnerFields):
-    text: str = Field(min_length=1)
+    text: Annotated[str, StringConstraints(min_length=1, pattern=NO_NUL)]
 
 
 class CheckpointCreate(OwnerFields):
-    description: str = Field(default="", max_length=1024)
+    description: Description = ""
 
 
 class ForkRequest(OwnerFields):
@@ -234,22 +237,22 @@ class ForkRequest(OwnerFields):
 class SpawnRequest(OwnerFields):
     initial_state: Json | None = None
     metadata: Json | None = None
-    task_id: str | None = Field(default=None, min_length=1, max_length=256)
+    task_id: Label | None = None
     total_steps: Count | None = None
 
 
 class PauseRequest(OwnerFields):
-    description: str = Field(default="", max_length=1024)
+    description: Description = ""
 
 
 class ResumeRequest(OwnerFields):
-    checkpoint_id: str | None = Field(
-        default=None, min_length=1, max_length=64, description="Default: the latest."
+    checkpoint_id: Annotated[Label, Field(max_length=64)] | None = Field(
+        default=None, description="Default: the latest."
     )
 
 
 class TerminateRequest(OwnerFields):
-    outcome: Outcome
+    outcome: OutcomeName
     task_description: Text | None = None
     lessons_learned: list[Text] = Field(default_factory=list, max_length=1000)
     consolidate: bool = Field(default=True, description="Record the session as an episode.")
@@ -262,13 +265,13 @@ class TerminateRequest(OwnerFields):
 
 
 class BlockPut(OwnerFields):
-    content: str = Field(max_length=MAX_BLOCK_CHARS)
+    content: BlockText
     position: int | None = Field(default=None, ge=0, le=1_000_000)
 
 
 class BlockAppend(OwnerFields):
-    text: str = Field(max_length=MAX_BLOCK_CHARS)
-    separator: str = Field(default="\n", max_length=16)
+    text: BlockText
+    separator: Separator = "\n"
 
 
 # -- tenant-wide operations --------------------------------------------------------------------
@@ -307,4 +310,4 @@ class KeyRequest(_Body):
     project: Identifier | None = None
     user: Identifier | None = None
     agent: Identifier | None = None
-    label: str | None = Field(default=None, max_length=200)
+    label: KeyLabel | None = None

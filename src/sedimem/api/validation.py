@@ -18,6 +18,7 @@ from fastapi.routing import APIRoute
 from sedimem.api.problems import Problem, problem_type
 from sedimem.api.state import app_state
 from sedimem.errors import ValidationError
+from sedimem.types.text import NO_NUL, NUL_ALLOWED, is_nul_error
 
 __all__ = ["allowed_for", "describe", "problem_for_request", "reject_unknown_query"]
 
@@ -32,8 +33,12 @@ def problem_for_request(request: Request, exc: RequestValidationError) -> Proble
     location = str(loc[0]) if loc else "body"
     path = list(loc[1:])
     allowed: str | None
+    message = first.get("msg", "is invalid")
     if first.get("type") == "json_invalid":
         field, allowed = "body", "a JSON document"
+    elif is_nul_error(first.get("type", ""), first.get("ctx")):
+        field = ".".join(map(str, path)) or location
+        message, allowed = "contains a NUL character", NUL_ALLOWED
     elif first.get("type") == "extra_forbidden":
         field = ".".join(map(str, path)) or location
         allowed = _extra_allowed(path)
@@ -41,7 +46,7 @@ def problem_for_request(request: Request, exc: RequestValidationError) -> Proble
         field = ".".join(map(str, path)) or location
         node = _schema_at(request, location, path)
         allowed = describe(node) if node is not None else None
-    detail = f"{field}: {first.get('msg', 'is invalid')}"
+    detail = f"{field}: {message}"
     if len(errors) > 1:
         detail += f" (and {len(errors) - 1} more problem(s))"
     return Problem(
@@ -214,7 +219,9 @@ def _string(node: JsonSchema) -> str:
     count = _bounds(node.get("minLength"), node.get("maxLength"))
     if count:
         text = f"{count} characters"
-    if "pattern" in node:
+    if node.get("pattern") == NO_NUL:
+        text += " without NUL"
+    elif "pattern" in node:
         text += f" matching {node['pattern']}"
     return text
 

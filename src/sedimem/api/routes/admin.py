@@ -8,8 +8,10 @@ from sedimem.api.auth import Admin, AdminOrCaller, require_unnarrowed
 from sedimem.api.responses import KeyList, NewKey
 from sedimem.api.schemas import KeyRequest
 from sedimem.api.state import MemoryDep
+from sedimem.api.values import AS_BOOLEAN
 from sedimem.keys import ApiKey
 from sedimem.scope import Identifier
+from sedimem.types.text import NO_NUL
 
 __all__ = ["router"]
 
@@ -29,14 +31,16 @@ async def list_keys(
     _: Admin,
     memory: MemoryDep,
     tenant: Annotated[Identifier | None, Query(description="Only this tenant's keys.")] = None,
-    include_revoked: bool = False,
+    include_revoked: Annotated[bool, Query(), AS_BOOLEAN] = False,
 ) -> KeyList:
     return KeyList(items=await memory.keys.list(tenant, include_revoked=include_revoked))
 
 
 @router.delete("/{key_id}", summary="Revoke a key (admin, or a key of the same tenant)")
 async def revoke_key(
-    key_id: Annotated[str, Path(max_length=64)], caller: AdminOrCaller, memory: MemoryDep
+    key_id: Annotated[str, Path(max_length=64, pattern=NO_NUL)],
+    caller: AdminOrCaller,
+    memory: MemoryDep,
 ) -> ApiKey:
     if caller is None:
         return await memory.keys.revoke(key_id)

@@ -11,15 +11,17 @@ from fastapi import APIRouter, Path, Query
 from sedimem.api.auth import Caller
 from sedimem.api.narrowing import ScopeQuery, ensure_within, resolve
 from sedimem.api.responses import Created
-from sedimem.api.schemas import EpisodeIn, Instant, time_range
+from sedimem.api.schemas import EpisodeIn, time_range
 from sedimem.api.state import MemoryDep
+from sedimem.api.values import AS_BOOLEAN, AS_INTEGER, AS_NUMBER, Instant, OutcomeName
 from sedimem.longterm.episodic import MAX_PAGE
-from sedimem.types.longterm import Episode, Label, Outcome
+from sedimem.types.longterm import Episode, Label
 from sedimem.types.search import Page
+from sedimem.types.text import NO_NUL
 
 __all__ = ["router"]
 
-EpisodeId = Annotated[str, Path(max_length=64)]
+EpisodeId = Annotated[str, Path(max_length=64, pattern=NO_NUL)]
 
 
 async def record_episode(body: EpisodeIn, caller: Caller, memory: MemoryDep) -> Created:
@@ -46,16 +48,19 @@ def router(max_page_size: int) -> APIRouter:
         caller: Caller,
         memory: MemoryDep,
         query: ScopeQuery,
-        limit: Annotated[int, Query(ge=1, le=cap, description="Page size.")] = min(50, cap),
+        limit: Annotated[int, Query(ge=1, le=cap, description="Page size."), AS_INTEGER] = min(
+            50, cap
+        ),
         cursor: Annotated[
-            str | None, Query(max_length=64, description="`next_cursor` of the previous page.")
+            str | None,
+            Query(max_length=64, pattern=NO_NUL, description="`next_cursor` of the previous page."),
         ] = None,
-        outcome: Outcome | None = None,
+        outcome: Annotated[OutcomeName | None, Query()] = None,
         task_type: Annotated[Label | None, Query()] = None,
         since: Annotated[Instant | None, Query(description="Occurred at or after.")] = None,
         until: Annotated[Instant | None, Query(description="Occurred at or before.")] = None,
-        min_importance: Annotated[float | None, Query(ge=0.0, le=1.0)] = None,
-        newest_first: bool = False,
+        min_importance: Annotated[float | None, Query(ge=0.0, le=1.0), AS_NUMBER] = None,
+        newest_first: Annotated[bool, Query(), AS_BOOLEAN] = False,
     ) -> Page[Episode]:
         return await memory.episodes.list(
             resolve(caller, query),

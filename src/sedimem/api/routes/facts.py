@@ -8,9 +8,11 @@ from fastapi import APIRouter, Path, Query
 from sedimem.api.auth import Caller
 from sedimem.api.narrowing import ScopeQuery, ensure_within, resolve
 from sedimem.api.responses import FactList, Learned
-from sedimem.api.schemas import FactIn, Instant
+from sedimem.api.schemas import FactIn
 from sedimem.api.state import MemoryDep
+from sedimem.api.values import AS_BOOLEAN, Instant
 from sedimem.types.longterm import Fact, Label
+from sedimem.types.text import NO_NUL
 
 __all__ = ["router"]
 
@@ -56,7 +58,7 @@ async def history(
     query: ScopeQuery,
     known_at: KnownAt = None,
     include_retired: Annotated[
-        bool, Query(description="Every version ever recorded, retired ones too.")
+        bool, Query(description="Every version ever recorded, retired ones too."), AS_BOOLEAN
     ] = False,
 ) -> FactList:
     facts = await memory.facts.history(
@@ -71,7 +73,7 @@ async def history(
 
 @router.get("/{fact_id}", summary="One fact")
 async def get_fact(
-    fact_id: Annotated[str, Path(max_length=64)], caller: Caller, memory: MemoryDep
+    fact_id: Annotated[str, Path(max_length=64, pattern=NO_NUL)], caller: Caller, memory: MemoryDep
 ) -> Fact:
     fact = await memory.facts.get(fact_id, tenant=caller.tenant)
     ensure_within(caller, fact.scope, f"fact {fact_id!r}")

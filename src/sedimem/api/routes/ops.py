@@ -11,6 +11,7 @@ from sedimem.api.narrowing import OwnerQuery, ScopeQuery, resolve
 from sedimem.api.responses import Health
 from sedimem.api.schemas import ConsolidateRequest, ReflectRequest, time_range
 from sedimem.api.state import MemoryDep, MetricsDep
+from sedimem.api.values import AS_INTEGER
 from sedimem.consolidation import JOBS, ConsolidationReport
 from sedimem.memory import MemoryHealth, MemoryProfile, MemoryStats
 from sedimem.reflection.models import ReflectionReport
@@ -81,6 +82,6 @@ async def profile(
     caller: Caller,
     memory: MemoryDep,
     query: OwnerQuery,
-    sample: Annotated[int, Query(ge=0, le=100, description="Facts to include.")] = 10,
+    sample: Annotated[int, Query(ge=0, le=100, description="Facts to include."), AS_INTEGER] = 10,
 ) -> MemoryProfile:
     return await memory.profile(resolve(caller, query), sample=sample)

@@ -20,6 +20,7 @@ from sedimem.errors import NotFound
 from sedimem.keys import ApiKey
 from sedimem.memory import Memory
 from sedimem.scope import Identifier
+from sedimem.types.text import NO_NUL
 from sedimem.types.working import TaskState, WorkingStats
 from sedimem.working.memory import WorkingMemory
 
@@ -28,8 +29,16 @@ __all__ = ["SessionId", "router"]
 router = APIRouter(prefix="/v1/sessions/{session}", tags=["working memory"])
 
 SessionId = Annotated[Identifier, Path(description="The session: working memory's address.")]
-Key = Annotated[str, Path(description="A key: 1..256 characters, not starting with `__`.")]
-CheckpointId = Annotated[str, Path(max_length=64)]
+Key = Annotated[
+    str,
+    Path(
+        min_length=1,
+        max_length=256,
+        pattern=NO_NUL,
+        description="A key: 1..256 characters, no NUL, not starting with `__`.",
+    ),
+]
+CheckpointId = Annotated[str, Path(max_length=64, pattern=NO_NUL)]
 
 _ABSENT = object()
 
