@@ -5,8 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 
 from sedimem.errors import ValidationError
+from sedimem.types.text import check_no_nul
 
-__all__ = ["MAX_K", "aware_timestamp", "check_k", "check_query"]
+__all__ = ["MAX_K", "aware_timestamp", "check_k", "check_query", "check_text"]
 
 MAX_K = 1000
 
@@ -22,7 +23,13 @@ def check_query(query: str) -> str:
         raise ValidationError("query", "must be non-empty text", allowed="1..10000 characters")
     if len(query) > 10_000:
         raise ValidationError("query", "is too long", allowed="1..10000 characters")
-    return query
+    return check_no_nul("query", query)
+
+
+def check_text(field: str, value: str | None) -> str | None:
+    """An id or filter text, refused with ``field`` named when it holds NUL: no stored text
+    holds one, and PostgreSQL would refuse it without saying which argument was wrong."""
+    return None if value is None else check_no_nul(field, value)
 
 
 def aware_timestamp(value: datetime, field: str) -> float:

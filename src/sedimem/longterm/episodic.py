@@ -8,7 +8,7 @@ from datetime import datetime
 
 from sedimem.errors import NotFound, ValidationError
 from sedimem.longterm import records
-from sedimem.longterm.arguments import aware_timestamp, check_k
+from sedimem.longterm.arguments import aware_timestamp, check_k, check_text
 from sedimem.longterm.search import Mode
 from sedimem.longterm.service import LongTermService
 from sedimem.longterm.vectors import as_vector, embed_all
@@ -62,6 +62,7 @@ class EpisodicMemory(LongTermService):
         return list(episodes)
 
     async def get(self, episode_id: str, *, tenant: str = "default") -> Episode:
+        check_text("episode_id", episode_id)
         rows = await self._store.get(tenant, [episode_id])
         if not rows or rows[0].kind != records.EPISODE:
             raise NotFound(f"episode {episode_id!r} does not exist")
@@ -113,6 +114,7 @@ class EpisodicMemory(LongTermService):
         ]
 
     async def delete(self, episode_id: str, *, tenant: str = "default") -> bool:
+        check_text("episode_id", episode_id)
         return await self._store.delete(tenant, [episode_id]) > 0
 
     async def session_messages(
@@ -140,6 +142,7 @@ class EpisodicMemory(LongTermService):
         time_range: tuple[datetime, datetime] | None,
         min_importance: float | None,
     ) -> RecordFilter:
+        check_text("task_type", task_type)
         if outcome is not None:
             try:
                 outcome = Outcome(outcome)

@@ -8,7 +8,7 @@ from datetime import datetime
 from sedimem.clock import utc_from_timestamp
 from sedimem.errors import NotFound, ValidationError
 from sedimem.longterm import records
-from sedimem.longterm.arguments import check_k
+from sedimem.longterm.arguments import check_k, check_text
 from sedimem.longterm.search import Mode
 from sedimem.longterm.service import LongTermService
 from sedimem.longterm.vectors import embed_all
@@ -63,6 +63,7 @@ class ProceduralMemory(LongTermService):
         return result[0]
 
     async def get(self, procedure_id: str, *, tenant: str = "default") -> Procedure:
+        check_text("procedure_id", procedure_id)
         rows = await self._store.get(tenant, [procedure_id])
         if not rows or rows[0].kind != records.PROCEDURE:
             raise NotFound(f"procedure {procedure_id!r} does not exist")
@@ -133,11 +134,13 @@ class ProceduralMemory(LongTermService):
         )
 
     async def delete(self, procedure_id: str, *, tenant: str = "default") -> bool:
+        check_text("procedure_id", procedure_id)
         return await self._store.delete(tenant, [procedure_id]) > 0
 
     async def _update(
         self, tenant: str, procedure_id: str, change: _Change, *, vector: Vector | None = None
     ) -> Procedure:
+        check_text("procedure_id", procedure_id)
         result: list[Procedure] = []
 
         def decide(rows: list[StoredRecord]) -> Sequence[StoredRecord]:

@@ -25,7 +25,7 @@ from sedimem.embed.base import Embedder
 from sedimem.errors import NotFound
 from sedimem.ids import new_id
 from sedimem.longterm import records
-from sedimem.longterm.arguments import aware_timestamp, check_k
+from sedimem.longterm.arguments import aware_timestamp, check_k, check_text
 from sedimem.longterm.search import Mode
 from sedimem.longterm.service import LongTermService
 from sedimem.longterm.vectors import embed_all
@@ -157,6 +157,7 @@ class SemanticMemory(LongTermService):
         return outcome[-1]
 
     async def get(self, fact_id: str, *, tenant: str = "default") -> Fact:
+        check_text("fact_id", fact_id)
         rows = await self._store.get(tenant, [fact_id])
         if not rows or rows[0].kind != records.FACT:
             raise NotFound(f"fact {fact_id!r} does not exist")
@@ -173,6 +174,8 @@ class SemanticMemory(LongTermService):
     ) -> list[Fact]:
         """The values the subject's predicate had, in world-time order, as believed now (or
         at ``known_at``); ``include_retired`` adds every version ever recorded."""
+        check_text("subject", subject)
+        check_text("predicate", predicate)
         flt = RecordFilter(
             kind=records.FACT,
             visible_to=scope,
@@ -212,6 +215,8 @@ class SemanticMemory(LongTermService):
         """Facts matching ``query``, as believed now (or at ``known_at``), true in the world
         now (or at ``valid_at``; ``include_history`` drops the world-time condition)."""
         check_k(k)
+        check_text("subject", subject)
+        check_text("predicate", predicate)
         if valid_at is None and not include_history:
             valid_at = utc_from_timestamp(self._clock.now())
         flt = RecordFilter(
@@ -233,6 +238,7 @@ class SemanticMemory(LongTermService):
 
     async def invalidate(self, fact_id: str, *, tenant: str = "default") -> Fact:
         """Stop believing a fact (kept as history, never deleted)."""
+        check_text("fact_id", fact_id)
         now = utc_from_timestamp(self._clock.now())
         changed: list[Fact] = []
 
@@ -253,4 +259,5 @@ class SemanticMemory(LongTermService):
         return changed[0]
 
     async def delete(self, fact_id: str, *, tenant: str = "default") -> bool:
+        check_text("fact_id", fact_id)
         return await self._store.delete(tenant, [fact_id]) > 0
