@@ -77,3 +77,13 @@ async def test_every_page_of_the_scope_is_read(
     assert again.updated_at >= created
     assert await docs.delete(("n", "0"), "k0") is True
     assert await docs.delete(("n", "0"), "k0") is False
+
+
+async def test_a_value_holding_nul_is_stored_and_found_on_every_backend(lt_url: str) -> None:
+    # the value is JSON (NUL kept); its search text is text, where NUL reads as a space
+    async with await Memory.open(working="memory://", store=lt_url, embedder=HashEmbedder()) as m:
+        docs = m.documents(Scope(tenant="t"))
+        await docs.put(("notes",), "n1", {"text": "night\x00train to Oslo"})
+        assert (await docs.get(("notes",), "n1")).value == {"text": "night\x00train to Oslo"}
+        found = await docs.search(("notes",), query="train Oslo")
+        assert [doc.key for doc, _ in found] == ["n1"]

@@ -133,10 +133,16 @@ def _at_path(value: Any, path: str) -> list[Any]:
 
 
 def index_text(value: dict[str, Any], fields: Sequence[str] | None) -> str:
-    """What keyword and vector search see of a value: its strings, or those at ``fields``."""
+    """What keyword and vector search see of a value: its strings, or those at ``fields``.
+
+    A value is JSON and may hold NUL (kept as ``\\u0000`` in the body); the search text is
+    stored as text, which may not (``sedimem.types.text``), so NUL reads as a space there.
+    """
     if fields is None or "$" in fields:
-        return "\n".join(_strings(value))
-    return "\n".join(s for f in fields for v in _at_path(value, f) for s in _strings(v))
+        text = "\n".join(_strings(value))
+    else:
+        text = "\n".join(s for f in fields for v in _at_path(value, f) for s in _strings(v))
+    return text.replace("\x00", " ")
 
 
 def _check_namespace(namespace: tuple[str, ...], field: str = "namespace") -> None:
