@@ -44,7 +44,12 @@ async def test_gdpr_through_the_facade(tmp_path: Path) -> None:
         receipt = await memory.forget("t", user="ana")
         assert (receipt.episodes, receipt.working_sessions) == (1, 1)
         assert await memory.working(scope).get("k") is None
-        assert await memory.import_("t", lines) == {"episode": 1, "fact": 0, "procedure": 0}
+        assert await memory.import_("t", lines) == {
+            "episode": 1,
+            "fact": 0,
+            "procedure": 0,
+            "block": 0,
+        }
         assert [line async for line in memory.export("t", "ana")] == lines
 
 

@@ -11,12 +11,13 @@ from sedimem.scope import Scope
 from sedimem.storage.longterm.base import LongTermStore, RecordFilter, StoredRecord
 from sedimem.types.blocks import MAX_BLOCK_CHARS, Block
 
-__all__ = ["BLOCK", "Blocks"]
+__all__ = ["BLOCK", "Blocks", "block_row"]
 
 BLOCK = "block"
 
 
-def _row(block: Block) -> StoredRecord:
+def block_row(block: Block) -> StoredRecord:
+    """The row of a block (no vector: blocks are placed by order, never searched)."""
     s = block.scope
     return StoredRecord(
         id=block.id,
@@ -125,7 +126,7 @@ class Blocks:
                     update={"content": change(""), "updated_at": now, "position": position or 0}
                 )
             result.append(block)
-            return [_row(block)]
+            return [block_row(block)]
 
         await self._store.update_locked(
             self._scope.tenant,

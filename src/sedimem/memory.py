@@ -349,12 +349,22 @@ class Memory:
         session: str | None = None,
         before: datetime | None = None,
     ) -> gdpr.ForgetReceipt:
+        """Erase what matches in every tier, with what was derived from it, and make it
+        physical (see :mod:`sedimem.gdpr.forget`); the receipt counts each kind."""
         return await gdpr.forget(
-            self._longterm, self._working_store, tenant, user=user, session=session, before=before
+            self._longterm,
+            self._working_store,
+            tenant,
+            user=user,
+            session=session,
+            before=before,
+            embedder=self._embedder,
+            clock=self._clock,
         )
 
     def export(self, tenant: str, user: str | None) -> AsyncIterator[str]:
-        """JSON Lines of the user's records (``None``: records naming no user)."""
+        """JSON Lines of the user's records, pinned blocks included (``None``: records
+        naming no user)."""
         return gdpr.export_user(self._longterm, tenant, user)
 
     async def import_(

@@ -17,6 +17,11 @@ from sedimem.working.memory import WorkingMemory
 T = [datetime(2024, m, 1, tzinfo=UTC) for m in range(1, 13)]
 
 
+def counts(receipt: gdpr.ForgetReceipt) -> dict[str, object]:
+    """The receipt's counts (what the scrub did, and when, left out)."""
+    return receipt.model_dump(exclude={"scrubbed", "scrubbed_at"})
+
+
 async def populate(store: LongTermStore, embedder: HashEmbedder) -> dict[str, list[str]]:
     episodes = EpisodicMemory(store, embedder)
     facts = SemanticMemory(store, embedder)
@@ -64,7 +69,11 @@ async def test_forget_a_user_everywhere(lt_store: LongTermStore, embedder: HashE
     await bob_wm.set("k", 1)
 
     receipt = await gdpr.forget(lt_store, working, "t", user="ana")
-    assert receipt == gdpr.ForgetReceipt(episodes=2, facts=2, procedures=1, working_sessions=1)
+    assert counts(receipt) == counts(
+        gdpr.ForgetReceipt(episodes=2, facts=2, procedures=1, working_sessions=1)
+    )
+    assert receipt.scrubbed.startswith(lt_store.name)
+    assert receipt.scrubbed_at is not None
     episodes = EpisodicMemory(lt_store, embedder)
     ana = Scope(tenant="t", user="ana")
     for mode in ("hybrid", "keyword", "vector"):
@@ -120,7 +129,7 @@ async def test_export_import_export_is_identical(
     )
     await fresh.bind_embedder(embedder.name, embedder.dimension)
     counts = await gdpr.import_records(fresh, embedder, "t", first)
-    assert counts == {"episode": 2, "fact": 2, "procedure": 1}
+    assert counts == {"episode": 2, "fact": 2, "procedure": 1, "block": 0}
     second = [line async for line in gdpr.export_user(fresh, "t", "ana")]
     assert second == first
     hits = await EpisodicMemory(fresh, embedder).recall("Oslo", scope=Scope(tenant="t", user="ana"))

@@ -7,6 +7,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sedimem.blocks import BLOCK
 from sedimem.keys import ApiKey, IssuedKey
 from sedimem.longterm.records import EPISODE, FACT, PROCEDURE
 from sedimem.longterm.semantic import LearnResult
@@ -119,6 +120,7 @@ class ImportCounts(_Out):
     episodes: int = 0
     facts: int = 0
     procedures: int = 0
+    blocks: int = 0
 
     @classmethod
     def of(cls, counts: Mapping[str, int]) -> Self:
@@ -127,6 +129,7 @@ class ImportCounts(_Out):
             episodes=counts.get(EPISODE, 0),
             facts=counts.get(FACT, 0),
             procedures=counts.get(PROCEDURE, 0),
+            blocks=counts.get(BLOCK, 0),
         )
 
 

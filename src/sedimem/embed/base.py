@@ -17,10 +17,12 @@ from sedimem.errors import ValidationError
 
 __all__ = [
     "INLINE_BATCH",
+    "CachingEmbedder",
     "Embedder",
     "Matrix",
     "check_texts",
     "embed_off_loop",
+    "forget_cached_text",
     "normalize_rows",
 ]
 
@@ -59,6 +61,21 @@ class Embedder(Protocol):
     async def aembed(self, texts: Sequence[str]) -> Matrix:
         """Embed ``texts`` without blocking the event loop for long."""
         ...
+
+
+@runtime_checkable
+class CachingEmbedder(Protocol):
+    """An embedder that keeps pieces of the texts it saw (a chunk cache, say)."""
+
+    def clear_cache(self) -> None:
+        """Drop every cached piece of text (erasure calls it)."""
+        ...
+
+
+def forget_cached_text(embedder: Embedder) -> None:
+    """Drop what ``embedder`` keeps of texts it saw, if it keeps anything."""
+    if isinstance(embedder, CachingEmbedder):
+        embedder.clear_cache()
 
 
 def check_texts(texts: Sequence[str]) -> list[str]:

@@ -226,6 +226,14 @@ class StaticEmbedder:
         """Load the weights now rather than on the first ``embed``."""
         self._loaded()
 
+    def clear_cache(self) -> None:
+        """Forget the cached chunks (words of texts embedded so far): after an erasure, the
+        process holds no piece of the erased text."""
+        model = self._model
+        if model is not None:
+            # a new dict, not clear(): an embed running meanwhile keeps the one it read
+            model.cache = {}
+
     def embed(self, texts: Sequence[str]) -> Matrix:
         items = check_texts(texts)
         if not items:

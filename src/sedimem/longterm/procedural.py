@@ -31,6 +31,7 @@ class ProceduralMemory(LongTermService):
         result: list[Procedure] = []
 
         def decide(rows: list[StoredRecord]) -> Sequence[StoredRecord]:
+            rows_by_id = {row.id: row for row in rows}
             same = [
                 p
                 for p in map(records.procedure_from_row, rows)
@@ -42,10 +43,17 @@ class ProceduralMemory(LongTermService):
                 return [records.procedure_row(fresh, vector)]
             known = min(same, key=lambda p: p.id)
             if known.steps == procedure.steps and known.trigger == procedure.trigger:
-                result.append(known)
-                return []
+                sources = _union(known.source_episode_ids, procedure.source_episode_ids)
+                if sources == known.source_episode_ids:
+                    result.append(known)
+                    return []
+                # the same steps seen in more episodes: only the provenance grows
+                grown = known.model_copy(update={"source_episode_ids": sources})
+                result.append(grown)
+                return [records.procedure_row(grown, rows_by_id[known.id].vector)]
             merged = _new_version(known, procedure.steps, now).model_copy(
                 update={
+                    "source_episode_ids": procedure.source_episode_ids,
                     "trigger": procedure.trigger,
                     "metadata": {**known.metadata, **procedure.metadata,
                                  "history": _history(known)},
@@ -157,6 +165,12 @@ class ProceduralMemory(LongTermService):
         if not result:
             raise NotFound(f"procedure {procedure_id!r} does not exist")
         return result[0]
+
+
+def _union(known: list[str], more: list[str]) -> list[str]:
+    """``known`` followed by the ids of ``more`` it lacks (order kept: stable rows)."""
+    seen = set(known)
+    return [*known, *(s for s in more if s not in seen)]
 
 
 def _history(p: Procedure) -> list[dict[str, object]]:

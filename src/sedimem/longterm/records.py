@@ -104,6 +104,7 @@ def procedure_row(procedure: Procedure, vector: Vector | None) -> StoredRecord:
         body=procedure.model_dump_json(),
         vector=vector,
         name=normalise(procedure.name),
+        sources=tuple(procedure.source_episode_ids),
         **_scope_columns(procedure),  # type: ignore[arg-type]
     )
 

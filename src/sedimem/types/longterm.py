@@ -139,6 +139,9 @@ class Procedure(_Record):
     trigger: Text
     steps: list[Text] = Field(min_length=1)
     version: int = Field(default=1, ge=1)
+    # provenance: the episodes a derived procedure was distilled from (empty when written
+    # by hand); erasure follows it (see sedimem.gdpr)
+    source_episode_ids: list[str] = Field(default_factory=list)
     success_count: int = Field(default=0, ge=0)
     failure_count: int = Field(default=0, ge=0)
     last_used_at: AwareDatetime | None = None

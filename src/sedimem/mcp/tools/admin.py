@@ -39,10 +39,12 @@ class AdminTools:
         ] = None,
     ) -> dict[str, Any]:
         """Permanently erase memories (GDPR erasure): everything matching ALL given conditions
-        (at least one of user, session, before): episodes, the facts derived only from them
-        (all of a user's facts when a whole user is erased), and the working state of
-        matching sessions. A key narrowed to a user erases only that user's data; a key
-        narrowed to a project or agent cannot erase (erasure spans projects and agents).
+        (at least one of user, session, before), in every tier: pinned blocks, working
+        state and checkpoints, episodes, facts, procedures, records derived from them
+        (erased when all their sources are, re-derived when some are) and run logs naming
+        them; then scrubbed from the store's files. A key narrowed to a user erases only
+        that user's data; a key narrowed to a project or agent cannot erase (erasure spans
+        projects and agents).
         Returns how many records of each kind were erased."""
         key = self._env.key()
         if key.project is not None or key.agent is not None:

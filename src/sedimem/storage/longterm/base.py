@@ -182,6 +182,11 @@ class LongTermStore(Protocol):
     async def tenants(self) -> list[str]:
         """The tenants that have records, sorted (for store-wide work such as re-embedding)."""
 
+    async def scrub(self) -> str:
+        """Make the deletions so far physical (erasure calls it after deleting): no byte of a
+        deleted record's text stays in the store's files or its in-memory indexes, as far
+        as the backend allows. Returns what was done, for the erasure's receipt."""
+
     async def aclose(self) -> None: ...
 
 

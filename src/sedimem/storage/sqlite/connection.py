@@ -4,6 +4,11 @@ SQLite calls are short but blocking; running each whole operation (all its state
 its transaction) as one function on a dedicated thread keeps the event loop free and costs
 one thread hop per operation, where a per-statement async wrapper would cost several.
 
+Deletions are physical: every writing connection sets ``secure_delete`` (a deleted row's
+bytes are overwritten with zeros, in its page and in freed pages), and
+:func:`truncate_wal` copies the WAL into the file and empties it, so an erasure leaves
+no copy of the old pages in ``-wal`` either.
+
 Point reads skip even that hop: in WAL mode a reader never waits for a writer, so a
 single-statement read runs at once on a read-only connection of the calling thread (tens of
 microseconds), and sees every write that has been acknowledged.
@@ -20,7 +25,7 @@ from typing import TypeVar
 
 from sedimem.errors import StoreError, StoreUnavailable
 
-__all__ = ["SqliteConnection"]
+__all__ = ["SqliteConnection", "truncate_wal", "write"]
 
 T = TypeVar("T")
 
@@ -51,6 +56,7 @@ class SqliteConnection:
             if self.path != ":memory:":
                 conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA secure_delete = ON")  # erased rows leave no bytes behind
             self._conn = conn
         return self._conn
 
@@ -124,3 +130,18 @@ def write(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
         raise
     conn.execute("COMMIT")
     return result
+
+
+def truncate_wal(conn: sqlite3.Connection) -> str:
+    """Checkpoint the WAL into the file and truncate it to zero bytes; say how it went.
+
+    A reader holding an old snapshot (another process mid-read) keeps the WAL from being
+    truncated; SQLite then waits up to the busy timeout, and the report says so.
+    """
+    row = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    if row is None or row[1] == -1:  # not in WAL mode (":memory:"): nothing to truncate
+        return "no WAL"
+    busy, frames, copied = (int(v) for v in row)
+    if busy:
+        return f"WAL not truncated: a reader was busy ({copied} of {frames} frames copied)"
+    return "WAL checkpointed and truncated"

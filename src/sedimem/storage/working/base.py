@@ -28,6 +28,7 @@ from typing import Protocol, runtime_checkable
 
 __all__ = [
     "IdleSession",
+    "ScrubbableStore",
     "SessionCounts",
     "SessionRef",
     "Snapshot",
@@ -180,3 +181,12 @@ class WorkingStore(Protocol):
     async def ping(self) -> bool: ...
 
     async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class ScrubbableStore(Protocol):
+    """A working store whose deletions can leave bytes behind in its files (SQLite)."""
+
+    async def scrub(self) -> str:
+        """Make the deletions so far physical; return what was done (for a receipt)."""
+        ...

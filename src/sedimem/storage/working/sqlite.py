@@ -14,7 +14,7 @@ from typing import Self, TypeVar
 
 from sedimem.config import WorkingSettings
 from sedimem.errors import LimitExceeded
-from sedimem.storage.sqlite.connection import SqliteConnection, write
+from sedimem.storage.sqlite.connection import SqliteConnection, truncate_wal, write
 from sedimem.storage.sqlite.migrations import apply_migrations
 from sedimem.storage.working.base import (
     IdleSession,
@@ -493,6 +493,11 @@ class SqliteWorkingStore:
             return write(conn, body)
 
         return await self._db.run(op)
+
+    async def scrub(self) -> str:
+        """Deleted rows are zeroed already (``secure_delete``); empty the WAL too."""
+        wal = await self._db.run(truncate_wal)
+        return f"sqlite working memory: {wal}"
 
     async def ping(self) -> bool:
         try:

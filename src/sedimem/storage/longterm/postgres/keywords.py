@@ -158,6 +158,11 @@ class KeywordPlanner:
             tiers[-1].append(lexeme)
         return tiers
 
+    def forget_words(self) -> None:
+        """Drop the cached stems and statistics (erasure: no word of erased text stays)."""
+        self._stems = {}
+        self.forget_statistics()
+
     def forget_statistics(self) -> None:
         """Read the statistics again on the next search (after an ANALYZE)."""
         self._statistics = _Statistics()

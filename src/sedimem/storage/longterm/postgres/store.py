@@ -198,6 +198,16 @@ class PostgresLongTermStore:
         """Wait until the ANALYZE this store started (after large writes), if any, is done."""
         await self._analyzer.wait()
 
+    async def scrub(self) -> str:
+        """VACUUM ANALYZE the records table right after an erasure: the erased rows' dead
+        tuples leave the heap and every index (GIN, HNSW), and the planner statistics
+        (which keep frequent words) are recomputed from the rows that remain."""
+        with translated("vacuum"):
+            async with self._pool.connection() as conn:  # autocommit: VACUUM needs it
+                await conn.execute(sql.SQL("VACUUM (ANALYZE) {}").format(_TABLE))
+        self._keywords.forget_words()
+        return f"postgres: VACUUM (ANALYZE) {TABLE}"
+
     def _statistics_changed(self) -> None:
         self._keywords.forget_statistics()
 

@@ -6,7 +6,8 @@
   the same transactions: the migration runner cannot create triggers).
 - ``lt_source``: provenance links, so ``derived_from`` is an indexed lookup.
 - ``lt_change``: an append-only log of inserted (``+``) and deleted (``-``) rids, and ``!``
-  when every vector was dropped; in-memory indexes of any process catch up from it.
+  when every in-memory index must be rebuilt (vectors dropped, or an erasure scrubbed
+  the file); in-memory indexes of any process catch up from it.
 - ``lt_kind``: the kinds each tenant has written (to search every kind without a scan).
 - ``lt_embedder``: the one embedder (name, dimension) whose vectors the file holds.
 

@@ -44,7 +44,7 @@ from sedimem.storage.longterm.sqlite.rows import (
     upsert,
 )
 from sedimem.storage.longterm.sqlite.schema import MIGRATIONS
-from sedimem.storage.sqlite.connection import SqliteConnection, write
+from sedimem.storage.sqlite.connection import SqliteConnection, truncate_wal, write
 from sedimem.storage.sqlite.migrations import apply_migrations
 
 __all__ = ["SqliteLongTermStore"]
@@ -262,6 +262,26 @@ class SqliteLongTermStore:
         self, tenant: str, flt: RecordFilter, vector: Vector, k: int
     ) -> list[ScoredRecord]:
         return await with_records(self, tenant, await self.vector_search(tenant, flt, vector, k))
+
+    async def scrub(self) -> str:
+        """Erased text out of every byte: rows are already zeroed (``secure_delete``); the
+        full-text index is merged into one segment ('optimize': measured to drop deleted
+        entries from its pages, 0.7 s at 50k records, where 'rebuild' took 2.6 s); every
+        process's in-memory indexes are rebuilt (a ``!`` entry in the change log), and the
+        WAL is checkpointed and truncated."""
+
+        def body(conn: sqlite3.Connection) -> None:
+            conn.execute("INSERT INTO lt_fts (lt_fts) VALUES ('optimize')")
+            conn.execute("INSERT INTO lt_change (op) VALUES ('!')")
+
+        def op(conn: sqlite3.Connection) -> str:
+            write(conn, body)
+            if self._registry is not None:
+                self._registry.reset()
+            return truncate_wal(conn)
+
+        wal = await self._db.run(op)
+        return f"sqlite: full-text index merged, in-memory indexes dropped, {wal}"
 
     # -- SQLite specifics ------------------------------------------------------------------
 
