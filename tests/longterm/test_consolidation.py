@@ -220,6 +220,48 @@ async def test_dry_run_changes_nothing(lt_store: LongTermStore, embedder: HashEm
 # -- procedures ------------------------------------------------------------------------------
 
 
+async def test_procedures_inherit_the_narrowest_visibility_of_their_sources(
+    lt_store: LongTermStore, embedder: HashEmbedder
+) -> None:
+    """V's private episodes become V's procedure (with them as provenance), never one that
+    O, a sibling agent or the tenant at large can read; more episodes only add sources."""
+    ep = EpisodicMemory(lt_store, embedder)
+    steps = ["upload the diagnosis result", "call insurer about claim 4711"]
+
+    def e(user: str | None, agent: str | None = None) -> Episode:
+        return Episode(
+            task_type="claims",
+            description="claim run",
+            actions=steps,
+            scope=Scope(user=user, agent_type="helper", agent=agent),
+        )
+
+    vs = await ep.record_many([e("v") for _ in range(4)])
+    await ep.record_many([e("o"), e("o")])  # too few for O on their own
+    await ep.record_many([e(None, "a1") for _ in range(3)] + [e(None, "a2") for _ in range(2)])
+    c = make(lt_store, embedder)
+    report = await c.run("default", jobs=("procedures",))
+    assert report.job("procedures").counts_out == {"recorded": 2}  # V's and agent a1's
+    pm = ProceduralMemory(lt_store, embedder)
+
+    async def seen_by(**fields: str) -> list[Scope]:
+        scope = Scope(agent_type="helper", **fields)
+        return [h.record.scope for h in await pm.find_matching("claims", scope=scope)]
+
+    (mine,) = await pm.find_matching("claims", scope=Scope(user="v", agent="x"))
+    assert mine.record.scope == Scope(user="v", agent_type="helper")
+    assert sorted(mine.record.source_episode_ids) == sorted(x.id for x in vs)
+    assert await seen_by(user="o", agent="x") == []
+    assert await seen_by(agent="a2") == []  # a1's episodes were a1's own
+    assert await seen_by(agent="a1") == [Scope(agent_type="helper", agent="a1")]
+    await ep.record(e("v"))
+    report = await c.run("default", jobs=("procedures",))
+    assert report.job("procedures").counts_out == {"sources_added": 1}
+    (mine,) = await pm.find_matching("claims", scope=Scope(user="v", agent="x"))
+    assert len(mine.record.source_episode_ids) == 5
+    assert mine.record.version == 1
+
+
 async def test_procedures_need_enough_successes_and_rate(
     lt_store: LongTermStore, embedder: HashEmbedder
 ) -> None:

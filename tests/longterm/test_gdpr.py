@@ -1,8 +1,12 @@
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
 from sedimem import gdpr
+from sedimem.blocks import Blocks
+from sedimem.consolidation.models import JobReport
+from sedimem.consolidation.runlog import list_runs, write_run
 from sedimem.embed import HashEmbedder
 from sedimem.errors import ValidationError
 from sedimem.longterm.episodic import EpisodicMemory
@@ -11,7 +15,9 @@ from sedimem.longterm.semantic import SemanticMemory
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import LongTermStore, RecordFilter
 from sedimem.storage.working.inprocess import InProcessWorkingStore, SessionRegistry
+from sedimem.testing import ManualClock
 from sedimem.types import Episode, Fact, Procedure
+from sedimem.types.longterm import Outcome
 from sedimem.working.memory import WorkingMemory
 
 T = [datetime(2024, m, 1, tzinfo=UTC) for m in range(1, 13)]
@@ -141,3 +147,114 @@ async def test_export_import_export_is_identical(
     with pytest.raises(ValidationError, match="line 1"):
         await gdpr.import_records(fresh, embedder, "t", ["not json"])
     await fresh.aclose()
+
+
+async def test_a_procedure_with_some_sources_erased_is_rederived(
+    lt_store: LongTermStore, embedder: HashEmbedder
+) -> None:
+    episodes = EpisodicMemory(lt_store, embedder)
+    ana = Scope(tenant="t", user="ana")
+    kept, gone, failed = [
+        await episodes.record(
+            Episode(scope=ana.with_session(s), description="deploy", outcome=outcome)
+        )
+        for s, outcome in (
+            ("s1", Outcome.SUCCESS),
+            ("s2", Outcome.SUCCESS),
+            ("s2", Outcome.FAILURE),
+        )
+    ]
+    procedure = await ProceduralMemory(lt_store, embedder).record(
+        Procedure(
+            scope=ana,
+            name="deploy",
+            trigger="deploy",
+            steps=["build", "ship"],
+            success_count=2,
+            failure_count=1,
+            source_episode_ids=[kept.id, gone.id, failed.id],
+        )
+    )
+    only = await ProceduralMemory(lt_store, embedder).record(
+        Procedure(scope=ana, name="only s2", trigger="x", steps=["y"], source_episode_ids=[gone.id])
+    )
+    receipt = await gdpr.forget(lt_store, None, "t", session="s2")
+    assert (receipt.episodes, receipt.procedures, receipt.procedures_updated) == (2, 1, 1)
+    after = await ProceduralMemory(lt_store, embedder).get(procedure.id, tenant="t")
+    assert after.source_episode_ids == [kept.id]
+    assert (after.success_count, after.failure_count) == (1, 0)
+    assert await lt_store.get("t", [only.id]) == []
+
+
+async def test_blocks_and_run_logs_are_erased(
+    lt_store: LongTermStore, embedder: HashEmbedder
+) -> None:
+    ana, bob = Scope(tenant="t", user="ana"), Scope(tenant="t", user="bob")
+    await Blocks(lt_store, ana).update("profile", "ana's SSN 123-45-6789")
+    await Blocks(lt_store, bob).update("profile", "bob")
+    await write_run(
+        lt_store,
+        JobReport(
+            job="facts", tenant="t", status="failed", started_at=1.0, finished_at=2.0,
+            error="could not read the episode of user 'ana'",
+        ),
+    )  # fmt: skip
+    await write_run(
+        lt_store, JobReport(job="facts", tenant="t", status="ok", started_at=1.0, finished_at=2.0)
+    )
+    receipt = await gdpr.forget(lt_store, None, "t", user="ana")
+    assert (receipt.blocks, receipt.run_logs) == (1, 1)
+    assert await Blocks(lt_store, ana).list() == []
+    assert [b.content for b in await Blocks(lt_store, bob).list()] == ["bob"]
+    assert len(await list_runs(lt_store, "t", 10)) == 1
+    # a forget of a time range reaches blocks last updated before it, never a session's
+    assert (await gdpr.forget(lt_store, None, "t", session="s")).blocks == 0
+    later = datetime.now(UTC) + timedelta(days=1)
+    assert (await gdpr.forget(lt_store, None, "t", before=later)).blocks == 1
+
+
+async def test_forget_a_session_or_old_sessions_of_working_memory(
+    lt_store: LongTermStore,
+) -> None:
+    working = InProcessWorkingStore(SessionRegistry())
+    clock = ManualClock(1_000_000.0)
+
+    def wm(user: str, session: str) -> WorkingMemory:
+        return WorkingMemory(working, Scope(tenant="t", user=user, session=session), clock=clock)
+
+    await wm("ana", "s1").set("k", "ana s1")
+    await wm("bob", "s1").set("k", "bob s1")
+    await wm("ana", "s2").set("k", "ana s2")
+    clock.advance(100)
+    await wm("ana", "s3").set("k", "ana s3")
+    receipt = await gdpr.forget(lt_store, working, "t", user="ana", session="s1", clock=clock)
+    assert receipt.working_sessions == 1
+    assert await wm("ana", "s1").get("k") is None
+    assert await wm("bob", "s1").get("k") == "bob s1"
+    cutoff = datetime.fromtimestamp(1_000_050.0, tz=UTC)
+    receipt = await gdpr.forget(lt_store, working, "t", before=cutoff, clock=clock)
+    assert receipt.working_sessions == 2  # bob s1 and ana s2; ana s3 was written later
+    assert await wm("ana", "s3").get("k") == "ana s3"
+    assert await wm("ana", "s2").get("k") is None
+
+
+async def test_forget_clears_the_embedder_cache(tmp_path: Path) -> None:
+    from sedimem.embed import default_embedder
+    from sedimem.storage.longterm.sqlite import SqliteLongTermStore
+
+    embedder = default_embedder()
+    store = await SqliteLongTermStore.open(str(tmp_path / "x.db"))
+    await store.bind_embedder(embedder.name, embedder.dimension)
+    try:
+        scope = Scope(tenant="t", user="ana")
+        await EpisodicMemory(store, embedder).record(
+            Episode(scope=scope, description="zqwordmarker")
+        )
+        assert "zqwordmarker" in embedder._loaded().cache
+        receipt = await gdpr.forget(store, None, "t", user="ana", embedder=embedder)
+        assert receipt.episodes == 1
+        assert "zqwordmarker" not in embedder._loaded().cache
+        # nothing erased: nothing scrubbed
+        assert (await gdpr.forget(store, None, "t", user="ana")).scrubbed_at is None
+    finally:
+        await store.aclose()

@@ -44,13 +44,19 @@ async def test_forget_a_user_leaves_nothing_readable(
     ana = await _seed_user(client, auth, "ana")
     bob = await _seed_user(client, auth, "bob")
     receipt = await client.post("/v1/forget", json={"user": "ana"}, headers=auth)
-    assert receipt.json() == {
+    erased = receipt.json()
+    assert erased.pop("scrubbed").startswith("sqlite: ")
+    assert erased.pop("scrubbed_at") is not None
+    assert erased == {
         "episodes": 1,
         "facts": 1,
         "facts_updated": 0,
         "procedures": 1,
+        "procedures_updated": 0,
+        "blocks": 0,
         "documents": 0,
         "working_sessions": 1,
+        "run_logs": 0,
     }
     for kind, record_id in (
         ("episodes", ana["episode"]),
@@ -102,7 +108,7 @@ async def test_export_import_round_trip(
         async with httpx.AsyncClient(transport=transport, base_url="http://fresh") as other:
             key = await bearer(fresh, "acme")
             imported = await other.post("/v1/import", content=exported.content, headers=key)
-            assert imported.json() == {"episodes": 1, "facts": 1, "procedures": 1}
+            assert imported.json() == {"episodes": 1, "facts": 1, "procedures": 1, "blocks": 0}
             again = await other.get("/v1/export?user=ana", headers=key)
             assert again.text == exported.text
             got = await other.get(f"/v1/episodes/{ana['episode']}", headers=key)
@@ -124,7 +130,7 @@ async def test_import_problems(client: httpx.AsyncClient, auth: dict[str, str]) 
     binary = await client.post("/v1/import", content=b"\xff\xfe", headers=auth)
     assert_problem(binary, 422, "body")
     empty = await client.post("/v1/import", content=b"", headers=auth)
-    assert empty.json() == {"episodes": 0, "facts": 0, "procedures": 0}
+    assert empty.json() == {"episodes": 0, "facts": 0, "procedures": 0, "blocks": 0}
 
 
 @pytest.mark.parametrize("route", ["forget", "export", "import"])
