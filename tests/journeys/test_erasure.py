@@ -109,6 +109,21 @@ def raw_hits(db: Path) -> dict[str, int]:
     return found
 
 
+async def redis_hits(url: str) -> int:
+    """Keys of the Redis database whose name or serialised value holds the marker."""
+    import redis.asyncio as redis
+
+    client = redis.Redis.from_url(url)
+    try:
+        hits = 0
+        async for key in client.scan_iter(count=1000):
+            value = await client.dump(key)
+            hits += MARK.encode() in key or (value is not None and MARK.encode() in value)
+        return hits
+    finally:
+        await client.aclose()
+
+
 async def counts_of(memory: Memory, user: str) -> dict[str, int]:
     store = memory.longterm_store
     return {k: await store.count(TENANT, RecordFilter(kind=k, user=user)) for k in KINDS}
@@ -141,6 +156,8 @@ async def test_erasing_a_user_leaves_nothing(memory_urls: tuple[str, str]) -> No
         assert written["fact"] >= 2  # learned directly and extracted by consolidation
         if db is not None:
             assert sum(raw_hits(db).values()) > 0  # the probe can see the marker at all
+        else:
+            assert await redis_hits(working_url) > 0
 
         receipt = await memory.forget(TENANT, user="ulla")
         assert (receipt.episodes, receipt.facts, receipt.procedures, receipt.blocks) == (
@@ -157,6 +174,9 @@ async def test_erasing_a_user_leaves_nothing(memory_urls: tuple[str, str]) -> No
         assert "vera likes tea" in (await reads_of(memory, V))["blocks"]  # Vera keeps hers
         if db is not None:
             assert raw_hits(db) == {db.name: 0, f"{db.name}-shm": 0, f"{db.name}-wal": 0}
+        else:
+            assert await redis_hits(working_url) == 0
+            assert "VACUUM" in receipt.scrubbed
     finally:
         await memory.aclose()
     if db is not None:

@@ -285,7 +285,12 @@ async def test_dropping_a_user_during_the_outage_keeps_its_place_in_history(
         await wm(session, user).set("k", 1)
     dedicated_redis.kill()
     await wm("during", "ana").set("k", 1)  # written, then erased by the drop below
+    await wm("during", "ana").append_scratchpad("ana's secret")
+    await wm("bob", "bob").set("during", 3)
     assert await store.drop_sessions("gdpr", "ana") == 1  # the fallback's count
+    # the erased writes left the journal at once: no copy of them in this process
+    assert [e.method for e in store._outage.journal] == ["set", "drop_sessions"]
+    assert "ana's secret" not in repr(store._outage.journal)
     await wm("after", "ana").set("k", 2)  # written after the drop: must survive
     dedicated_redis.start()
     assert await store.recover()
@@ -298,6 +303,8 @@ async def test_dropping_a_user_during_the_outage_keeps_its_place_in_history(
     ):
         check = WorkingMemory(direct, scope(session, tenant="gdpr", user=user), settings=MANUAL)
         assert await check.get("k") == expected, session
+    bob = WorkingMemory(direct, scope("bob", tenant="gdpr", user="bob"), settings=MANUAL)
+    assert await bob.get("during") == 3  # another user's write of the outage is kept
     await store.aclose()
 
 

@@ -45,6 +45,7 @@ import contextlib
 import logging
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import Any, Self
 from weakref import WeakKeyDictionary
 
@@ -345,9 +346,37 @@ class FallbackWorkingStore:
 
     async def drop_session(self, ref: SessionRef) -> None:
         await self._write("drop_session", ref)
+        self._purge_journal("drop_session", lambda r: r.digest == ref.digest)
 
     async def drop_sessions(self, tenant: str, user: str | None) -> int:
-        return int(await self._write("drop_sessions", None, tenant, user))
+        dropped = int(await self._write("drop_sessions", None, tenant, user))
+        self._purge_journal(
+            "drop_sessions", lambda r: r.tenant == tenant and (user is None or r.user == user)
+        )
+        return dropped
+
+    def _purge_journal(self, method: str, erased: Callable[[SessionRef], bool]) -> None:
+        """Erasure reaches the journal: the entries of erased sessions journaled before the
+        drop (the drop, replayed, removes them from Redis anyway) leave this process's
+        memory and its journal file now. Entries after the drop (later writes) stay; so
+        does the drop itself, for what Redis held from before the outage. Not while the
+        journal is being replayed: the replay removes entries by position (they leave with
+        it, moments later)."""
+        outage = self._outage
+        if outage.draining or not outage.journal:
+            return
+        entries = list(outage.journal)
+        drops = [i for i, e in enumerate(entries) if e.method == method]
+        if not drops:
+            return
+        cut = drops[-1]
+        kept = [e for i, e in enumerate(entries) if i >= cut or e.ref is None or not erased(e.ref)]
+        if len(kept) == len(entries):
+            return
+        if outage.disk is not None:
+            outage.disk.rewrite(kept)  # first: on failure, both copies still agree
+        outage.journal.clear()
+        outage.journal.extend(kept)
 
     # -- idle sessions (consolidation): Redis only, never the fallback ----------------------
 

@@ -117,6 +117,30 @@ class DiskJournal:
                 f"written: {exc}"
             ) from exc
 
+    def rewrite(self, entries: list[Entry]) -> None:
+        """Replace the file's entries with ``entries`` (an erasure removed some), atomically:
+        they go to a new locked file that is renamed over the old one, so a crash leaves
+        either journal whole, and the erased lines are in neither the file nor its name."""
+        if self._fd is None or self._path is None:
+            return
+        temporary = self._path.with_suffix(".rewrite")
+        try:
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
+        except OSError as exc:
+            raise StoreUnavailable(f"cannot rewrite the outage journal: {exc}") from exc
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            os.write(fd, "".join(encode_entry(e) + "\n" for e in entries).encode())
+            os.fsync(fd)
+            os.replace(temporary, self._path)
+        except OSError as exc:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                temporary.unlink()
+            raise StoreUnavailable(f"cannot rewrite the outage journal: {exc}") from exc
+        os.close(self._fd)  # the replaced file, and its lock
+        self._fd = fd
+
     def clear(self) -> None:
         """Every entry reached Redis: empty the file (kept, with its lock, for next time)."""
         if self._fd is not None:
