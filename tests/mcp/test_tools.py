@@ -6,6 +6,7 @@ import pytest
 
 from sedimem.mcp import TOOL_NAMES
 from sedimem.memory import Memory
+from sedimem.scope import Scope
 from tests.mcp.conftest import client_as, data_of, error_of, local_key
 
 
@@ -531,8 +532,11 @@ async def test_forget_within_the_keys_narrowing(memory: Memory) -> None:
         assert "user: name at least one of user, session, before" in nothing
         naive = error_of(await admin.call_tool("forget", {"before": "2025-01-01T00:00:00"}))
         assert "before: Input should have timezone info" in naive
+        await memory.blocks(Scope(user="ana")).update("profile", "ana's SSN 123-45-6789")
         erased = data_of(await admin.call_tool("forget", {"user": "ana"}))
         assert erased["erased"]["episodes"] == 1
+        assert erased["erased"]["blocks"] == 1
+        assert await memory.blocks(Scope(user="ana")).list() == []
     async with client_as(memory, local_key(user="bo")) as bo:
         denied = error_of(await bo.call_tool("forget", {"user": "ana"}))
         assert "restricted to user='bo'" in denied
