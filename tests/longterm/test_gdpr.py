@@ -78,6 +78,7 @@ async def test_forget_a_user_everywhere(lt_store: LongTermStore, embedder: HashE
     assert counts(receipt) == counts(
         gdpr.ForgetReceipt(episodes=2, facts=2, procedures=1, working_sessions=1)
     )
+    assert receipt.erased == 6
     assert receipt.scrubbed.startswith(lt_store.name)
     assert receipt.scrubbed_at is not None
     episodes = EpisodicMemory(lt_store, embedder)
