@@ -3,10 +3,7 @@ and old sessions through its list of sessions (each with the scope its writes ca
 
 from __future__ import annotations
 
-import json
-
-from sedimem.errors import ValidationError
-from sedimem.scope import SCOPE_FIELDS, Scope
+from sedimem.scope import Scope
 from sedimem.storage.working.base import IdleSession, SessionRef, WorkingStore
 
 __all__ = ["drop_working"]
@@ -15,14 +12,10 @@ _PAGE = 500
 
 
 def _scope(idle: IdleSession, tenant: str) -> Scope | None:
-    try:
-        values = json.loads(idle.scope)
-        if not isinstance(values, list) or len(values) != len(SCOPE_FIELDS):
-            return None
-        scope = Scope.parse(**dict(zip(SCOPE_FIELDS, values, strict=True)))
-    except (ValueError, TypeError, ValidationError):
-        return None
-    return scope if scope.tenant == tenant and scope.digest == idle.digest else None
+    scope = Scope.from_canonical(idle.scope)
+    if scope is None or scope.tenant != tenant or scope.digest != idle.digest:
+        return None  # never act on another tenant's session, nor on text not its own
+    return scope
 
 
 async def drop_working(

@@ -273,13 +273,19 @@ async def test_two_handles_in_one_process_agree_during_the_outage(
     await two_store.aclose()
 
 
+def _journal_text(directory: Path) -> str:
+    return "".join(p.read_text() for p in directory.iterdir())
+
+
+@pytest.mark.parametrize("on_disk", [False, True], ids=["in-memory", "on-disk"])
 async def test_dropping_a_user_during_the_outage_keeps_its_place_in_history(
-    dedicated_redis: RedisServer, direct: RedisWorkingStore
+    dedicated_redis: RedisServer, direct: RedisWorkingStore, tmp_path: Path, on_disk: bool
 ) -> None:
-    store = await open_store(dedicated_redis.url, settings=MANUAL)
+    settings = MANUAL.model_copy(update={"journal_dir": tmp_path if on_disk else None})
+    store = await open_store(dedicated_redis.url, settings=settings)
 
     def wm(session: str, user: str) -> WorkingMemory:
-        return WorkingMemory(store, scope(session, tenant="gdpr", user=user), settings=MANUAL)
+        return WorkingMemory(store, scope(session, tenant="gdpr", user=user), settings=settings)
 
     for session, user in (("old1", "ana"), ("old2", "ana"), ("bob", "bob")):
         await wm(session, user).set("k", 1)
@@ -291,6 +297,10 @@ async def test_dropping_a_user_during_the_outage_keeps_its_place_in_history(
     # the erased writes left the journal at once: no copy of them in this process
     assert [e.method for e in store._outage.journal] == ["set", "drop_sessions"]
     assert "ana's secret" not in repr(store._outage.journal)
+    if on_disk:  # nor in the journal's file, which holds the same two entries
+        journal = _journal_text(tmp_path)
+        assert "ana's secret" not in journal
+        assert len(journal.splitlines()) == 2
     await wm("after", "ana").set("k", 2)  # written after the drop: must survive
     dedicated_redis.start()
     assert await store.recover()
