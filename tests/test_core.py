@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from sedimem.config import Settings, WorkingSettings, default_home
-from sedimem.errors import LimitExceeded, ValidationError
+from sedimem.config import DEFAULT_SINGLE_VALUED, Settings, WorkingSettings, default_home
+from sedimem.errors import LimitExceeded, PermissionDenied, ValidationError
 from sedimem.ids import new_id
 from sedimem.scope import Scope
 
@@ -67,3 +67,36 @@ def test_settings_refuse_out_of_range_values() -> None:
         WorkingSettings(max_journal_entries=0)
     with pytest.raises(ValueError, match="max_journal_entries"):
         WorkingSettings(max_journal_entries=100_000_001)
+
+
+def test_a_scope_reaches_records_by_id_within_its_narrowing() -> None:
+    tenant_wide = Scope(tenant="acme")
+    ana = Scope(tenant="acme", user="ana", session="run-2")
+    mine = Scope(tenant="acme", user="ana", agent="a1", session="run-1")
+    shared = Scope(tenant="acme", project="p")
+    bobs = Scope(tenant="acme", user="bob")
+    # session is provenance: another session of the same user is reached, read and changed
+    assert ana.reaches(mine)
+    assert ana.reaches(mine, change=True)
+    # a shared record is read by everyone, changed only by a scope not narrowed against it
+    assert ana.reaches(shared)
+    assert not ana.reaches(shared, change=True)
+    assert tenant_wide.reaches(shared, change=True)
+    assert tenant_wide.reaches(bobs, change=True)
+    assert not ana.reaches(bobs)
+    assert not ana.reaches(Scope(tenant="other", user="ana"))
+    ana.ensure_reaches(mine, "fact 'x'", change=True)
+    with pytest.raises(PermissionDenied, match="user='ana'"):
+        ana.ensure_reaches(bobs, "fact 'x'")
+    with pytest.raises(PermissionDenied, match="cannot be changed"):
+        ana.ensure_reaches(shared, "fact 'x'", change=True)
+
+
+def test_single_valued_predicates_are_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert Settings().facts.single_valued_predicates == DEFAULT_SINGLE_VALUED
+    monkeypatch.setenv("SEDIMEM_FACTS__EXTRA_SINGLE_VALUED", '["prefers_seat"]')
+    assert Settings().facts.single_valued_predicates == DEFAULT_SINGLE_VALUED | {"prefers_seat"}
+    monkeypatch.setenv("SEDIMEM_FACTS__SINGLE_VALUED", '["lives_in"]')
+    assert Settings().facts.single_valued_predicates == {"lives_in", "prefers_seat"}
+    with pytest.raises(ValueError, match="single_valued"):
+        Settings(facts={"single_valued": [f"p{i}" for i in range(1001)]})  # type: ignore[arg-type]

@@ -7,12 +7,37 @@ builds :class:`Settings` once and hands the relevant part to each component.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, StringConstraints
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["ServerSettings", "Settings", "WorkingSettings", "default_home"]
+__all__ = [
+    "DEFAULT_SINGLE_VALUED",
+    "MAX_CONFIGURED_PREDICATES",
+    "FactSettings",
+    "ServerSettings",
+    "Settings",
+    "WorkingSettings",
+    "default_home",
+]
+
+#: Predicates with one value at a time unless configured otherwise ("lives_in": a new value
+#: supersedes the old one; "speaks": values accumulate).
+DEFAULT_SINGLE_VALUED = frozenset(
+    {
+        "lives_in", "located_in", "works_at", "works_as", "job_title", "role", "age",
+        "email", "phone", "address", "name", "status", "married_to", "spouse", "birthday",
+        "date_of_birth", "nationality", "timezone", "favorite", "prefers", "manager",
+        "reports_to", "owner", "version", "current_project",
+    }
+)  # fmt: skip
+
+#: Most predicates one setting may list (the default set, or the additions to it).
+MAX_CONFIGURED_PREDICATES = 1000
+
+_Predicate = Annotated[str, StringConstraints(min_length=1, max_length=256)]
 
 
 def default_home() -> Path:
@@ -79,6 +104,33 @@ class WorkingSettings(BaseModel):
     )
 
 
+class FactSettings(BaseModel):
+    """Semantic memory: which predicates hold one value at a time.
+
+    A tenant may extend or override this at run time (``SemanticMemory.declare``), and a
+    fact may override both when it is written (``Fact.cardinality``).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    single_valued: frozenset[_Predicate] = Field(
+        default=DEFAULT_SINGLE_VALUED,
+        max_length=MAX_CONFIGURED_PREDICATES,
+        description="Predicates whose new value supersedes the old one (JSON list); replaces "
+        "the built-in set.",
+    )
+    extra_single_valued: frozenset[_Predicate] = Field(
+        default=frozenset(),
+        max_length=MAX_CONFIGURED_PREDICATES,
+        description="Predicates added to `single_valued` (JSON list), keeping the built-in set.",
+    )
+
+    @property
+    def single_valued_predicates(self) -> frozenset[str]:
+        """Every predicate single-valued by default, as configured."""
+        return self.single_valued | self.extra_single_valued
+
+
 class ServerSettings(BaseModel):
     """The REST + MCP server (``sedimem serve``)."""
 
@@ -120,6 +172,7 @@ class Settings(BaseSettings):
     )
     working: WorkingSettings = Field(default_factory=WorkingSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
+    facts: FactSettings = Field(default_factory=FactSettings)
     admin_key: SecretStr | None = Field(
         default=None,
         description="Bearer token for admin routes (POST /v1/keys); unset: admin routes refuse.",

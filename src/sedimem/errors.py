@@ -60,7 +60,18 @@ class NotFound(SedimemError, LookupError):
 
 
 class Conflict(SedimemError):
-    """The request contradicts the stored state."""
+    """The request contradicts the stored state.
+
+    ``field`` names the input that met the conflict, when one did (``fact_id`` of an edit
+    of a superseded fact); ``current`` holds the ids of the records to address instead.
+    """
+
+    def __init__(
+        self, message: str, *, field: str | None = None, current: tuple[str, ...] = ()
+    ) -> None:
+        self.field = field
+        self.current = current
+        super().__init__(f"{field}: {message}" if field else message)
 
 
 class PermissionDenied(SedimemError):

@@ -137,7 +137,13 @@ class Memory:
         retrieval = retrieval or RetrievalSettings()
         self._retrieval = retrieval
         self.episodes = EpisodicMemory(longterm_store, embedder, settings=retrieval, clock=clock)
-        self.facts = SemanticMemory(longterm_store, embedder, settings=retrieval, clock=clock)
+        self.facts = SemanticMemory(
+            longterm_store,
+            embedder,
+            single_valued=self.settings.facts.single_valued_predicates,
+            settings=retrieval,
+            clock=clock,
+        )
         self.procedures = ProceduralMemory(
             longterm_store, embedder, settings=retrieval, clock=clock
         )

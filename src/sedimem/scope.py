@@ -13,7 +13,7 @@ from typing import Annotated, Self
 
 from pydantic import BaseModel, ConfigDict, StringConstraints
 
-from sedimem.errors import ValidationError
+from sedimem.errors import PermissionDenied, ValidationError
 
 __all__ = ["SCOPE_FIELDS", "SYSTEM_TENANT", "Identifier", "Scope"]
 
@@ -27,6 +27,7 @@ Identifier = Annotated[
 SYSTEM_TENANT = "\x1fsedimem"
 
 SCOPE_FIELDS = ("tenant", "project", "user", "agent_type", "agent", "session")
+_OWNER_FIELDS = ("project", "user", "agent_type", "agent")
 
 
 class Scope(BaseModel):
@@ -91,3 +92,35 @@ class Scope(BaseModel):
     def digest(self) -> str:
         """A short stable hash of :attr:`canonical`, safe inside store key names."""
         return hashlib.blake2b(self.canonical.encode(), digest_size=12).hexdigest()
+
+    def reaches(self, record: Scope, *, change: bool = False) -> bool:
+        """Whether a long-term record filed under ``record`` may be read (or, with
+        ``change``, edited or deleted) by id through this scope.
+
+        The rule of addressing one record by its id, the same for every interface: on each
+        of project, user, agent type and agent that this scope names, the record must name
+        the same value or, for a read, none (a shared record: every scope sees it; only a
+        scope naming none of those fields may change it). Fields this scope leaves unset do
+        not constrain: a tenant-wide caller reaches every record of its tenant. ``session``
+        is provenance on a long-term record, never a boundary.
+        """
+        if record.tenant != self.tenant:
+            return False
+        for name in _OWNER_FIELDS:
+            mine, theirs = getattr(self, name), getattr(record, name)
+            if mine is None or theirs == mine:
+                continue
+            if theirs is None and not change:
+                continue
+            return False
+        return True
+
+    def ensure_reaches(self, record: Scope, what: str, *, change: bool = False) -> None:
+        """Refuse (``PermissionDenied``) a record this scope may not address by id."""
+        if self.reaches(record, change=change):
+            return
+        named = ", ".join(
+            f"{n}={getattr(self, n)!r}" for n in _OWNER_FIELDS if getattr(self, n) is not None
+        )
+        verb = "changed" if change else "read"
+        raise PermissionDenied(f"{what} cannot be {verb} from a scope narrowed to {named}")

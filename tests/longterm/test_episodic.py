@@ -6,7 +6,7 @@ from typing import Any, cast
 import pytest
 
 from sedimem.embed import HashEmbedder
-from sedimem.errors import NotFound, ValidationError
+from sedimem.errors import NotFound, PermissionDenied, ValidationError
 from sedimem.longterm.episodic import EpisodicMemory
 from sedimem.longterm.records import episode_row
 from sedimem.memory import Memory
@@ -225,3 +225,52 @@ async def test_an_episode_stored_with_nul_before_the_rule_reads_and_exports(
         assert read.description == "a\ufffdb"
         exported = [line async for line in memory.export("t", None)]
         assert any(legacy.id in line for line in exported)
+
+
+async def test_update_and_delete_by_id_show_in_the_next_read(episodes: EpisodicMemory) -> None:
+    ana = Scope(tenant="a", user="ana")
+    stored = await episodes.record(ep("booked a ferry to Bergen", ana, importance=0.2))
+    other = await episodes.record(ep("renewed the passport", ana))
+    changed = await episodes.update(
+        stored.id,
+        {"description": "booked the night train to Oslo", "importance": 0.9},
+        scope=Scope(tenant="a", user="ana", session="later"),
+    )
+    assert (changed.description, changed.importance, changed.id) == (
+        "booked the night train to Oslo", 0.9, stored.id,
+    )  # fmt: skip
+    assert await episodes.get(stored.id, scope=ana) == changed
+    # keyword and vector search see the new text, not the old one (in-memory indexes too)
+    for mode in ("keyword", "vector"):
+        hits = await episodes.recall("night train Oslo", scope=ana, k=1, mode=mode)  # type: ignore[arg-type]
+        assert [h.record.description for h in hits] == ["booked the night train to Oslo"]
+    assert await episodes.recall("ferry Bergen", scope=ana, mode="keyword") == []
+    assert await episodes.delete(stored.id, scope=ana) is True
+    for mode in ("keyword", "vector"):
+        left = await episodes.recall("night train Oslo", scope=ana, mode=mode)  # type: ignore[arg-type]
+        assert [h.record.id for h in left] == ([other.id] if mode == "vector" else [])
+    with pytest.raises(NotFound):
+        await episodes.update(stored.id, {"importance": 0.1}, scope=ana)
+    assert await episodes.delete(stored.id, scope=ana) is False
+
+
+async def test_edits_by_id_follow_the_scope(episodes: EpisodicMemory) -> None:
+    stored = await episodes.record(ep("fixed the build", Scope(tenant="a", user="ana")))
+    with pytest.raises(NotFound):
+        await episodes.update(stored.id, {"importance": 0.1}, scope=Scope(tenant="b"))
+    for bob_tries in (
+        episodes.get(stored.id, scope=Scope(tenant="a", user="bob")),
+        episodes.update(stored.id, {"importance": 0.1}, scope=Scope(tenant="a", user="bob")),
+        episodes.delete(stored.id, scope=Scope(tenant="a", user="bob")),
+    ):
+        with pytest.raises(PermissionDenied):
+            await bob_tries
+    with pytest.raises(ValidationError) as bad:
+        await episodes.update(stored.id, {"outcome": "maybe"}, tenant="a")
+    assert bad.value.field == "outcome"
+    with pytest.raises(ValidationError) as unknown:
+        await episodes.update(stored.id, {"occurred_at": T0}, tenant="a")
+    assert unknown.value.field == "occurred_at"
+    assert (await episodes.update(stored.id, {"outcome": "failure"}, tenant="a")).outcome == (
+        Outcome.FAILURE
+    )

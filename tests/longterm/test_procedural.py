@@ -3,7 +3,7 @@ import asyncio
 import pytest
 
 from sedimem.embed import HashEmbedder
-from sedimem.errors import NotFound, ValidationError
+from sedimem.errors import NotFound, PermissionDenied, ValidationError
 from sedimem.longterm.procedural import ProceduralMemory
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import LongTermStore
@@ -101,3 +101,36 @@ async def test_counting_outcomes_keeps_the_vector(procedures: ProceduralMemory) 
     await procedures.record_outcome(p.id, True, tenant="vec")
     hits = await procedures.find_matching("rotate credentials", scope=scope, mode="vector")
     assert [h.record.id for h in hits] == [p.id]
+
+
+async def test_update_and_delete_by_id(procedures: ProceduralMemory) -> None:
+    team = Scope(tenant="a", agent_type="deployer")
+    p = await procedures.record(proc(team, "deploy", "deploy a service", ["build", "push"]))
+    renamed = await procedures.update(p.id, {"trigger": "ship a release"}, scope=team)
+    assert (renamed.trigger, renamed.version, renamed.steps) == ("ship a release", 1, p.steps)
+    hits = await procedures.find_matching("ship a release", scope=team, mode="keyword")
+    assert [h.record.id for h in hits] == [p.id]
+    stepped = await procedures.update(
+        p.id, {"steps": ["build", "test", "push"], "metadata": {"owner": "ops"}}, scope=team
+    )
+    assert stepped.version == 2
+    assert stepped.metadata["owner"] == "ops"
+    assert stepped.metadata["history"] == [{"version": 1, "steps": ["build", "push"]}]
+    assert (await procedures.get(p.id, scope=team)).steps == ["build", "test", "push"]
+    # an agent of the type reads and counts uses of the shared procedure, may not change it
+    agent = Scope(tenant="a", agent_type="deployer", agent="d1")
+    assert (await procedures.record_outcome(p.id, True, scope=agent)).success_count == 1
+    with pytest.raises(PermissionDenied):
+        await procedures.update(p.id, {"trigger": "x"}, scope=agent)
+    with pytest.raises(PermissionDenied):
+        await procedures.delete(p.id, scope=agent)
+    with pytest.raises(PermissionDenied):
+        await procedures.get(p.id, scope=Scope(tenant="a", agent_type="planner"))
+    with pytest.raises(NotFound):
+        await procedures.update(p.id, {"trigger": "x"}, scope=Scope(tenant="b"))
+    with pytest.raises(ValidationError) as empty:
+        await procedures.update(p.id, {"steps": []}, scope=team)
+    assert empty.value.field == "steps"
+    assert await procedures.delete(p.id, scope=team) is True
+    assert await procedures.find_matching("ship a release", scope=team) == []
+    assert await procedures.delete(p.id, scope=team) is False

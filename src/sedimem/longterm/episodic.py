@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
 from sedimem.errors import NotFound, ValidationError
 from sedimem.longterm import records
@@ -13,7 +14,8 @@ from sedimem.longterm.search import Mode
 from sedimem.longterm.service import LongTermService
 from sedimem.longterm.vectors import as_vector, embed_all
 from sedimem.scope import Scope
-from sedimem.storage.longterm.base import RecordFilter, StoredRecord
+from sedimem.storage.longterm.base import RecordFilter, StoredRecord, Vector
+from sedimem.types.edits import EpisodeChanges
 from sedimem.types.longterm import Episode, Outcome
 from sedimem.types.search import Hit, Page
 
@@ -61,12 +63,48 @@ class EpisodicMemory(LongTermService):
                 progress(len(batch))
         return list(episodes)
 
-    async def get(self, episode_id: str, *, tenant: str = "default") -> Episode:
-        check_text("episode_id", episode_id)
-        rows = await self._store.get(tenant, [episode_id])
-        if not rows or rows[0].kind != records.EPISODE:
+    async def get(
+        self, episode_id: str, *, tenant: str | None = None, scope: Scope | None = None
+    ) -> Episode:
+        """One episode; with ``scope``, only if the scope reaches it (``Scope.reaches``)."""
+        row = await self._addressed(records.EPISODE, episode_id, tenant=tenant, scope=scope)
+        return records.episode_from_row(row)
+
+    async def update(
+        self,
+        episode_id: str,
+        changes: EpisodeChanges | Mapping[str, Any],
+        *,
+        tenant: str | None = None,
+        scope: Scope | None = None,
+    ) -> Episode:
+        """Change fields of an episode in place (re-embedded when its text changes)."""
+        if not isinstance(changes, EpisodeChanges):
+            changes = EpisodeChanges(**changes)
+        row = await self._addressed(
+            records.EPISODE, episode_id, tenant=tenant, scope=scope, change=True
+        )
+        edited = _edited(records.episode_from_row(row), changes)
+        vector: Vector | None = None
+        if edited.search_text() != records.episode_from_row(row).search_text():
+            (vector,) = await embed_all(self._embedder, [edited.search_text()])
+        result: builtins.list[Episode] = []
+
+        def decide(rows: builtins.list[StoredRecord]) -> Sequence[StoredRecord]:
+            current = self._checked(records.EPISODE, episode_id, rows)
+            if current is None:
+                return []
+            episode = _edited(records.episode_from_row(current), changes)
+            result.append(episode)
+            keep = current.vector if vector is None else vector
+            return [records.episode_row(episode, keep, name=current.name)]
+
+        await self._store.update_locked(
+            row.tenant, f"episode-id:{episode_id}", RecordFilter(ids=(episode_id,)), decide
+        )
+        if not result:
             raise NotFound(f"episode {episode_id!r} does not exist")
-        return records.episode_from_row(rows[0])
+        return result[0]
 
     async def list(
         self,
@@ -113,9 +151,18 @@ class EpisodicMemory(LongTermService):
             for row, why in found
         ]
 
-    async def delete(self, episode_id: str, *, tenant: str = "default") -> bool:
-        check_text("episode_id", episode_id)
-        return await self._store.delete(tenant, [episode_id]) > 0
+    async def delete(
+        self, episode_id: str, *, tenant: str | None = None, scope: Scope | None = None
+    ) -> bool:
+        """Delete an episode (false when there is none); with ``scope``, only one it may
+        change (``PermissionDenied`` otherwise)."""
+        try:
+            row = await self._addressed(
+                records.EPISODE, episode_id, tenant=tenant, scope=scope, change=True
+            )
+        except NotFound:
+            return False
+        return await self._store.delete(row.tenant, [episode_id]) > 0
 
     async def session_messages(
         self, scope: Scope, limit: int = 50
@@ -168,6 +215,11 @@ class EpisodicMemory(LongTermService):
             occurred_before=None if end is None else end + 1e-6,
             min_importance=min_importance,
         )
+
+
+def _edited(episode: Episode, changes: EpisodeChanges) -> Episode:
+    """The episode with the changes applied, validated as a whole."""
+    return Episode(**{**episode.model_dump(), **changes.given()})
 
 
 def _when(episode: Episode) -> tuple[datetime, str]:

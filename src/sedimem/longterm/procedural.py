@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
 from sedimem.clock import utc_from_timestamp
 from sedimem.errors import NotFound, ValidationError
@@ -14,6 +15,7 @@ from sedimem.longterm.service import LongTermService
 from sedimem.longterm.vectors import embed_all
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import RecordFilter, StoredRecord, Vector
+from sedimem.types.edits import ProcedureChanges
 from sedimem.types.longterm import Procedure
 from sedimem.types.search import Hit
 
@@ -70,12 +72,12 @@ class ProceduralMemory(LongTermService):
         )
         return result[0]
 
-    async def get(self, procedure_id: str, *, tenant: str = "default") -> Procedure:
-        check_text("procedure_id", procedure_id)
-        rows = await self._store.get(tenant, [procedure_id])
-        if not rows or rows[0].kind != records.PROCEDURE:
-            raise NotFound(f"procedure {procedure_id!r} does not exist")
-        return records.procedure_from_row(rows[0])
+    async def get(
+        self, procedure_id: str, *, tenant: str | None = None, scope: Scope | None = None
+    ) -> Procedure:
+        """One procedure; with ``scope``, only if the scope reaches it (``Scope.reaches``)."""
+        row = await self._addressed(records.PROCEDURE, procedure_id, tenant=tenant, scope=scope)
+        return records.procedure_from_row(row)
 
     async def find_matching(
         self,
@@ -109,11 +111,18 @@ class ProceduralMemory(LongTermService):
         return hits[0].record if hits else None
 
     async def record_outcome(
-        self, procedure_id: str, success: bool, *, tenant: str = "default"
+        self,
+        procedure_id: str,
+        success: bool,
+        *,
+        tenant: str | None = None,
+        scope: Scope | None = None,
     ) -> Procedure:
-        """Count a use of the procedure, atomically."""
+        """Count a use of the procedure, atomically (any scope that reads a procedure may
+        count its uses: agents share what was filed at agent-type level)."""
         if not isinstance(success, bool):
             raise ValidationError("success", "must be true or false", allowed="a boolean")
+        row = await self._addressed(records.PROCEDURE, procedure_id, tenant=tenant, scope=scope)
         now = utc_from_timestamp(self._clock.now())
 
         def change(p: Procedure) -> Procedure:
@@ -125,25 +134,60 @@ class ProceduralMemory(LongTermService):
                 }
             )
 
-        return await self._update(tenant, procedure_id, change)
+        return await self._update(row.tenant, procedure_id, change)
 
     async def update_steps(
-        self, procedure_id: str, steps: list[str], *, tenant: str = "default"
+        self,
+        procedure_id: str,
+        steps: list[str],
+        *,
+        tenant: str | None = None,
+        scope: Scope | None = None,
     ) -> Procedure:
         """Replace the steps; the procedure moves to its next version."""
         if not steps or not all(isinstance(s, str) and s.strip() for s in steps):
             raise ValidationError("steps", "must be non-empty text", allowed="1+ non-empty steps")
-        now = utc_from_timestamp(self._clock.now())
-        current = await self.get(procedure_id, tenant=tenant)
-        preview = _new_version(current, steps, now)
-        (vector,) = await embed_all(self._embedder, [preview.search_text()])
-        return await self._update(
-            tenant, procedure_id, lambda p: _new_version(p, steps, now), vector=vector
+        return await self.update(
+            procedure_id, ProcedureChanges(steps=steps), tenant=tenant, scope=scope
         )
 
-    async def delete(self, procedure_id: str, *, tenant: str = "default") -> bool:
-        check_text("procedure_id", procedure_id)
-        return await self._store.delete(tenant, [procedure_id]) > 0
+    async def update(
+        self,
+        procedure_id: str,
+        changes: ProcedureChanges | Mapping[str, Any],
+        *,
+        tenant: str | None = None,
+        scope: Scope | None = None,
+    ) -> Procedure:
+        """Change a procedure: new steps make its next version (the old steps go to its
+        history); a new trigger or metadata are changed in place."""
+        if not isinstance(changes, ProcedureChanges):
+            changes = ProcedureChanges(**changes)
+        row = await self._addressed(
+            records.PROCEDURE, procedure_id, tenant=tenant, scope=scope, change=True
+        )
+        now = utc_from_timestamp(self._clock.now())
+        before = records.procedure_from_row(row)
+        preview = _changed(before, changes, now)
+        vector: Vector | None = None
+        if preview.search_text() != before.search_text():
+            (vector,) = await embed_all(self._embedder, [preview.search_text()])
+        return await self._update(
+            row.tenant, procedure_id, lambda p: _changed(p, changes, now), vector=vector
+        )
+
+    async def delete(
+        self, procedure_id: str, *, tenant: str | None = None, scope: Scope | None = None
+    ) -> bool:
+        """Delete a procedure (false when there is none); with ``scope``, only one it may
+        change (``PermissionDenied`` otherwise)."""
+        try:
+            row = await self._addressed(
+                records.PROCEDURE, procedure_id, tenant=tenant, scope=scope, change=True
+            )
+        except NotFound:
+            return False
+        return await self._store.delete(row.tenant, [procedure_id]) > 0
 
     async def _update(
         self, tenant: str, procedure_id: str, change: _Change, *, vector: Vector | None = None
@@ -152,11 +196,12 @@ class ProceduralMemory(LongTermService):
         result: list[Procedure] = []
 
         def decide(rows: list[StoredRecord]) -> Sequence[StoredRecord]:
-            if not rows or rows[0].kind != records.PROCEDURE:
+            current = self._checked(records.PROCEDURE, procedure_id, rows)
+            if current is None:
                 return []
-            changed = change(records.procedure_from_row(rows[0]))
+            changed = change(records.procedure_from_row(current))
             result.append(changed)
-            keep = rows[0].vector if vector is None else vector
+            keep = current.vector if vector is None else vector
             return [records.procedure_row(changed, keep)]
 
         await self._store.update_locked(
@@ -177,6 +222,20 @@ def _history(p: Procedure) -> list[dict[str, object]]:
     earlier = p.metadata.get("history", [])
     past = list(earlier) if isinstance(earlier, list) else []
     return [*past, {"version": p.version, "steps": p.steps}]
+
+
+def _changed(p: Procedure, changes: ProcedureChanges, now: datetime) -> Procedure:
+    given = changes.given()
+    steps = given.pop("steps", None)
+    if steps is not None and steps != p.steps:
+        p = _new_version(p, steps, now)
+    if "metadata" in given:
+        given["metadata"] = {**given["metadata"], "history": p.metadata.get("history", [])}
+        if not given["metadata"]["history"]:
+            del given["metadata"]["history"]
+    if not given:
+        return p
+    return Procedure(**{**p.model_dump(), **given, "updated_at": now})
 
 
 def _new_version(p: Procedure, steps: list[str], now: datetime) -> Procedure:

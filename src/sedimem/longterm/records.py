@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from datetime import datetime
 
+from sedimem.scope import Scope
 from sedimem.storage.longterm.base import StoredRecord, Vector
 from sedimem.types.longterm import Episode, Fact, Procedure
 
@@ -16,6 +17,7 @@ __all__ = [
     "normalise",
     "procedure_from_row",
     "procedure_row",
+    "scope_of",
     "statement_key",
 ]
 
@@ -36,6 +38,18 @@ def statement_key(fact: Fact) -> str:
     else:
         basis = normalise(fact.statement)
     return hashlib.blake2b(basis.encode(), digest_size=16).hexdigest()
+
+
+def scope_of(row: StoredRecord) -> Scope:
+    """The scope a stored record was filed under (read from its indexed columns)."""
+    return Scope(
+        tenant=row.tenant,
+        project=row.project,
+        user=row.user,
+        agent_type=row.agent_type,
+        agent=row.agent,
+        session=row.session,
+    )
 
 
 def _ts(value: datetime | None) -> float | None:

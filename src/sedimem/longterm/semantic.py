@@ -11,50 +11,38 @@ supersedes it: the open-ended version is retired (``invalidated_at`` = now) and 
 version (``valid_to`` = the new value's ``valid_from``) is recorded in its place, so "where
 did Ana live in 2021?" still has its answer. Learning what is already believed reinforces
 it instead of duplicating it; multi-valued predicates accumulate.
+
+Which predicates are single-valued: the configured defaults (``FactSettings``), overridden
+per tenant by its declarations (``declare``, kept in the store), overridden per write by the
+fact's own ``cardinality``. A fact is corrected (``correct``) by recording the corrected
+version and retiring the old one; only what is currently believed can be corrected.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from sedimem.clock import Clock, utc_from_timestamp
+from sedimem.config import DEFAULT_SINGLE_VALUED
 from sedimem.embed.base import Embedder
-from sedimem.errors import NotFound
+from sedimem.errors import Conflict, NotFound
 from sedimem.ids import new_id
 from sedimem.longterm import records
 from sedimem.longterm.arguments import aware_timestamp, check_k, check_text
+from sedimem.longterm.predicates import Predicates
 from sedimem.longterm.search import Mode
 from sedimem.longterm.service import LongTermService
 from sedimem.longterm.vectors import embed_all
 from sedimem.retrieval.fusion import RetrievalSettings
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import LongTermStore, RecordFilter, StoredRecord
-from sedimem.types.longterm import Fact
+from sedimem.types.edits import FactChanges, PredicateCardinalities
+from sedimem.types.longterm import Cardinality, Fact, LearnResult
 from sedimem.types.search import Hit
 
 __all__ = ["DEFAULT_SINGLE_VALUED", "LearnResult", "SemanticMemory"]
-
-#: Predicates with one value at a time, unless configured otherwise.
-DEFAULT_SINGLE_VALUED = frozenset(
-    {
-        "lives_in", "located_in", "works_at", "works_as", "job_title", "role", "age",
-        "email", "phone", "address", "name", "status", "married_to", "spouse", "birthday",
-        "date_of_birth", "nationality", "timezone", "favorite", "prefers", "manager",
-        "reports_to", "owner", "version", "current_project",
-    }
-)  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True)
-class LearnResult:
-    """What ``learn`` did: inserted a new fact, reinforced a known one, or superseded one."""
-
-    action: Literal["inserted", "reinforced", "superseded"]
-    fact: Fact
-    closed: tuple[Fact, ...] = ()
 
 
 def _covers(fact: Fact, at: datetime) -> bool:
@@ -74,6 +62,25 @@ def _reinforce(known: Fact, again: Fact) -> Fact:
     )
 
 
+def _lock_and_filter(fact: Fact) -> tuple[str, RecordFilter]:
+    """What a write about ``fact`` locks and reads: every current value of its subject and
+    predicate when structured (supersession and conflicts need them all), else the current
+    versions of its statement."""
+    if fact.subject is not None and fact.predicate is not None:
+        subject, predicate = records.normalise(fact.subject), records.normalise(fact.predicate)
+        flt = RecordFilter(
+            kind=records.FACT,
+            subject=subject,
+            predicate=predicate,
+            current=True,
+            user=fact.scope.user,
+        )
+        return f"fact:{subject}\x1f{predicate}", flt
+    key = records.statement_key(fact)
+    flt = RecordFilter(kind=records.FACT, name=key, current=True, user=fact.scope.user)
+    return f"fact:{key}", flt
+
+
 class SemanticMemory(LongTermService):
     def __init__(
         self,
@@ -85,31 +92,49 @@ class SemanticMemory(LongTermService):
         clock: Clock | None = None,
     ) -> None:
         super().__init__(store, embedder, settings=settings, clock=clock)
-        self._single_valued = frozenset(records.normalise(p) for p in single_valued)
+        self._predicates = Predicates(store, single_valued)
 
     def is_single_valued(self, predicate: str) -> bool:
-        return records.normalise(predicate) in self._single_valued
+        """Single-valued by the configured defaults (a tenant may declare otherwise)."""
+        return records.normalise(predicate) in self._predicates.defaults
+
+    async def cardinality(self, predicate: str, *, tenant: str = "default") -> Cardinality:
+        """How many values ``predicate`` holds for the tenant (its declarations first)."""
+        return self._predicates.decide(predicate, await self._predicates.declared(tenant))
+
+    async def predicates(self, *, tenant: str = "default") -> PredicateCardinalities:
+        """The tenant's single-valued predicates: configured defaults and its declarations."""
+        return await self._predicates.describe(tenant)
+
+    async def declare(
+        self, predicates: Sequence[str], cardinality: Cardinality = "one", *, scope: Scope
+    ) -> PredicateCardinalities:
+        """Declare predicates single-valued (``one``) or multi-valued (``many``) for the
+        scope's tenant, durably (every process on the store follows it from its next write).
+        The scope must be tenant-wide (``PermissionDenied`` otherwise); at most
+        ``MAX_PREDICATES_PER_CALL`` predicates a call, ``MAX_DECLARED_PREDICATES`` in all."""
+        return await self._predicates.declare(predicates, cardinality, scope=scope)
 
     async def learn(self, fact: Fact) -> LearnResult:
-        """Insert, reinforce or supersede, atomically, within the fact's tenant."""
+        """Insert, reinforce or supersede, atomically, within the fact's tenant.
+
+        Single-valued (the fact's ``cardinality``, else the tenant's declaration, else the
+        configured default): a new value supersedes the current one. Multi-valued: values
+        accumulate; when that is only the default, current values of the same subject and
+        predicate with another object are reported as ``possible_conflicts``.
+        """
         now = utc_from_timestamp(self._clock.now())
         fact = fact.model_copy(update={"recorded_at": now})
         key = records.statement_key(fact)
-        single = fact.predicate is not None and self.is_single_valued(fact.predicate)
-        if single:
-            subject = records.normalise(fact.subject or "")
-            predicate = records.normalise(fact.predicate or "")
-            lock = f"fact:{subject}\x1f{predicate}"
-            flt = RecordFilter(
-                kind=records.FACT,
-                subject=subject,
-                predicate=predicate,
-                current=True,
-                user=fact.scope.user,
+        single = explicit = False
+        if fact.predicate is not None:
+            declared = await self._predicates.declared(fact.scope.tenant)
+            explicit = fact.cardinality is not None or (
+                records.normalise(fact.predicate) in declared
             )
-        else:
-            lock = f"fact:{key}"
-            flt = RecordFilter(kind=records.FACT, name=key, current=True, user=fact.scope.user)
+            chosen = fact.cardinality or self._predicates.decide(fact.predicate, declared)
+            single = chosen == "one"
+        lock, flt = _lock_and_filter(fact)
         (vector,) = await embed_all(self._embedder, [fact.statement])
         outcome: list[LearnResult] = []
 
@@ -124,10 +149,13 @@ class SemanticMemory(LongTermService):
             same = [f for f in holding if records.statement_key(f) == key]
             if same:
                 reinforced = _reinforce(same[-1], fact)
-                outcome.append(LearnResult("reinforced", reinforced))
+                outcome.append(LearnResult(action="reinforced", fact=reinforced))
                 return [records.fact_row(reinforced, stored[reinforced.id])]
             if not single:
-                outcome.append(LearnResult("inserted", fact))
+                conflicts = [] if explicit else [f for f in versions if _covers(f, at)]
+                outcome.append(
+                    LearnResult(action="inserted", fact=fact, possible_conflicts=conflicts)
+                )
                 return [records.fact_row(fact, vector)]
             # a timeline insertion: the new value holds from ``at`` until the next version
             following = [f.valid_from for f in versions if f.valid_from > at]
@@ -150,18 +178,26 @@ class SemanticMemory(LongTermService):
                     closed.append(ended)
                     writes.append(records.fact_row(ended, stored[old.id]))
             action: Literal["superseded", "inserted"] = "superseded" if holding else "inserted"
-            outcome.append(LearnResult(action, new, tuple(closed)))
+            outcome.append(
+                LearnResult(
+                    action=action,
+                    fact=new,
+                    superseded=[f.id for f in holding],
+                    closed=closed,
+                )
+            )
             return writes
 
         await self._store.update_locked(fact.scope.tenant, lock, flt, decide)
         return outcome[-1]
 
-    async def get(self, fact_id: str, *, tenant: str = "default") -> Fact:
-        check_text("fact_id", fact_id)
-        rows = await self._store.get(tenant, [fact_id])
-        if not rows or rows[0].kind != records.FACT:
-            raise NotFound(f"fact {fact_id!r} does not exist")
-        return records.fact_from_row(rows[0])
+    async def get(
+        self, fact_id: str, *, tenant: str | None = None, scope: Scope | None = None
+    ) -> Fact:
+        """One fact (any version); with ``scope``, only if the scope reaches it."""
+        return records.fact_from_row(
+            await self._addressed(records.FACT, fact_id, tenant=tenant, scope=scope)
+        )
 
     async def history(
         self,
@@ -236,28 +272,110 @@ class SemanticMemory(LongTermService):
             for row, why in found
         ]
 
-    async def invalidate(self, fact_id: str, *, tenant: str = "default") -> Fact:
-        """Stop believing a fact (kept as history, never deleted)."""
-        check_text("fact_id", fact_id)
+    async def invalidate(
+        self, fact_id: str, *, tenant: str | None = None, scope: Scope | None = None
+    ) -> Fact:
+        """Stop believing a fact (kept as history, never deleted); idempotent."""
+        row = await self._addressed(records.FACT, fact_id, tenant=tenant, scope=scope, change=True)
         now = utc_from_timestamp(self._clock.now())
         changed: list[Fact] = []
+        lock, _ = _lock_and_filter(records.fact_from_row(row))
 
         def decide(rows: list[StoredRecord]) -> Sequence[StoredRecord]:
-            if not rows or rows[0].kind != records.FACT:
+            current = self._checked(records.FACT, fact_id, rows)
+            if current is None:
                 return []
-            fact = records.fact_from_row(rows[0])
+            fact = records.fact_from_row(current)
             if fact.invalidated_at is None:
                 fact = fact.model_copy(update={"invalidated_at": now})
             changed.append(fact)
-            return [records.fact_row(fact, rows[0].vector)]
+            return [records.fact_row(fact, current.vector)]
 
+        # the lock of the fact's subject and predicate: no learn() decides on it meanwhile
         await self._store.update_locked(
-            tenant, f"fact-id:{fact_id}", RecordFilter(ids=(fact_id,)), decide
+            row.tenant, lock, RecordFilter(ids=(fact_id,), kind=records.FACT), decide
         )
         if not changed:
             raise NotFound(f"fact {fact_id!r} does not exist")
         return changed[0]
 
-    async def delete(self, fact_id: str, *, tenant: str = "default") -> bool:
-        check_text("fact_id", fact_id)
-        return await self._store.delete(tenant, [fact_id]) > 0
+    async def correct(
+        self,
+        fact_id: str,
+        changes: FactChanges | Mapping[str, Any],
+        *,
+        tenant: str | None = None,
+        scope: Scope | None = None,
+    ) -> LearnResult:
+        """Correct a current fact: the corrected version is recorded (new id, believed from
+        now) and the old one retired, so what was believed before stays askable.
+
+        A fact already retired (superseded or invalidated) cannot be corrected: ``Conflict``
+        naming the current fact(s) of its subject and predicate, the ones to correct instead.
+        """
+        if not isinstance(changes, FactChanges):
+            changes = FactChanges(**changes)
+        row = await self._addressed(records.FACT, fact_id, tenant=tenant, scope=scope, change=True)
+        known = records.fact_from_row(row)
+        now = utc_from_timestamp(self._clock.now())
+        given = changes.given()
+        fields = {**known.model_dump(), **given, "id": new_id(), "recorded_at": now}
+        corrected = Fact(**{**fields, "invalidated_at": None})
+        fresh = None  # the statement's vector, when the statement changes
+        if corrected.statement != known.statement:
+            (fresh,) = await embed_all(self._embedder, [corrected.statement])
+        lock, flt = _lock_and_filter(known)
+        result: list[LearnResult] = []
+        current_ids: list[str] = []
+
+        def decide(rows: list[StoredRecord]) -> Sequence[StoredRecord]:
+            mine = [r for r in rows if r.id == fact_id]
+            if not mine:
+                current_ids.extend(
+                    f.id for f in map(records.fact_from_row, rows)
+                    if f.scope.owner == known.scope.owner and f.valid_to is None
+                )  # fmt: skip
+                return []
+            retired = records.fact_from_row(mine[0]).model_copy(update={"invalidated_at": now})
+            new = corrected.model_copy(
+                update={"metadata": {**corrected.metadata, "corrects": fact_id}}
+            )
+            result.append(LearnResult(action="superseded", fact=new, superseded=[fact_id]))
+            vector = mine[0].vector if fresh is None else fresh
+            return [records.fact_row(retired, None), records.fact_row(new, vector)]
+
+        await self._store.update_locked(row.tenant, lock, flt, decide)
+        if result:
+            return result[0]
+        raise _retired(fact_id, known, current_ids)
+
+    async def delete(
+        self, fact_id: str, *, tenant: str | None = None, scope: Scope | None = None
+    ) -> bool:
+        """Delete one version of a fact (false when there is none); with ``scope``, only one
+        it may change (``PermissionDenied`` otherwise). To stop believing a fact and keep it
+        as history, ``invalidate`` it instead."""
+        try:
+            row = await self._addressed(
+                records.FACT, fact_id, tenant=tenant, scope=scope, change=True
+            )
+        except NotFound:
+            return False
+        return await self._store.delete(row.tenant, [fact_id]) > 0
+
+
+def _retired(fact_id: str, known: Fact, current: list[str]) -> Conflict:
+    """The error of an edit of a fact that is no longer believed."""
+    when = "" if known.invalidated_at is None else f" at {known.invalidated_at.isoformat()}"
+    if current:
+        named = ", ".join(repr(c) for c in current)
+        return Conflict(
+            f"fact {fact_id!r} was superseded{when}; the current fact is {named}: edit that one",
+            field="fact_id",
+            current=tuple(current),
+        )
+    return Conflict(
+        f"fact {fact_id!r} is no longer believed (invalidated{when}) and has no current "
+        "version: learn a new fact instead",
+        field="fact_id",
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any, Self
 
 from pydantic import BaseModel
@@ -14,8 +15,11 @@ from sedimem.types.text import NUL_ALLOWED, is_nul_error
 __all__ = ["Model", "translate", "without_nul"]
 
 
-def translate(exc: PydanticValidationError, prefix: str = "") -> ValidationError:
-    """Our error for pydantic's, naming the first offending field."""
+def translate(
+    exc: PydanticValidationError, prefix: str = "", *, fields: Iterable[str] = ()
+) -> ValidationError:
+    """Our error for pydantic's, naming the first offending field (``fields``: the model's
+    own, named as what is allowed in place of an unknown one)."""
     first = exc.errors()[0]
     loc = ".".join(str(part) for part in first["loc"]) or "value"
     field = f"{prefix}{loc}"
@@ -26,6 +30,8 @@ def translate(exc: PydanticValidationError, prefix: str = "") -> ValidationError
     else:
         bounds = [f"{_BOUNDS[k]} {v}" for k, v in ctx.items() if k in _BOUNDS]
         allowed = ", ".join(bounds) or ctx.get("expected") or None
+        if first["type"] == "extra_forbidden":
+            allowed = ", ".join(fields) or None
         message = first["msg"]
     if len(exc.errors()) > 1:
         message += f" (and {len(exc.errors()) - 1} more problem(s))"
@@ -50,7 +56,7 @@ class Model(BaseModel):
         try:
             super().__init__(**data)
         except PydanticValidationError as exc:
-            raise translate(exc) from exc
+            raise translate(exc, fields=type(self).model_fields) from exc
 
     @classmethod
     def from_stored(cls, body: str) -> Self:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     AwareDatetime,
@@ -21,9 +21,23 @@ from sedimem.scope import Scope
 from sedimem.types._base import Model
 from sedimem.types.text import NO_NUL, Label, Plain, Text
 
-__all__ = ["Episode", "Fact", "Label", "Outcome", "Plain", "Procedure", "Text", "utc_now"]
+__all__ = [
+    "Cardinality",
+    "Episode",
+    "Fact",
+    "Label",
+    "LearnResult",
+    "Outcome",
+    "Plain",
+    "Procedure",
+    "Text",
+    "utc_now",
+]
 
 Importance = Annotated[float, Field(ge=0.0, le=1.0)]
+#: How many values a predicate holds at a time: "one" (a new value supersedes the old one)
+#: or "many" (values accumulate).
+Cardinality = Literal["one", "many"]
 
 
 def utc_now() -> datetime:
@@ -93,6 +107,12 @@ class Fact(_Record):
     valid_to: AwareDatetime | None = None
     recorded_at: AwareDatetime = Field(default_factory=utc_now)
     invalidated_at: AwareDatetime | None = None
+    cardinality: Cardinality | None = Field(
+        default=None,
+        description="How many values this fact's predicate holds for its subject, overriding "
+        "the predicate's configured default for this write: 'one' supersedes the current "
+        "value, 'many' adds to it. Needs subject and predicate.",
+    )
 
     @field_validator("valid_to")
     @classmethod
@@ -119,6 +139,13 @@ class Fact(_Record):
     def _predicate_needs_subject(cls, value: str | None, info: ValidationInfo) -> str | None:
         if (value is None) != (info.data.get("subject") is None):
             raise ValueError("subject and predicate go together: give both or neither")
+        return value
+
+    @field_validator("cardinality")
+    @classmethod
+    def _cardinality_needs_predicate(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None and info.data.get("predicate") is None:
+            raise ValueError("applies to structured facts only: give subject and predicate")
         return value
 
     @model_validator(mode="after")
@@ -155,3 +182,32 @@ class Procedure(_Record):
 
     def search_text(self) -> str:
         return "\n".join([self.name, self.trigger, *self.steps])
+
+
+class LearnResult(Model):
+    """What learning a fact did.
+
+    ``inserted`` a new fact, ``reinforced`` one already believed (``fact`` is it, counted
+    again), or ``superseded`` the current value(s) of a single-valued predicate: their ids are
+    in ``superseded`` (retired, kept as history) and ``closed`` holds the versions recorded in
+    their place with ``valid_to`` set. ``possible_conflicts`` lists the current facts of the
+    same subject and predicate with another object when the predicate is multi-valued by
+    default only (neither the fact nor the tenant declared its cardinality): both are kept,
+    and the caller decides whether one replaces the other.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    action: Literal["inserted", "reinforced", "superseded"]
+    fact: Fact
+    superseded: list[str] = Field(
+        default_factory=list, description="Ids of the facts this one retired."
+    )
+    closed: list[Fact] = Field(
+        default_factory=list, description="Closed versions recorded for superseded values."
+    )
+    possible_conflicts: list[Fact] = Field(
+        default_factory=list,
+        description="Current facts of the same subject and predicate with another object, "
+        "on a predicate not declared single-valued.",
+    )

@@ -303,6 +303,27 @@ class SearchConformance(ConformanceBase):
         assert hit[0] == record.id
         assert hit[1] == pytest.approx(1.0, abs=1e-4)
 
+    async def test_an_edit_through_update_locked_is_what_the_next_search_finds(
+        self, store: LongTermStore
+    ) -> None:
+        await self.bind(store)
+        record = make_record("ferry to Bergen", vector=unit_vector(3))
+        other = make_record("ferry to Stavanger", vector=unit_vector(5))
+        await store.put(A, [record, other])
+        assert hit_ids(await store.keyword_search(A, RecordFilter(), ["ferry"], 5))  # indexed
+
+        def edit(current: list[StoredRecord]) -> list[StoredRecord]:
+            return [dataclasses.replace(current[0], text="train to Oslo", vector=unit_vector(7))]
+
+        await store.update_locked(A, "e", RecordFilter(ids=(record.id,)), edit)
+        assert hit_ids(await store.keyword_search(A, RecordFilter(), ["ferry"], 5)) == [other.id]
+        assert hit_ids(await store.keyword_search(A, RecordFilter(), ["oslo"], 5)) == [record.id]
+        (best, *_) = await store.vector_search(A, RecordFilter(), unit_vector(7), 5)
+        assert best[0] == record.id
+        assert best[1] == pytest.approx(1.0, abs=1e-4)
+        far = await store.vector_search(A, RecordFilter(), unit_vector(3), 5)
+        assert all(score < 0.99 for _, score in far)
+
     async def test_a_failing_decision_writes_nothing(self, store: LongTermStore) -> None:
         await self.bind(store)
         record = make_record("untouched", body='{"n": 0}')
