@@ -214,6 +214,60 @@ async def test_mcp_over_streamable_http_on_the_same_port(server: SedimemServer) 
         assert anonymous.post("/mcp", json={}).status_code == 401
 
 
+async def test_corrections_and_deletes_by_id_against_the_server(server: SedimemServer) -> None:
+    key = _new_key(server, "trips")
+    seat = {"subject": "Ana", "predicate": "prefers_seat", "user": "ana"}
+    # declared by another process on the server's store: the server follows it (durable)
+    async with await Memory.open(f"sqlite:///{server.home / 'sedimem.db'}") as elsewhere:
+        declared = await elsewhere.facts.declare(["prefers_seat"], scope=Scope(tenant="trips"))
+        assert "prefers_seat" in declared.single_valued
+    with _client(server, key) as client:
+        listed = client.get("/v1/facts/predicates").json()
+        assert listed["declared"] == {"prefers_seat": "one"}
+        window = client.post(
+            "/v1/facts",
+            json={"statement": "Ana prefers the window seat", "object": "window",
+                  "valid_from": "2025-01-01T00:00:00Z", **seat},
+        )  # fmt: skip
+        aisle = client.post(
+            "/v1/facts",
+            json={"statement": "Ana prefers the aisle seat", "object": "aisle",
+                  "valid_from": "2026-01-01T00:00:00Z", **seat},
+        )  # fmt: skip
+        assert aisle.status_code == 201, aisle.text
+        assert aisle.json()["action"] == "superseded"
+        assert aisle.json()["superseded"] == [window.json()["fact"]["id"]]
+        context = client.post(
+            "/v1/context", json={"query": "Ana seat preference", "budget_tokens": 500,
+                                 "user": "ana"},
+        ).json()["text"]  # fmt: skip
+        assert "aisle" in context
+        assert "window" not in context
+        history = client.get("/v1/facts/history", params=seat).json()["items"]
+        assert [(f["object"], f["valid_to"]) for f in history] == [
+            ("window", "2026-01-01T00:00:00Z"),
+            ("aisle", None),
+        ]
+        stale = client.patch(f"/v1/facts/{window.json()['fact']['id']}", json={"confidence": 0.5})
+        assert stale.status_code == 409
+        assert aisle.json()["fact"]["id"] in stale.json()["detail"]
+        episode = client.post(
+            "/v1/episodes", json={"description": "Booked the ferry to Bergen", "user": "ana"}
+        ).json()["id"]
+        with _client(server, _new_key(server, "intruder")) as intruder:
+            assert intruder.delete(f"/v1/episodes/{episode}").status_code == 404
+        edited = client.patch(
+            f"/v1/episodes/{episode}", json={"description": "Booked the night train to Oslo"}
+        )
+        assert edited.status_code == 200, edited.text
+        recall = {"query": "night train Oslo", "user": "ana", "tiers": ["episodes"]}
+        found = client.post("/v1/recall", json=recall).json()["episodes"]
+        assert [h["record"]["id"] for h in found] == [episode]
+        assert client.delete(f"/v1/episodes/{episode}").status_code == 204
+        assert client.post("/v1/recall", json=recall).json()["episodes"] == []
+        assert client.get(f"/v1/episodes/{episode}").status_code == 404
+
+
 # -- the host in-process (what the process above runs) ------------------------------------------
 
 

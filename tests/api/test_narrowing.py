@@ -1,12 +1,13 @@
-"""Narrowed keys: a field the key fixes cannot change (403); records beyond it are 404."""
+"""Narrowed keys: a field the key fixes cannot change, a record beyond it cannot be
+addressed by id (403); another tenant's id does not exist (404)."""
 
 from __future__ import annotations
 
 import httpx
 import pytest
 
-from sedimem.api.narrowing import OwnerFields, ScopeFields, ensure_within, resolve
-from sedimem.errors import NotFound, PermissionDenied, ValidationError
+from sedimem.api.narrowing import OwnerFields, ScopeFields, resolve
+from sedimem.errors import PermissionDenied, ValidationError
 from sedimem.memory import Memory
 from sedimem.scope import Scope
 from tests.api.conftest import assert_problem, bearer
@@ -37,7 +38,7 @@ async def test_a_narrowed_key_writes_in_its_scope(
     assert got.json()["scope"]["user"] == "ana"
 
 
-async def test_records_beyond_the_narrowing_do_not_exist(
+async def test_records_beyond_the_narrowing_are_refused(
     client: httpx.AsyncClient, memory: Memory, auth: dict[str, str]
 ) -> None:
     bob = await client.post("/v1/episodes", json={"description": "d", "user": "bob"}, headers=auth)
@@ -48,14 +49,34 @@ async def test_records_beyond_the_narrowing_do_not_exist(
         headers=auth,
     )
     ana = await bearer(memory, user="ana")
-    assert_problem(await client.get(f"/v1/episodes/{bob.json()['id']}", headers=ana), 404)
-    pid = procedure.json()["id"]
-    assert_problem(await client.get(f"/v1/procedures/{pid}", headers=ana), 404)
+    eid, pid, sid = bob.json()["id"], procedure.json()["id"], shared.json()["id"]
+    assert_problem(await client.get(f"/v1/episodes/{eid}", headers=ana), 403)
+    assert_problem(await client.get(f"/v1/procedures/{pid}", headers=ana), 403)
     outcome = await client.post(
         f"/v1/procedures/{pid}/outcome", json={"success": True}, headers=ana
     )
-    assert_problem(outcome, 404)
-    assert (await client.get(f"/v1/episodes/{shared.json()['id']}", headers=ana)).status_code == 200
+    assert_problem(outcome, 403)
+    for call in (
+        client.patch(f"/v1/episodes/{eid}", json={"importance": 0.1}, headers=ana),
+        client.delete(f"/v1/episodes/{eid}", headers=ana),
+        client.patch(f"/v1/procedures/{pid}", json={"trigger": "x"}, headers=ana),
+        client.delete(f"/v1/procedures/{pid}", headers=ana),
+        # a shared record: read by the narrowed key, changed only by a wider one
+        client.patch(f"/v1/episodes/{sid}", json={"importance": 0.1}, headers=ana),
+        client.delete(f"/v1/episodes/{sid}", headers=ana),
+    ):
+        assert_problem(await call, 403)
+    assert (await client.get(f"/v1/episodes/{sid}", headers=ana)).status_code == 200
+    assert (await client.get(f"/v1/episodes/{eid}", headers=auth)).status_code == 200
+    # another tenant's ids: absent, whatever the method
+    other = await bearer(memory, tenant="other")
+    for call in (
+        client.get(f"/v1/episodes/{eid}", headers=other),
+        client.patch(f"/v1/episodes/{eid}", json={"importance": 0.1}, headers=other),
+        client.delete(f"/v1/episodes/{eid}", headers=other),
+        client.delete(f"/v1/procedures/{pid}", headers=other),
+    ):
+        assert_problem(await call, 404)
 
 
 async def test_resolve_merges_query_and_body(memory: Memory) -> None:
@@ -68,11 +89,3 @@ async def test_resolve_merges_query_and_body(memory: Memory) -> None:
     with pytest.raises(PermissionDenied):
         resolve(key, OwnerFields(user="bob"))
     assert resolve(key, None).user == "ana"
-
-
-async def test_ensure_within(memory: Memory) -> None:
-    key = (await memory.keys.create("acme", project="p")).key
-    ensure_within(key, Scope(tenant="acme", project="p", user="u"), "x")
-    ensure_within(key, Scope(tenant="acme"), "x")
-    with pytest.raises(NotFound):
-        ensure_within(key, Scope(tenant="acme", project="q"), "x")

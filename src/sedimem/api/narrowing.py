@@ -3,8 +3,9 @@
 A request may name ``project``, ``user``, ``agent_type``, ``agent`` (and, off the session
 routes, ``session``) in its query string or in its body; the same field given in both must
 agree. :meth:`~sedimem.keys.ApiKey.narrow` then refuses (403) a field the key fixes to
-another value. Records fetched by id are checked with :func:`ensure_within`: outside the
-key's narrowing they do not exist (404), exactly like another tenant's.
+another value. Records addressed by id are checked by the services with the key's scope
+(:meth:`~sedimem.scope.Scope.reaches`): another tenant's id does not exist (404), a record
+outside the key's narrowing is refused (403).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Annotated
 from fastapi import Depends, Query
 from pydantic import BaseModel, ConfigDict
 
-from sedimem.errors import NotFound, ValidationError
+from sedimem.errors import ValidationError
 from sedimem.keys import ApiKey
 from sedimem.scope import Identifier, Scope
 
@@ -23,7 +24,6 @@ __all__ = [
     "OwnerQuery",
     "ScopeFields",
     "ScopeQuery",
-    "ensure_within",
     "resolve",
 ]
 
@@ -89,11 +89,3 @@ def resolve(key: ApiKey, *given: OwnerFields | None, **fixed: str | None) -> Sco
             fields[name] = value
     fields.update(fixed)
     return key.narrow(**fields)
-
-
-def ensure_within(key: ApiKey, scope: Scope, what: str) -> None:
-    """Refuse, as absent, a record the key's narrowing does not reach."""
-    for name in _KEY_FIELDS:
-        own = getattr(key, name)
-        if own is not None and getattr(scope, name) not in (None, own):
-            raise NotFound(f"{what} does not exist")

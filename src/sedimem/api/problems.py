@@ -124,7 +124,10 @@ def problem_for(exc: SedimemError) -> Problem:
             field=exc.field,
             allowed=exc.allowed,
         )
-    return Problem(type=problem_type(slug), title=title, status=status, detail=str(exc))
+    field = exc.field if isinstance(exc, Conflict) else None
+    return Problem(
+        type=problem_type(slug), title=title, status=status, detail=str(exc), field=field
+    )
 
 
 def phrase(status: int) -> str:

@@ -10,9 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from sedimem.blocks import BLOCK
 from sedimem.keys import ApiKey, IssuedKey
 from sedimem.longterm.records import EPISODE, FACT, PROCEDURE
-from sedimem.longterm.semantic import LearnResult
 from sedimem.types.blocks import Block
-from sedimem.types.longterm import Episode, Fact, Procedure
+from sedimem.types.longterm import Episode, Fact, LearnResult, Procedure
 from sedimem.types.search import Hit
 from sedimem.types.working import CheckpointInfo, ScratchpadEntry
 
@@ -47,18 +46,8 @@ class FactList(_Out):
     items: list[Fact]
 
 
-class Learned(_Out):
-    """What ``POST /v1/facts`` did: a new fact, one reinforced, or one superseding others."""
-
-    action: Literal["inserted", "reinforced", "superseded"]
-    fact: Fact
-    closed: list[Fact] = Field(
-        default_factory=list, description="Closed versions recorded for superseded values."
-    )
-
-    @classmethod
-    def of(cls, result: LearnResult) -> Self:
-        return cls(action=result.action, fact=result.fact, closed=list(result.closed))
+#: What ``POST /v1/facts`` (and a correction) did: inserted, reinforced or superseded.
+Learned = LearnResult
 
 
 class ProcedureMatches(_Out):

@@ -21,7 +21,13 @@ from sedimem.context.models import ContextFormat, Tier
 from sedimem.longterm.search import Mode
 from sedimem.scope import Identifier, Scope
 from sedimem.types.blocks import MAX_BLOCK_CHARS
-from sedimem.types.longterm import Episode, Fact, Outcome, Procedure
+from sedimem.types.edits import (
+    MAX_PREDICATES_PER_CALL,
+    EpisodeChanges,
+    FactChanges,
+    ProcedureChanges,
+)
+from sedimem.types.longterm import Cardinality, Episode, Fact, Outcome, Procedure
 from sedimem.types.text import NO_NUL, Label, Text
 from sedimem.types.working import TaskState, TaskStatus
 
@@ -34,7 +40,9 @@ __all__ = [
     "ConsolidateRequest",
     "ContextRequest",
     "EpisodeIn",
+    "EpisodePatch",
     "FactIn",
+    "FactPatch",
     "ForgetRequest",
     "ForkRequest",
     "Instant",
@@ -43,7 +51,9 @@ __all__ = [
     "MatchRequest",
     "OutcomeRequest",
     "PauseRequest",
+    "PredicatesIn",
     "ProcedureIn",
+    "ProcedurePatch",
     "RecallRequest",
     "RecallTier",
     "ReflectRequest",
@@ -129,6 +139,12 @@ class FactIn(ScopeFields):
     )
     valid_from: Instant | None = None
     valid_to: Instant | None = None
+    cardinality: Cardinality | None = Field(
+        default=None,
+        description="'one': this value supersedes the current one of its subject and "
+        "predicate; 'many': it adds to them. Default: the predicate's, as configured and "
+        "declared for the tenant. Needs subject and predicate.",
+    )
     metadata: Json = Field(default_factory=dict)
 
     def to_record(self, scope: Scope) -> Fact:
@@ -145,6 +161,64 @@ class ProcedureIn(ScopeFields):
 
     def to_record(self, scope: Scope) -> Procedure:
         return Procedure(scope=scope, **_record_fields(self))
+
+
+# -- changes by id (the fields of sedimem.types.edits, strict on the wire) ------------------
+
+
+class _Changes(_Body):
+    def changes(self) -> dict[str, Any]:
+        """The fields given (and not null): what the service's changes type takes."""
+        return {n: getattr(self, n) for n in self.model_fields_set if getattr(self, n) is not None}
+
+
+class EpisodePatch(_Changes):
+    """The episode's fields to change; those left out stay (see ``EpisodeChanges``)."""
+
+    task_type: Label | None = None
+    description: Text | None = None
+    actions: list[Text] | None = Field(default=None, max_length=10_000)
+    outcome: OutcomeName | None = None
+    outcome_details: LongText | None = None
+    context_summary: LongText | None = None
+    lessons_learned: list[Text] | None = Field(default=None, max_length=10_000)
+    importance: float | None = Field(default=None, ge=0.0, le=1.0)
+    metadata: Json | None = None
+
+    def to_changes(self) -> EpisodeChanges:
+        return EpisodeChanges(**self.changes())
+
+
+class FactPatch(_Changes):
+    """A correction (see ``FactChanges``): recorded as a new version of the fact."""
+
+    statement: Text | None = None
+    object: ObjectText | None = None
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    valid_from: Instant | None = None
+    valid_to: Instant | None = None
+    metadata: Json | None = None
+
+    def to_changes(self) -> FactChanges:
+        return FactChanges(**self.changes())
+
+
+class ProcedurePatch(_Changes):
+    """A procedure's changes (see ``ProcedureChanges``): new steps make its next version."""
+
+    trigger: Text | None = None
+    steps: list[Text] | None = Field(default=None, min_length=1, max_length=1000)
+    metadata: Json | None = None
+
+    def to_changes(self) -> ProcedureChanges:
+        return ProcedureChanges(**self.changes())
+
+
+class PredicatesIn(_Body):
+    """Predicates declared single-valued (``one``) or multi-valued (``many``) for the tenant."""
+
+    predicates: list[Label] = Field(min_length=1, max_length=MAX_PREDICATES_PER_CALL)
+    cardinality: Cardinality = "one"
 
 
 class MatchRequest(ScopeFields):

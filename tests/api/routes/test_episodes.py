@@ -124,3 +124,39 @@ async def test_the_cap_follows_the_settings(memory: Memory) -> None:
     params = schema["paths"]["/v1/episodes"]["get"]["parameters"]
     (limit,) = [p for p in params if p["name"] == "limit"]
     assert limit["schema"]["maximum"] == cap
+
+
+async def test_patch_and_delete_show_in_the_next_read(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    episode_id = await _record(client, auth, description="booked a ferry to Bergen", user="ana")
+    patched = await client.patch(
+        f"/v1/episodes/{episode_id}",
+        json={"description": "booked the night train to Oslo", "outcome": "partial"},
+        headers=auth,
+    )
+    assert patched.status_code == 200, patched.text
+    assert (patched.json()["description"], patched.json()["outcome"]) == (
+        "booked the night train to Oslo", "partial",
+    )  # fmt: skip
+    recall = {"query": "night train Oslo", "user": "ana", "tiers": ["episodes"], "mode": "keyword"}
+    found = (await client.post("/v1/recall", json=recall, headers=auth)).json()["episodes"]
+    assert [h["record"]["id"] for h in found] == [episode_id]
+    assert_problem(
+        await client.patch(f"/v1/episodes/{episode_id}", json={"importance": 2}, headers=auth),
+        422,
+        "importance",
+    )
+    assert_problem(
+        await client.patch(f"/v1/episodes/{episode_id}", json={"tenant": "x"}, headers=auth),
+        422,
+        "tenant",
+    )
+    assert (await client.delete(f"/v1/episodes/{episode_id}", headers=auth)).status_code == 204
+    assert (await client.post("/v1/recall", json=recall, headers=auth)).json()["episodes"] == []
+    assert_problem(await client.get(f"/v1/episodes/{episode_id}", headers=auth), 404)
+    assert_problem(await client.delete(f"/v1/episodes/{episode_id}", headers=auth), 404)
+    assert_problem(
+        await client.patch(f"/v1/episodes/{episode_id}", json={"importance": 1}, headers=auth),
+        404,
+    )

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import httpx
 
-from tests.api.conftest import assert_problem
+from sedimem.memory import Memory
+from sedimem.types.edits import MAX_PREDICATES_PER_CALL
+from tests.api.conftest import assert_problem, bearer
 
 LIVES = {"subject": "Ana", "predicate": "lives_in"}
 
@@ -88,3 +90,113 @@ async def test_fact_rules_come_back_as_problems(
     )
     assert_problem(backwards, 422, "valid_to")
     assert_problem(await client.get("/v1/facts", params={"subject": "Ana"}, headers=auth), 422)
+
+
+SEAT = {"subject": "Ana", "predicate": "prefers_seat", "user": "ana"}
+
+
+async def _seat(
+    client: httpx.AsyncClient, auth: dict[str, str], where: str, **extra: object
+) -> dict:
+    return await _learn(
+        client, auth, statement=f"Ana prefers the {where} seat", object=where, **SEAT, **extra
+    )
+
+
+async def test_cardinality_conflicts_and_tenant_declarations(
+    client: httpx.AsyncClient, auth: dict[str, str], memory: Memory
+) -> None:
+    window = await _seat(client, auth, "window", valid_from="2024-01-01T00:00:00Z")
+    aisle = await _seat(client, auth, "aisle", valid_from="2025-01-01T00:00:00Z")
+    assert aisle["action"] == "inserted"
+    assert [f["id"] for f in aisle["possible_conflicts"]] == [window["fact"]["id"]]
+    middle = await _seat(
+        client, auth, "middle", valid_from="2026-01-01T00:00:00Z", cardinality="one"
+    )
+    assert middle["action"] == "superseded"
+    assert set(middle["superseded"]) == {window["fact"]["id"], aisle["fact"]["id"]}
+    now = await client.get("/v1/facts", params=SEAT, headers=auth)
+    assert [f["object"] for f in now.json()["items"]] == ["middle"]
+    history = await client.get("/v1/facts/history", params=SEAT, headers=auth)
+    assert [(f["object"], f["valid_to"] is None) for f in history.json()["items"]] == [
+        ("window", False), ("aisle", False), ("middle", True),
+    ]  # fmt: skip
+
+    listed = (await client.get("/v1/facts/predicates", headers=auth)).json()
+    assert "prefers_seat" not in listed["single_valued"]
+    assert listed["declared"] == {}
+    declared = await client.post(
+        "/v1/facts/predicates", json={"predicates": ["likes_drink"]}, headers=auth
+    )
+    assert declared.status_code == 200, declared.text
+    assert declared.json()["declared"] == {"likes_drink": "one"}
+    drink = {"subject": "Ana", "predicate": "likes_drink"}
+    await _learn(client, auth, statement="Ana likes tea", object="tea", **drink)
+    coffee = await _learn(client, auth, statement="Ana likes coffee", object="coffee", **drink)
+    assert coffee["action"] == "superseded"
+    # the declaration is the tenant's, stored: a key of another tenant does not see it
+    other = await bearer(memory, tenant="other")
+    theirs = (await client.get("/v1/facts/predicates", headers=other)).json()
+    assert theirs["declared"] == {}
+    # bad input: unknown cardinality, a list over its bound, a narrowed key
+    assert_problem(
+        await client.post("/v1/facts", json={"statement": "s", **SEAT, "cardinality": "two"},
+                          headers=auth),
+        422, "cardinality",
+    )  # fmt: skip
+    too_many = {"predicates": [f"p{i}" for i in range(MAX_PREDICATES_PER_CALL + 1)]}
+    assert_problem(
+        await client.post("/v1/facts/predicates", json=too_many, headers=auth),
+        422,
+        "predicates",
+    )
+    ana = await bearer(memory, user="ana")
+    refused = await client.post("/v1/facts/predicates", json={"predicates": ["x"]}, headers=ana)
+    assert_problem(refused, 403)
+
+
+async def test_correct_invalidate_delete_by_id(
+    client: httpx.AsyncClient, auth: dict[str, str], memory: Memory
+) -> None:
+    window = (await _seat(client, auth, "window"))["fact"]
+    fixed = await client.patch(
+        f"/v1/facts/{window['id']}",
+        json={"object": "aisle", "statement": "Ana prefers the aisle seat"},
+        headers=auth,
+    )
+    assert fixed.status_code == 200, fixed.text
+    new = fixed.json()
+    assert new["action"] == "superseded"
+    assert new["superseded"] == [window["id"]]
+    current = new["fact"]["id"]
+    now = await client.get("/v1/facts", params=SEAT, headers=auth)
+    assert [f["object"] for f in now.json()["items"]] == ["aisle"]
+    stale = assert_problem(
+        await client.patch(f"/v1/facts/{window['id']}", json={"confidence": 0.4}, headers=auth),
+        409,
+    )
+    assert stale["field"] == "fact_id"
+    assert current in str(stale["detail"])
+    assert_problem(
+        await client.patch(f"/v1/facts/{current}", json={"subject": "Bob"}, headers=auth),
+        422,
+        "subject",
+    )
+    bob = await bearer(memory, user="bob")
+    assert_problem(await client.post(f"/v1/facts/{current}/invalidate", headers=bob), 403)
+    assert_problem(await client.delete(f"/v1/facts/{current}", headers=bob), 403)
+    other = await bearer(memory, tenant="other")
+    assert_problem(await client.delete(f"/v1/facts/{current}", headers=other), 404)
+    assert_problem(await client.get(f"/v1/facts/{current}", headers=other), 404)
+
+    gone = await client.post(f"/v1/facts/{current}/invalidate", headers=auth)
+    assert gone.status_code == 200
+    assert gone.json()["invalidated_at"] is not None
+    assert (await client.get("/v1/facts", params=SEAT, headers=auth)).json()["items"] == []
+    recalled = await client.post(
+        "/v1/recall", json={"query": "Ana seat", "user": "ana", "tiers": ["facts"]}, headers=auth
+    )
+    assert recalled.json()["facts"] == []
+    assert (await client.delete(f"/v1/facts/{current}", headers=auth)).status_code == 204
+    assert_problem(await client.get(f"/v1/facts/{current}", headers=auth), 404)
+    assert_problem(await client.delete(f"/v1/facts/{current}", headers=auth), 404)

@@ -48,3 +48,25 @@ async def test_procedure_problems(client: httpx.AsyncClient, auth: dict[str, str
     missing = await client.post("/v1/procedures/nope/outcome", json={"success": True}, headers=auth)
     assert_problem(missing, 404)
     assert_problem(await client.get("/v1/procedures/nope", headers=auth), 404)
+
+
+async def test_patch_and_delete(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
+    created = await client.post("/v1/procedures", json=DEPLOY, headers=auth)
+    pid = created.json()["id"]
+    patched = await client.patch(
+        f"/v1/procedures/{pid}", json={"steps": ["build", "test", "ship"]}, headers=auth
+    )
+    assert patched.status_code == 200, patched.text
+    assert (patched.json()["version"], patched.json()["steps"]) == (2, ["build", "test", "ship"])
+    assert (await client.get(f"/v1/procedures/{pid}", headers=auth)).json()["version"] == 2
+    assert_problem(
+        await client.patch(f"/v1/procedures/{pid}", json={"steps": []}, headers=auth),
+        422,
+        "steps",
+    )
+    assert (await client.delete(f"/v1/procedures/{pid}", headers=auth)).status_code == 204
+    match = await client.post(
+        "/v1/procedures/match", json={"task_description": "deploy the service"}, headers=auth
+    )
+    assert match.json()["hits"] == []
+    assert_problem(await client.delete(f"/v1/procedures/{pid}", headers=auth), 404)

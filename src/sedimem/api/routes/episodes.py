@@ -9,11 +9,12 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 
 from sedimem.api.auth import Caller
-from sedimem.api.narrowing import ScopeQuery, ensure_within, resolve
+from sedimem.api.narrowing import ScopeQuery, resolve
 from sedimem.api.responses import Created
-from sedimem.api.schemas import EpisodeIn, time_range
+from sedimem.api.schemas import EpisodeIn, EpisodePatch, time_range
 from sedimem.api.state import MemoryDep
 from sedimem.api.values import AS_BOOLEAN, AS_INTEGER, AS_NUMBER, Instant, OutcomeName
+from sedimem.errors import NotFound
 from sedimem.longterm.episodic import MAX_PAGE
 from sedimem.types.longterm import Episode, Label
 from sedimem.types.search import Page
@@ -31,9 +32,18 @@ async def record_episode(body: EpisodeIn, caller: Caller, memory: MemoryDep) -> 
 
 
 async def get_episode(episode_id: EpisodeId, caller: Caller, memory: MemoryDep) -> Episode:
-    episode = await memory.episodes.get(episode_id, tenant=caller.tenant)
-    ensure_within(caller, episode.scope, f"episode {episode_id!r}")
-    return episode
+    return await memory.episodes.get(episode_id, scope=resolve(caller))
+
+
+async def update_episode(
+    episode_id: EpisodeId, body: EpisodePatch, caller: Caller, memory: MemoryDep
+) -> Episode:
+    return await memory.episodes.update(episode_id, body.to_changes(), scope=resolve(caller))
+
+
+async def delete_episode(episode_id: EpisodeId, caller: Caller, memory: MemoryDep) -> None:
+    if not await memory.episodes.delete(episode_id, scope=resolve(caller)):
+        raise NotFound(f"episode {episode_id!r} does not exist")
 
 
 def router(max_page_size: int) -> APIRouter:
@@ -80,4 +90,17 @@ def router(max_page_size: int) -> APIRouter:
         summary="Episodes visible to the scope, a page at a time",
     )
     routes.add_api_route("/{episode_id}", get_episode, methods=["GET"], summary="One episode")
+    routes.add_api_route(
+        "/{episode_id}",
+        update_episode,
+        methods=["PATCH"],
+        summary="Change fields of an episode (the fields given; re-indexed for search)",
+    )
+    routes.add_api_route(
+        "/{episode_id}",
+        delete_episode,
+        methods=["DELETE"],
+        status_code=204,
+        summary="Delete an episode",
+    )
     return routes

@@ -1,4 +1,9 @@
-"""Facts: learn one (insert, reinforce or supersede), ask what holds, read a timeline."""
+"""Facts: learn one (insert, reinforce or supersede), ask what holds, read a timeline,
+correct, invalidate or delete one by id, and declare which predicates are single-valued.
+
+By-id routes go through the service with the key's scope: another tenant's id is absent
+(404), a record outside the key's narrowing is refused (403).
+"""
 
 from datetime import UTC, datetime
 from typing import Annotated
@@ -6,11 +11,13 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 
 from sedimem.api.auth import Caller
-from sedimem.api.narrowing import ScopeQuery, ensure_within, resolve
+from sedimem.api.narrowing import ScopeQuery, resolve
 from sedimem.api.responses import FactList, Learned
-from sedimem.api.schemas import FactIn
+from sedimem.api.schemas import FactIn, FactPatch, PredicatesIn
 from sedimem.api.state import MemoryDep
 from sedimem.api.values import AS_BOOLEAN, Instant
+from sedimem.errors import NotFound
+from sedimem.types.edits import PredicateCardinalities
 from sedimem.types.longterm import Fact, Label
 from sedimem.types.text import NO_NUL
 
@@ -27,7 +34,7 @@ KnownAt = Annotated[
 
 @router.post("", status_code=201, summary="Learn a fact")
 async def learn(body: FactIn, caller: Caller, memory: MemoryDep) -> Learned:
-    return Learned.of(await memory.facts.learn(body.to_record(resolve(caller, body))))
+    return await memory.facts.learn(body.to_record(resolve(caller, body)))
 
 
 @router.get("", summary="The values a subject's predicate has at a time")
@@ -71,13 +78,53 @@ async def history(
     return FactList(items=facts)
 
 
-@router.get("/{fact_id}", summary="One fact")
-async def get_fact(
-    fact_id: Annotated[str, Path(max_length=64, pattern=NO_NUL)], caller: Caller, memory: MemoryDep
-) -> Fact:
-    fact = await memory.facts.get(fact_id, tenant=caller.tenant)
-    ensure_within(caller, fact.scope, f"fact {fact_id!r}")
-    return fact
+@router.get("/predicates", summary="Which predicates are single-valued for the tenant")
+async def predicates(caller: Caller, memory: MemoryDep) -> PredicateCardinalities:
+    return await memory.facts.predicates(tenant=caller.tenant)
+
+
+@router.post(
+    "/predicates",
+    summary="Declare predicates single-valued ('one') or multi-valued ('many')",
+    description="For the whole tenant, durably: a new value of a single-valued predicate "
+    "supersedes the current one from the next write on. Needs a key narrowed to nothing.",
+)
+async def declare_predicates(
+    body: PredicatesIn, caller: Caller, memory: MemoryDep
+) -> PredicateCardinalities:
+    return await memory.facts.declare(body.predicates, body.cardinality, scope=resolve(caller))
+
+
+FactId = Annotated[str, Path(max_length=64, pattern=NO_NUL)]
+
+
+@router.get("/{fact_id}", summary="One fact (any version)")
+async def get_fact(fact_id: FactId, caller: Caller, memory: MemoryDep) -> Fact:
+    return await memory.facts.get(fact_id, scope=resolve(caller))
+
+
+@router.patch(
+    "/{fact_id}",
+    summary="Correct a current fact",
+    description="Records the corrected version (a new id, believed from now) and retires "
+    "this one, kept as history. A fact no longer believed cannot be corrected: 409 naming "
+    "the current fact of its subject and predicate.",
+)
+async def correct_fact(
+    fact_id: FactId, body: FactPatch, caller: Caller, memory: MemoryDep
+) -> Learned:
+    return await memory.facts.correct(fact_id, body.to_changes(), scope=resolve(caller))
+
+
+@router.post("/{fact_id}/invalidate", summary="Stop believing a fact (kept as history)")
+async def invalidate_fact(fact_id: FactId, caller: Caller, memory: MemoryDep) -> Fact:
+    return await memory.facts.invalidate(fact_id, scope=resolve(caller))
+
+
+@router.delete("/{fact_id}", status_code=204, summary="Delete one version of a fact")
+async def delete_fact(fact_id: FactId, caller: Caller, memory: MemoryDep) -> None:
+    if not await memory.facts.delete(fact_id, scope=resolve(caller)):
+        raise NotFound(f"fact {fact_id!r} does not exist")
 
 
 def _holds(fact: Fact, at: datetime) -> bool:

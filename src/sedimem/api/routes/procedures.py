@@ -5,10 +5,11 @@ from typing import Annotated
 from fastapi import APIRouter, Path
 
 from sedimem.api.auth import Caller
-from sedimem.api.narrowing import ensure_within, resolve
+from sedimem.api.narrowing import resolve
 from sedimem.api.responses import ProcedureMatches
-from sedimem.api.schemas import MatchRequest, OutcomeRequest, ProcedureIn
+from sedimem.api.schemas import MatchRequest, OutcomeRequest, ProcedureIn, ProcedurePatch
 from sedimem.api.state import MemoryDep
+from sedimem.errors import NotFound
 from sedimem.types.longterm import Procedure
 
 __all__ = ["router"]
@@ -33,14 +34,27 @@ async def match(body: MatchRequest, caller: Caller, memory: MemoryDep) -> Proced
 
 @router.get("/{procedure_id}", summary="One procedure")
 async def get_procedure(procedure_id: ProcedureId, caller: Caller, memory: MemoryDep) -> Procedure:
-    procedure = await memory.procedures.get(procedure_id, tenant=caller.tenant)
-    ensure_within(caller, procedure.scope, f"procedure {procedure_id!r}")
-    return procedure
+    return await memory.procedures.get(procedure_id, scope=resolve(caller))
+
+
+@router.patch(
+    "/{procedure_id}",
+    summary="Change a procedure (new steps make its next version)",
+)
+async def update_procedure(
+    procedure_id: ProcedureId, body: ProcedurePatch, caller: Caller, memory: MemoryDep
+) -> Procedure:
+    return await memory.procedures.update(procedure_id, body.to_changes(), scope=resolve(caller))
+
+
+@router.delete("/{procedure_id}", status_code=204, summary="Delete a procedure")
+async def delete_procedure(procedure_id: ProcedureId, caller: Caller, memory: MemoryDep) -> None:
+    if not await memory.procedures.delete(procedure_id, scope=resolve(caller)):
+        raise NotFound(f"procedure {procedure_id!r} does not exist")
 
 
 @router.post("/{procedure_id}/outcome", summary="Count a use of the procedure")
 async def record_outcome(
     procedure_id: ProcedureId, body: OutcomeRequest, caller: Caller, memory: MemoryDep
 ) -> Procedure:
-    await get_procedure(procedure_id, caller, memory)  # outside the key's reach: 404
-    return await memory.procedures.record_outcome(procedure_id, body.success, tenant=caller.tenant)
+    return await memory.procedures.record_outcome(procedure_id, body.success, scope=resolve(caller))
