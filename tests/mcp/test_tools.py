@@ -405,7 +405,7 @@ async def test_procedures_search_and_outcomes(memory: Memory) -> None:
                     "record_outcome", {"procedure_id": recorded["id"], "success": True}
                 )
             )
-            assert "outside this key's project='mobile'" in denied
+            assert "narrowed to project='mobile'" in denied
             hidden = data_of(
                 await other_project.call_tool(
                     "search_procedures", {"task": "deploy the web service"}

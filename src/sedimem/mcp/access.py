@@ -13,9 +13,8 @@ from contextvars import ContextVar
 
 from sedimem.errors import PermissionDenied
 from sedimem.keys import ApiKey
-from sedimem.scope import Scope
 
-__all__ = ["KeySource", "ensure_within", "fixed_key", "request_key", "request_scoped_key"]
+__all__ = ["KeySource", "fixed_key", "request_key", "request_scoped_key"]
 
 KeySource = Callable[[], ApiKey]
 """Returns the key of the tool call being served (raises ``PermissionDenied`` if none)."""
@@ -38,16 +37,3 @@ def request_scoped_key() -> ApiKey:
     if key is None:
         raise PermissionDenied("no authenticated API key for this call")
     return key
-
-
-def ensure_within(key: ApiKey, scope: Scope, what: str) -> None:
-    """Refuse a record outside the key's narrowing, as if it did not exist.
-
-    A record is within when, on each field the key fixes, the record names the same value
-    or none (a record filed under no project is visible to every project).
-    """
-    for field in ("project", "user", "agent"):
-        own = getattr(key, field)
-        theirs = getattr(scope, field)
-        if own is not None and theirs is not None and theirs != own:
-            raise PermissionDenied(f"{what} is outside this key's {field}={own!r}")

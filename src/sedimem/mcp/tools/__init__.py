@@ -12,7 +12,9 @@ from typing import Any
 
 from sedimem.mcp.tools.admin import AdminTools
 from sedimem.mcp.tools.base import ToolEnv
+from sedimem.mcp.tools.blocks import BlockTools
 from sedimem.mcp.tools.context import ContextTool
+from sedimem.mcp.tools.edit import EditTools
 from sedimem.mcp.tools.remember import RememberTool
 from sedimem.mcp.tools.search import SearchTools
 from sedimem.mcp.tools.working import WorkingTools
@@ -40,6 +42,8 @@ def tool_specs(env: ToolEnv) -> list[ToolSpec]:
     admin = AdminTools(env)
     working = WorkingTools(env)
     context = ContextTool(env)
+    edit = EditTools(env)
+    blocks = BlockTools(env)
     return [
         ToolSpec(remember.remember, "Remember"),
         ToolSpec(search.recall, "Recall memories", read_only=True),
@@ -54,6 +58,15 @@ def tool_specs(env: ToolEnv) -> list[ToolSpec]:
         ToolSpec(working.append_scratchpad, "Append to the scratchpad"),
         ToolSpec(working.checkpoint, "Checkpoint working memory"),
         ToolSpec(working.restore, "Restore a checkpoint", destructive=True, idempotent=True),
+        ToolSpec(edit.edit_memory, "Edit a memory", destructive=True),
+        ToolSpec(edit.delete_memory, "Delete a memory", destructive=True, idempotent=True),
+        ToolSpec(edit.invalidate_fact, "Stop believing a fact", idempotent=True),
+        ToolSpec(edit.declare_predicates, "Declare single-valued predicates", idempotent=True),
+        ToolSpec(edit.list_predicates, "Single-valued predicates", read_only=True),
+        ToolSpec(blocks.list_blocks, "List pinned blocks", read_only=True),
+        ToolSpec(blocks.update_block, "Write a pinned block", idempotent=True),
+        ToolSpec(blocks.append_block, "Append to a pinned block"),
+        ToolSpec(blocks.delete_block, "Delete a pinned block", destructive=True, idempotent=True),
     ]
 
 
@@ -71,4 +84,13 @@ TOOL_NAMES = (
     "append_scratchpad",
     "checkpoint",
     "restore",
+    "edit_memory",
+    "delete_memory",
+    "invalidate_fact",
+    "declare_predicates",
+    "list_predicates",
+    "list_blocks",
+    "update_block",
+    "append_block",
+    "delete_block",
 )

@@ -48,7 +48,7 @@ TIER_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("statement",),
         tuple(
             "subject predicate object confidence valid_from valid_to source_episode_ids "
-            "metadata".split()
+            "cardinality metadata".split()
         ),
     ),
     "procedural": (("name", "trigger", "steps"), ("metadata",)),
@@ -155,6 +155,14 @@ class RememberTool:
         source_episode_ids: Annotated[
             TextList | None, Field(description="semantic: ids of episodes it was learned from.")
         ] = None,
+        cardinality: Annotated[
+            Literal["one", "many"] | None,
+            Field(
+                description="semantic: 'one' makes this value replace the current one of its "
+                "subject and predicate (kept as history); 'many' adds it beside them. Default: "
+                "the predicate's (see list_predicates)."
+            ),
+        ] = None,
         name: Annotated[
             Label | None, Field(description="procedural: the procedure's name.")
         ] = None,
@@ -177,7 +185,10 @@ class RememberTool:
         durable fact worth knowing later (statement, optionally subject/predicate/object), and
         'procedural' for a reusable recipe (name, trigger, steps; the same name again makes a
         new version). Arguments of another tier are refused. Returns the stored record's id
-        (and, for a fact, whether it was inserted, reinforced or superseded an older value)."""
+        (and, for a fact, whether it was inserted, reinforced or superseded an older value,
+        the ids it superseded, and possible_conflicts: current values of the same subject
+        and predicate it did not replace; edit_memory, invalidate_fact or cardinality='one'
+        settle them)."""
         arguments = dict(locals())  # first statement: exactly the tool's arguments
         given = {n: v for n, v in arguments.items() if n in _TIER_ARGS and v is not None}
         fields = _check_tier(tier, given)
@@ -191,13 +202,20 @@ class RememberTool:
             return {"tier": tier, "id": episode.id, "record": dump(episode)}
         if tier == "semantic":
             learned = await self._env.memory.facts.learn(Fact(scope=scope, **fields))
-            return {
+            answer: dict[str, Any] = {
                 "tier": tier,
                 "id": learned.fact.id,
                 "action": learned.action,
+                "superseded": learned.superseded,
                 "closed": [f.id for f in learned.closed],
                 "record": dump(learned.fact),
             }
+            if learned.possible_conflicts:
+                answer["possible_conflicts"] = [
+                    {"id": f.id, "object": f.object, "statement": f.statement}
+                    for f in learned.possible_conflicts
+                ]
+            return answer
         procedure = await self._env.memory.procedures.record(Procedure(scope=scope, **fields))
         return {
             "tier": tier,

@@ -7,7 +7,6 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from sedimem.mcp import limits
-from sedimem.mcp.access import ensure_within
 from sedimem.mcp.arguments import (
     Agent,
     AgentType,
@@ -160,11 +159,9 @@ class SearchTools:
     ) -> dict[str, Any]:
         """Count one use of a procedure as a success or a failure, so ranking learns which
         procedures work. Returns the procedure's new counts and success rate."""
-        key = self._env.key()
-        procedures = self._env.memory.procedures
-        known = await procedures.get(procedure_id, tenant=key.tenant)
-        ensure_within(key, known.scope, f"procedure {procedure_id!r}")
-        updated = await procedures.record_outcome(procedure_id, success, tenant=key.tenant)
+        updated = await self._env.memory.procedures.record_outcome(
+            procedure_id, success, scope=self._env.scope()
+        )
         return _counts(updated)
 
 
