@@ -7,7 +7,12 @@ The rule-based extractor is deterministic and needs no network. From an episode 
   structured fact (predicates ``is``, ``lives_in``, ``works_at``, ``likes``, ``prefers``;
   confidence 0.6);
 - each line of ``lessons_learned`` as a fact about the task type (subject = task type,
-  predicate ``lesson``, object = the line; confidence 0.8).
+  predicate ``lesson``, object = the line; confidence 0.8);
+- the statements of a chat turn (first person resolved to the speaker, dates resolved against
+  when the episode occurred: see :mod:`sedimem.consolidation.extraction`). The speaker is
+  ``metadata["speaker"]``, else the ``"Name: "`` that opens the description. Statements that
+  end a fact ("I no longer eat meat") are not learned here: :meth:`RuleExtractor.statements`
+  returns them for a caller that closes facts.
 
 Every fact carries ``source_episode_ids=[episode.id]``, the episode's owner scope (its scope
 without the session) and ``valid_from`` = when the episode occurred. Duplicates within one
@@ -17,8 +22,10 @@ episode are dropped.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Protocol, runtime_checkable
 
+from sedimem.consolidation.extraction import Statement, extract_statements
 from sedimem.longterm.records import statement_key
 from sedimem.types.longterm import Episode, Fact
 
@@ -39,6 +46,7 @@ _PREDICATES = {
     "prefers": "prefers",
 }
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_SPEAKER = re.compile(r"^(?P<name>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?): (?P<text>.+)$", re.DOTALL)
 
 
 @runtime_checkable
@@ -102,4 +110,30 @@ class RuleExtractor:
             line = lesson.strip()
             if line:
                 facts.append(fact_for(episode, line, episode.task_type, "lesson", line, 0.8))
+        for statement in self.episode_statements(episode):
+            if not statement.ends:
+                facts.append(statement.fact)
         return unique(facts)
+
+    @staticmethod
+    def statements(text: str, speaker: str | None, at: datetime) -> list[Statement]:
+        """The facts a chat turn states or ends (see
+        :func:`~sedimem.consolidation.extraction.extract_statements`)."""
+        return extract_statements(text, speaker, at)
+
+    @staticmethod
+    def episode_statements(episode: Episode) -> list[Statement]:
+        """The statements of an episode's description, filed like its other facts."""
+        text = episode.description
+        speaker = episode.metadata.get("speaker")
+        opening = _SPEAKER.match(text)
+        if opening is not None:
+            speaker = speaker or opening["name"]
+            text = opening["text"]
+        return extract_statements(
+            text,
+            speaker if isinstance(speaker, str) else None,
+            episode.occurred_at,
+            scope=episode.scope.owner,
+            source_episode_ids=[episode.id],
+        )

@@ -1,0 +1,211 @@
+"""The offline extractor on sentences written for these tests (not LoCoMo text)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from sedimem.consolidation import RuleExtractor
+from sedimem.consolidation.extraction import (
+    SINGLE_VALUED,
+    cardinality_of,
+    extract_statements,
+    find_dates,
+)
+from sedimem.errors import ValidationError
+from sedimem.scope import Scope
+from sedimem.types.longterm import Episode
+
+NOW = datetime(2023, 11, 8, 15, 30, tzinfo=UTC)  # a Wednesday
+
+
+def triples(text: str, speaker: str | None = "Ana") -> list[tuple[object, ...]]:
+    return [
+        (s.fact.subject, s.fact.predicate, s.fact.object, s.fact.valid_from.date().isoformat(),
+         s.ends)
+        for s in extract_statements(text, speaker, NOW)
+    ]  # fmt: skip
+
+
+def test_the_issue_examples() -> None:
+    assert triples("I moved to Oslo last May.") == [
+        ("Ana", "lives_in", "Oslo", "2023-05-01", False)
+    ]
+    assert triples("my daughter Maya starts school in September") == [
+        ("Ana", "daughter", "Maya", "2023-11-08", False),  # the relation is not dated
+        ("Maya", "starts", "school", "2024-09-01", False),  # present tense points ahead
+    ]
+    assert triples("We adopted a dog named Rex!") == [
+        ("Ana", "has_pet", "dog named Rex", "2023-11-08", False),
+        ("Ana", "adopted", "a dog named Rex", "2023-11-08", False),
+    ]
+    (ended,) = extract_statements("I no longer eat meat.", "Ana", NOW)
+    assert (ended.fact.subject, ended.fact.predicate, ended.fact.object) == ("Ana", "eats", "meat")
+    assert ended.ends
+    assert ended.fact.statement == "Ana no longer eats meat."
+    assert ended.fact.metadata == {"ends": True}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I don't eat meat anymore", ("Ana", "eats", "meat", "2023-11-08", True)),
+        ("Lost my job as a nurse yesterday.", ("Ana", "works_as", "nurse", "2023-11-07", True)),
+        ("I quit my job at Initech", ("Ana", "works_at", "Initech", "2023-11-08", True)),
+        ("I quit my job.", ("Ana", "works_at", None, "2023-11-08", True)),
+        ("I stopped smoking two years ago", ("Ana", "smokes", None, "2021-01-01", True)),
+        ("I no longer work at the bakery", ("Ana", "works_at", "the bakery", "2023-11-08", True)),
+    ],
+)
+def test_negations_end_a_fact(text: str, expected: tuple[object, ...]) -> None:
+    assert triples(text) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I live in Bergen", ("Ana", "lives_in", "Bergen")),
+        ("I work at Statoil.", ("Ana", "works_at", "Statoil")),
+        ("Oh, I'm a nurse at the city hospital", ("Ana", "works_as", "nurse")),
+        ("I'm vegetarian", ("Ana", "diet", "vegetarian")),
+        ("I'm from Porto", ("Ana", "comes_from", "Porto")),
+        ("I really love jazz piano, it calms me", ("Ana", "likes", "jazz piano")),
+        ("I'm a huge chess fan", ("Ana", "likes", "chess")),
+        ("I've been into climbing since I was ten", ("Ana", "likes", "climbing")),
+        ("I hate cold coffee", ("Ana", "dislikes", "cold coffee")),
+        ("I play the cello", ("Ana", "plays", "cello")),
+        ("Knitting and baking are my main hobbies.", ("Ana", "likes", "Knitting")),
+        ("My goal is to run a marathon", ("Ana", "goal", "run a marathon")),
+        ("Tom lives in Rome", ("Tom", "lives_in", "Rome")),
+        ("My brother works at a bank", ("Ana's brother", "works_at", "a bank")),
+        ("Just signed up for a pottery class!", ("Ana", "signed_up_for", "a pottery class")),
+        ("I started a new job as a data engineer", ("Ana", "works_as", "data engineer")),
+        ("My cat Tom loves tuna", ("Ana", "has_pet", "cat named Tom")),
+        ("I won my first chess tournament", ("Ana", "won", "Ana's first chess tournament")),
+    ],
+)
+def test_statements(text: str, expected: tuple[object, ...]) -> None:
+    assert triples(text)[0][:3] == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Do you live in Oslo?",  # a question
+        "I'd love to visit Japan",  # a wish
+        "I'm gonna start a bakery",  # a plan
+        "You work at Acme, right",  # about the listener
+        "I love it!",  # nothing named
+        "That's great, thanks!",
+        "I think so",
+        "I visited a very large and old museum with many rooms and halls and gardens",  # too long
+    ],
+)
+def test_nothing_worth_keeping(text: str) -> None:
+    assert triples(text) == []
+
+
+def test_short_lists_give_one_fact_per_item() -> None:
+    assert [t[2] for t in triples("We love climbing, sliding, and playing games.")] == [
+        "climbing",
+        "sliding",
+        "playing games",
+    ]
+    # not a list of likes: the tail is a remark, so the first phrase is kept whole
+    assert [t[2] for t in triples("I love action and sci-fi movies, the effects are so cool")] == [
+        "action and sci-fi movies"
+    ]
+    assert triples("I like those, these and them") == []
+
+
+def test_first_person_needs_a_speaker() -> None:
+    assert triples("I live in Bergen", speaker=None) == []
+    assert triples("Tom lives in Rome", speaker=None) == [
+        ("Tom", "lives_in", "Rome", "2023-11-08", False)
+    ]
+    with pytest.raises(ValidationError, match="at"):
+        extract_statements("I live in Bergen", "Ana", datetime(2023, 1, 1))
+
+
+@pytest.mark.parametrize(
+    ("text", "future", "day", "granularity"),
+    [
+        ("yesterday", False, "2023-11-07", "day"),
+        ("last night", False, "2023-11-07", "day"),
+        ("today", False, "2023-11-08", "day"),
+        ("the other day", False, "2023-11-06", "week"),
+        ("last week", False, "2023-10-30", "week"),
+        ("next week", True, "2023-11-13", "week"),
+        ("last weekend", False, "2023-11-04", "day"),
+        ("last month", False, "2023-10-01", "month"),
+        ("next month", True, "2023-12-01", "month"),
+        ("last year", False, "2022-01-01", "year"),
+        ("3 days ago", False, "2023-11-05", "day"),
+        ("a couple of weeks ago", False, "2023-10-25", "week"),
+        ("two months ago", False, "2023-09-01", "month"),
+        ("a few years back", False, "2020-01-01", "year"),
+        ("last Saturday", False, "2023-11-04", "day"),
+        ("next Fri", True, "2023-11-10", "day"),
+        ("on Monday", False, "2023-11-06", "day"),
+        ("on Monday", True, "2023-11-13", "day"),
+        ("last May", False, "2023-05-01", "month"),
+        ("last December", False, "2022-12-01", "month"),
+        ("next March", True, "2024-03-01", "month"),
+        ("in September", True, "2024-09-01", "month"),
+        ("in September", False, "2023-09-01", "month"),
+        ("in December", False, "2022-12-01", "month"),
+        ("since June", False, "2023-06-01", "month"),
+        ("in 2010", False, "2010-01-01", "year"),
+        ("in May 2019", False, "2019-05-01", "month"),
+        ("on 3 March, 2021", False, "2021-03-03", "day"),
+        ("on the 3rd of March 2021", False, "2021-03-03", "day"),
+        ("July 4, 2020", False, "2020-07-04", "day"),
+        ("on July 4", False, "2023-07-04", "day"),
+        ("on December 24", False, "2022-12-24", "day"),
+        ("on January 2", True, "2024-01-02", "day"),
+    ],
+)
+def test_dates(text: str, future: bool, day: str, granularity: str) -> None:
+    (mention,) = find_dates(f"It happened {text}, really.", NOW, future=future)
+    assert mention.when.date().isoformat() == day
+    assert mention.granularity == granularity
+    assert mention.text.lower().endswith(text.lower().split()[-1])
+
+
+def test_dates_that_are_not() -> None:
+    assert find_dates("You may go now, in a minute", NOW) == []
+    assert find_dates("on February 30, 2021", NOW) == []  # no such day
+    assert find_dates("on February 30", NOW) == []
+    (may,) = find_dates("We met in May", NOW)
+    assert may.when.month == 5
+
+
+def test_cardinality_names() -> None:
+    assert {"lives_in", "works_at", "works_as", "diet"} <= SINGLE_VALUED
+    assert cardinality_of("lives_in") == "one"
+    assert cardinality_of("likes") == "many"
+    (moved,) = extract_statements("I moved to Oslo", "Ana", NOW)
+    assert moved.cardinality == "one"
+
+
+async def test_rule_extractor_reads_chat_turns() -> None:
+    episode = Episode(
+        task_type="conversation",
+        description="Ana: I moved to Oslo last May. I no longer eat meat.",
+        occurred_at=NOW,
+        scope=Scope(project="p", user="ana", session="s1"),
+    )
+    facts = await RuleExtractor().extract(episode)
+    assert [(f.subject, f.predicate, f.object) for f in facts] == [("Ana", "lives_in", "Oslo")]
+    assert facts[0].valid_from.date().isoformat() == "2023-05-01"
+    assert facts[0].scope == Scope(project="p", user="ana")
+    assert facts[0].source_episode_ids == [episode.id]
+    ended = RuleExtractor.episode_statements(episode)[-1]
+    assert ended.ends
+    assert ended.fact.object == "meat"
+    by_metadata = episode.model_copy(
+        update={"description": "I work at Acme", "metadata": {"speaker": "Bo"}}
+    )
+    assert [f.subject for f in await RuleExtractor().extract(by_metadata)] == ["Bo"]
+    assert RuleExtractor.statements("I play the cello", "Bo", NOW)[0].fact.object == "cello"
