@@ -168,3 +168,22 @@ def eval_locomo(
     if not path.exists():
         raise typer.BadParameter(f"{path} does not exist; pass --data PATH", param_hint="--data")
     run(run_locomo(path, console, store_url=store))
+
+
+@eval_app.command("extraction")
+def eval_extraction(
+    data: Annotated[
+        Path | None,
+        typer.Option(help="Path to locomo10.json (default: ../shared/data/locomo10.json)."),
+    ] = None,
+    labels: Annotated[
+        Path | None, typer.Option(help="Labels file (default: the labels shipped with sedimem).")
+    ] = None,
+) -> None:
+    """Precision and recall of the offline fact extractor on labelled LoCoMo turns."""
+    from sedimem.evaluation.extraction import report
+
+    path = data or _DEFAULT_LOCOMO
+    if not path.exists():
+        raise typer.BadParameter(f"{path} does not exist; pass --data PATH", param_hint="--data")
+    report(path, console, labels=labels)

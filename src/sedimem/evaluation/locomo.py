@@ -21,7 +21,7 @@ from sedimem.longterm.search import Mode
 from sedimem.scope import Scope
 from sedimem.types.longterm import Episode
 
-__all__ = ["Conversation", "Question", "evaluate", "load_locomo"]
+__all__ = ["Conversation", "Question", "evaluate", "load_locomo", "session_date"]
 
 MODES: tuple[str, ...] = ("bm25", "vector", "hybrid")
 _MODE_OF: dict[str, Mode] = {"bm25": "keyword", "vector": "vector", "hybrid": "hybrid"}
@@ -42,7 +42,7 @@ class Conversation:
     questions: list[Question] = field(default_factory=list)
 
 
-def _session_date(raw: str) -> datetime:
+def session_date(raw: str) -> datetime:
     try:
         return datetime.strptime(raw.strip(), _DATE_FORMAT).replace(tzinfo=UTC)
     except ValueError as exc:
@@ -70,7 +70,7 @@ def load_locomo(path: Path, *, tenant: str = "locomo") -> list[Conversation]:
         result = Conversation(sample_id=str(item["sample_id"]))
         n = 1
         while f"session_{n}" in conv:
-            when = _session_date(conv[f"session_{n}_date_time"])
+            when = session_date(conv[f"session_{n}_date_time"])
             for index, turn in enumerate(conv[f"session_{n}"]):
                 result.turns.append(
                     Episode(
