@@ -167,6 +167,35 @@ async def test_facts_are_learned_with_provenance_and_supersession(
     assert runs[0].run_id == job.run_id
 
 
+async def test_chat_turns_are_learned_and_a_negation_ends_a_fact(
+    lt_store: LongTermStore, embedder: HashEmbedder
+) -> None:
+    ep = EpisodicMemory(lt_store, embedder)
+    scope = Scope(project="p", user="ana", session="s1")
+    turns = [
+        ("Ana: I eat meat and I moved to Oslo last May.", BASE),
+        ("Ana: Lost my job at Initech yesterday. I no longer eat meat.", BASE + timedelta(days=40)),
+    ]
+    for text, when in turns:
+        await ep.record(Episode(task_type="conversation", description=text, occurred_at=when,
+                                scope=scope))  # fmt: skip
+    dry = await make(lt_store, embedder).run("default", jobs=("facts",), dry_run=True)
+    assert dry.job("facts").counts_out["would_end"] == 2
+    report = await make(lt_store, embedder).run("default", jobs=("facts",))
+    job = report.job("facts")
+    assert job.status == "ok", job.error
+    assert job.counts_out["ended"] == 1  # meat ends; no job at Initech was known
+    sem = SemanticMemory(lt_store, embedder)
+    owner = Scope(project="p", user="ana")
+    assert await sem.current("Ana", "eats", scope=owner) == []
+    (meat,) = await sem.history("Ana", "eats", scope=owner)
+    assert (meat.valid_from, meat.valid_to) == (BASE, BASE + timedelta(days=40))
+    (oslo,) = await sem.current("Ana", "lives_in", scope=owner)
+    assert oslo.valid_from.month == 5
+    again = await make(lt_store, embedder).run("default", jobs=("facts",))
+    assert again.job("facts").counts_out.get("ended", 0) == 0  # nothing new, nothing closed
+
+
 async def test_second_run_changes_nothing(lt_store: LongTermStore, embedder: HashEmbedder) -> None:
     await seed(lt_store, embedder, 60, "default")
     c = make(lt_store, embedder, batch_size=7, prune_threshold=0.0)

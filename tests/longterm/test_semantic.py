@@ -231,3 +231,37 @@ async def test_every_rewrite_keeps_the_vector(facts: SemanticMemory) -> None:
         "Ana lives in Porto", scope=scope, known_at=while_believed, mode="vector"
     )  # fmt: skip
     assert [h.record.object for h in believed_before] == ["Porto"]
+
+
+async def test_end_closes_the_current_value_and_keeps_history(facts: SemanticMemory) -> None:
+    scope = Scope(tenant="e", user="ana")
+    await facts.learn(lives(scope, "Lisbon", Y[2]))
+    ended = Fact(scope=scope, statement="Ana no longer lives in Lisbon", subject="Ana",
+                 predicate="lives_in", object="the Lisbon", valid_from=Y[5])  # fmt: skip
+    (closed,) = await facts.end(ended)
+    assert (closed.object, closed.valid_from, closed.valid_to) == ("Lisbon", Y[2], Y[5])
+    assert await facts.current("Ana", "lives_in", scope=scope) == []
+    history = await facts.history("Ana", "lives_in", scope=scope)
+    assert [(f.object, f.valid_to) for f in history] == [("Lisbon", Y[5])]
+    assert await facts.end(ended) == []  # already closed: nothing changes
+
+
+async def test_end_of_multi_valued_facts_by_object_or_all(facts: SemanticMemory) -> None:
+    scope = Scope(tenant="e2", user="ana")
+    for food in ("meat", "fish"):
+        await facts.learn(Fact(scope=scope, statement=f"Ana eats {food}", subject="Ana",
+                               predicate="eats", object=food, valid_from=Y[1]))  # fmt: skip
+    meat = Fact(scope=scope, statement="Ana no longer eats meat", subject="Ana",
+                predicate="eats", object="meat", valid_from=Y[3])  # fmt: skip
+    assert [f.object for f in await facts.end(meat)] == ["meat"]
+    assert [f.object for f in await facts.current("Ana", "eats", scope=scope)] == ["fish"]
+    # another owner's fact is never closed, and a fact starting after the end is left alone
+    other = Scope(tenant="e2", user="bo")
+    assert await facts.end(meat.model_copy(update={"scope": other, "object": None})) == []
+    early = meat.model_copy(update={"object": None, "valid_from": Y[0]})
+    assert await facts.end(early) == []
+    everything = meat.model_copy(update={"object": None, "valid_from": Y[4]})
+    assert [f.object for f in await facts.end(everything)] == ["fish"]
+    assert await facts.current("Ana", "eats", scope=scope) == []
+    with pytest.raises(ValidationError, match="subject"):
+        await facts.end(Fact(scope=scope, statement="nothing"))

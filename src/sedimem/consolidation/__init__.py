@@ -5,7 +5,7 @@ See ``docs/consolidation.md``.
 """
 
 from sedimem.consolidation.consolidator import Consolidator
-from sedimem.consolidation.extract import Extractor, RuleExtractor
+from sedimem.consolidation.extract import EndingExtractor, Extractor, RuleExtractor
 from sedimem.consolidation.llm import OpenAIChatExtractor
 from sedimem.consolidation.models import ConsolidationReport, JobReport
 from sedimem.consolidation.settings import JOBS, ConsolidationSettings
@@ -17,6 +17,7 @@ __all__ = [
     "ConsolidationSettings",
     "ConsolidationWorker",
     "Consolidator",
+    "EndingExtractor",
     "Extractor",
     "JobReport",
     "OpenAIChatExtractor",

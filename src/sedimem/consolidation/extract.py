@@ -11,8 +11,8 @@ The rule-based extractor is deterministic and needs no network. From an episode 
 - the statements of a chat turn (first person resolved to the speaker, dates resolved against
   when the episode occurred: see :mod:`sedimem.consolidation.extraction`). The speaker is
   ``metadata["speaker"]``, else the ``"Name: "`` that opens the description. Statements that
-  end a fact ("I no longer eat meat") are not learned here: :meth:`RuleExtractor.statements`
-  returns them for a caller that closes facts.
+  end a fact ("I no longer eat meat") are not learned: :meth:`RuleExtractor.endings` returns
+  them and the facts job closes the matching current facts (:meth:`SemanticMemory.end`).
 
 Every fact carries ``source_episode_ids=[episode.id]``, the episode's owner scope (its scope
 without the session) and ``valid_from`` = when the episode occurred. Duplicates within one
@@ -29,7 +29,7 @@ from sedimem.consolidation.extraction import Statement, extract_statements
 from sedimem.longterm.records import statement_key
 from sedimem.types.longterm import Episode, Fact
 
-__all__ = ["Extractor", "RuleExtractor", "fact_for", "unique"]
+__all__ = ["EndingExtractor", "Extractor", "RuleExtractor", "fact_for", "unique"]
 
 _PATTERN = re.compile(
     r"^(?P<subject>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}) "
@@ -54,6 +54,13 @@ class Extractor(Protocol):
     """Turns one episode into candidate facts (nothing is written by an extractor)."""
 
     async def extract(self, episode: Episode) -> list[Fact]: ...
+
+
+@runtime_checkable
+class EndingExtractor(Protocol):
+    """An extractor that also reads which facts an episode says have ended."""
+
+    async def endings(self, episode: Episode) -> list[Fact]: ...
 
 
 def fact_for(
@@ -114,6 +121,10 @@ class RuleExtractor:
             if not statement.ends:
                 facts.append(statement.fact)
         return unique(facts)
+
+    async def endings(self, episode: Episode) -> list[Fact]:
+        """What the episode's turn says stopped being true ("I no longer eat meat")."""
+        return [s.fact for s in self.episode_statements(episode) if s.ends]
 
     @staticmethod
     def statements(text: str, speaker: str | None, at: datetime) -> list[Statement]:

@@ -4,11 +4,16 @@ Episodes are read a batch at a time after the job's cursor; after a batch is ful
 the cursor moves to its last id (fenced by the lease). A crash between learning and moving the
 cursor replays that batch; the replay is harmless because a fact is learned from episode E
 only if no fact derived from E (any version, current or retired) already says the same thing.
+
+An extractor that reads endings too (:class:`EndingExtractor`, such as the rule extractor:
+"I no longer eat meat") has each ending close the matching current facts after the episode's
+facts are learned; a replay finds them closed already and changes nothing.
 """
 
 from __future__ import annotations
 
 from sedimem.consolidation.context import JobContext
+from sedimem.consolidation.extract import EndingExtractor
 from sedimem.longterm import records
 from sedimem.storage.longterm.base import RecordFilter
 from sedimem.types.longterm import Episode
@@ -53,4 +58,10 @@ async def run_facts(ctx: JobContext) -> None:
                     continue
                 result = await ctx.facts.learn(fact)
                 ctx.add(ctx.counts_out, result.action)
+            if isinstance(ctx.extractor, EndingExtractor):
+                for ended in await ctx.extractor.endings(episode):
+                    if ctx.dry_run:
+                        ctx.add(ctx.counts_out, "would_end")
+                        continue
+                    ctx.add(ctx.counts_out, "ended", len(await ctx.facts.end(ended)))
         await ctx.advance(rows[-1].id)

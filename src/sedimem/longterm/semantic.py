@@ -27,7 +27,7 @@ from typing import Any, Literal
 from sedimem.clock import Clock, utc_from_timestamp
 from sedimem.config import DEFAULT_SINGLE_VALUED
 from sedimem.embed.base import Embedder
-from sedimem.errors import Conflict, NotFound
+from sedimem.errors import Conflict, NotFound, ValidationError
 from sedimem.ids import new_id
 from sedimem.longterm import records
 from sedimem.longterm.arguments import aware_timestamp, check_k, check_text
@@ -48,6 +48,16 @@ __all__ = ["DEFAULT_SINGLE_VALUED", "LearnResult", "SemanticMemory"]
 def _covers(fact: Fact, at: datetime) -> bool:
     """Whether ``fact`` holds in the world at ``at``."""
     return fact.valid_from <= at and (fact.valid_to is None or at < fact.valid_to)
+
+
+def _same_object(a: str | None, b: str | None) -> bool:
+    """Objects compared without case, spacing or a leading article ("the bakery" = "bakery")."""
+
+    def bare(text: str | None) -> str:
+        words = records.normalise(text or "").split()
+        return " ".join(words[1:] if words[:1] in (["a"], ["an"], ["the"]) else words)
+
+    return bare(a) == bare(b)
 
 
 def _reinforce(known: Fact, again: Fact) -> Fact:
@@ -190,6 +200,55 @@ class SemanticMemory(LongTermService):
 
         await self._store.update_locked(fact.scope.tenant, lock, flt, decide)
         return outcome[-1]
+
+    async def end(self, ended: Fact) -> list[Fact]:
+        """Close what ``ended`` says stopped being true at its ``valid_from``.
+
+        ``ended`` names a subject and predicate, and an object or ``None`` (whatever value it
+        has), in its owner scope: "Ana no longer eats meat" from a turn. Every current,
+        open-ended matching fact that holds at that time is retired and replaced by a closed
+        version valid until then (as supersession closes the old value), so the history keeps
+        it and ``current`` no longer has it. Returns the closed versions; nothing holding: ``[]``.
+        It runs under the lock ``learn`` takes for the subject and predicate.
+        """
+        if ended.subject is None or ended.predicate is None:
+            raise ValidationError(
+                "subject", "a fact to end needs a subject and a predicate", allowed="both set"
+            )
+        now = utc_from_timestamp(self._clock.now())
+        at = ended.valid_from
+        lock, flt = _lock_and_filter(ended)
+        closed: list[Fact] = []
+
+        def decide(rows: list[StoredRecord]) -> Sequence[StoredRecord]:
+            writes: list[StoredRecord] = []
+            for row in rows:
+                old = records.fact_from_row(row)
+                if (
+                    old.scope.owner != ended.scope.owner
+                    or old.valid_to is not None
+                    or not _covers(old, at)
+                    or (ended.object is not None and not _same_object(old.object, ended.object))
+                ):
+                    continue
+                writes.append(
+                    records.fact_row(old.model_copy(update={"invalidated_at": now}), None)
+                )
+                if old.valid_from < at:
+                    version = old.model_copy(
+                        update={
+                            "id": new_id(),
+                            "valid_to": at,
+                            "recorded_at": now,
+                            "invalidated_at": None,
+                        }
+                    )
+                    closed.append(version)
+                    writes.append(records.fact_row(version, row.vector))
+            return writes
+
+        await self._store.update_locked(ended.scope.tenant, lock, flt, decide)
+        return closed
 
     async def get(
         self, fact_id: str, *, tenant: str | None = None, scope: Scope | None = None
