@@ -81,12 +81,17 @@ def test_negations_end_a_fact(text: str, expected: tuple[object, ...]) -> None:
         ("My brother works at a bank", ("Ana's brother", "works_at", "a bank")),
         ("Just signed up for a pottery class!", ("Ana", "signed_up_for", "a pottery class")),
         ("I started a new job as a data engineer", ("Ana", "works_as", "data engineer")),
+        ("I got a new job at Globex", ("Ana", "works_at", "Globex")),
         ("My cat Tom loves tuna", ("Ana", "has_pet", "cat named Tom")),
+        ("We got another kitten called Miso", ("Ana", "has_pet", "kitten named Miso")),
+        ("Networking plays a big role", None),  # a capitalised gerund names nobody
+        ("I love their work", None),  # whose work is in another turn
         ("I won my first chess tournament", ("Ana", "won", "Ana's first chess tournament")),
     ],
 )
-def test_statements(text: str, expected: tuple[object, ...]) -> None:
-    assert triples(text)[0][:3] == expected
+def test_statements(text: str, expected: tuple[object, ...] | None) -> None:
+    found = triples(text)
+    assert (found[0][:3] if found else None) == expected
 
 
 @pytest.mark.parametrize(

@@ -82,7 +82,8 @@ _NOT_NAMES = frozenset(
 _FIRST = re.compile(r"^(?P<subj>I|we)(?P<be>'m|'ve|'d| am| have| was| were| are|'re)?\s+", re.I)
 _RELATIVE = re.compile(rf"\b[Mm]y (?P<rel>{_RELATION})s?(?:,? (?P<name>[A-Z][a-z]+))?\b")
 _PET_NAMED = re.compile(
-    rf"\b(?:a|an|my|our|new)\s+(?:\w+\s+)?(?P<pet>{_PET})\s+(?:named|called)\s+(?P<name>[A-Z][a-z]+)"
+    rf"\b(?:a|an|my|our|new|another)\s+(?:\w+\s+)?(?P<pet>{_PET})\s+(?:named|called)\s+"
+    r"(?P<name>[A-Z][a-z]+)"
 )
 _PET_MINE = re.compile(rf"\b[Mm]y (?:\w+ )?(?P<pet>{_PET}),? (?P<name>[A-Z][a-z]+)\b")
 
