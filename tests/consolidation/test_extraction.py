@@ -192,6 +192,10 @@ def test_cardinality_names() -> None:
     assert cardinality_of("likes") == "many"
     (moved,) = extract_statements("I moved to Oslo", "Ana", NOW)
     assert moved.cardinality == "one"
+    assert moved.fact.cardinality == "one"  # learn supersedes whatever the defaults say
+    (liked,) = extract_statements("I like tea", "Ana", NOW)
+    assert liked.cardinality == "many"
+    assert liked.fact.cardinality is None  # the tenant's declarations decide
 
 
 async def test_rule_extractor_reads_chat_turns() -> None:

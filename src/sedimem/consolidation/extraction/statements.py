@@ -11,7 +11,9 @@ turn's time; none: the turn's time) and returns :class:`Statement` values: a
   ``None`` ends whatever value the predicate has. A caller closes the matching current fact
   (``valid_to`` = this ``valid_from``) instead of learning it;
 - ``cardinality``: ``"one"`` when a new value of the predicate supersedes the old one
-  (``lives_in``, ``works_at``, ...), ``"many"`` when values accumulate.
+  (``lives_in``, ``works_at``, ...), ``"many"`` when values accumulate. A single-valued
+  fact also carries ``cardinality="one"``, so ``learn`` supersedes whatever the tenant's
+  defaults say; the others leave it unset (the tenant's declarations decide).
 """
 
 from __future__ import annotations
@@ -90,6 +92,7 @@ def extract_statements(
             if key in seen:
                 continue
             seen.add(key)
+            cardinality = cardinality_of(match.predicate)
             fact = Fact(
                 statement=_sentence(match),
                 subject=match.subject,
@@ -100,6 +103,8 @@ def extract_statements(
                 scope=scope or Scope(),
                 source_episode_ids=list(source_episode_ids),
                 metadata={"ends": True} if match.negated else {},
+                # only "one" is stated: other predicates keep the tenant's rules (and conflicts)
+                cardinality="one" if cardinality == "one" else None,
             )
-            out.append(Statement(fact, match.negated, cardinality_of(match.predicate)))
+            out.append(Statement(fact, match.negated, cardinality))
     return out
