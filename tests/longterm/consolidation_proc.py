@@ -38,7 +38,11 @@ async def main(url: str, tenant: str, mode: str, kill_after: int) -> None:
     store = await open_longterm_store(url)
     embedder = HashEmbedder(64)
     await store.bind_embedder(embedder.name, embedder.dimension)
-    settings = ConsolidationSettings(batch_size=25, max_batches_per_run=2, lease_ttl_seconds=2)
+    # A crashed worker's lease must expire soon for the resume test; in the contention test a
+    # short lease only measures the machine's load (a batch slower than the lease loses it,
+    # as designed), so the looping workers hold theirs longer.
+    lease = 2 if mode == "crash" else 15
+    settings = ConsolidationSettings(batch_size=25, max_batches_per_run=2, lease_ttl_seconds=lease)
     extractor = KillingExtractor(kill_after) if mode == "crash" else RuleExtractor()
     consolidator = Consolidator(
         store,
