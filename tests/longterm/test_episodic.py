@@ -131,10 +131,23 @@ async def test_visibility_and_tenant_isolation(episodes: EpisodicMemory) -> None
     assert texts(seen_by_session) == {"project wide note about kafka", "session note about kafka"}
     seen_by_project = await episodes.recall("kafka", scope=project)
     assert texts(seen_by_project) == {"project wide note about kafka", "session note about kafka"}
+    # a session is provenance, not a boundary: the agent's next session sees the first's
     other_session = Scope(tenant="a", project="p", agent="bot", session="s2")
     assert texts(await episodes.recall("kafka", scope=other_session)) == {
-        "project wide note about kafka"
+        "project wide note about kafka",
+        "session note about kafka",
     }
+    # "only this session" is asked for explicitly
+    assert texts(await episodes.recall("kafka", scope=other_session, session="s1")) == {
+        "session note about kafka"
+    }
+    assert await episodes.recall("kafka", scope=other_session, session="s2") == []
+    listed = await episodes.list(project, session="s1")
+    assert [e.description for e in listed.items] == ["session note about kafka"]
+    with pytest.raises(ValidationError, match="session"):
+        await episodes.list(project, session="")
+    with pytest.raises(ValidationError, match="session"):
+        await episodes.recall("kafka", scope=project, session="a\nb")
     assert "ana private note about kafka" in texts(
         await episodes.recall("kafka", scope=Scope(tenant="a", project="p", user="ana"))
     )

@@ -134,3 +134,20 @@ async def test_update_and_delete_by_id(procedures: ProceduralMemory) -> None:
     assert await procedures.delete(p.id, scope=team) is True
     assert await procedures.find_matching("ship a release", scope=team) == []
     assert await procedures.delete(p.id, scope=team) is False
+
+
+async def test_procedures_of_every_session_match_unless_one_is_asked_for(
+    procedures: ProceduralMemory,
+) -> None:
+    owner = Scope(tenant="sessions", agent_type="deployer", agent="d1")
+    await procedures.record(proc(owner.with_session("s1"), "deploy", "deploy a service", ["a"]))
+    await procedures.record(
+        proc(owner.with_session("s2"), "rollback", "roll a service back", ["b"])
+    )
+    later = owner.with_session("s3")
+    names = {h.record.name for h in await procedures.find_matching("service", scope=later)}
+    assert names == {"deploy", "rollback"}
+    only = await procedures.find_matching("service", scope=later, session="s2")
+    assert [h.record.name for h in only] == ["rollback"]
+    sibling = Scope(tenant="sessions", agent_type="deployer", agent="d2", session="s1")
+    assert await procedures.find_matching("service", scope=sibling) == []

@@ -265,3 +265,21 @@ async def test_end_of_multi_valued_facts_by_object_or_all(facts: SemanticMemory)
     assert await facts.current("Ana", "eats", scope=scope) == []
     with pytest.raises(ValidationError, match="subject"):
         await facts.end(Fact(scope=scope, statement="nothing"))
+
+
+async def test_a_fact_learned_in_one_session_is_known_in_the_next(
+    facts: SemanticMemory,
+) -> None:
+    owner = Scope(tenant=f"t-{uuid.uuid4().hex[:8]}", user="ana", agent="planner")
+    one, two = owner.with_session("run-1"), owner.with_session("run-2")
+    await facts.learn(Fact(scope=one, statement="Ana prefers trains"))
+    await facts.learn(Fact(scope=two, statement="Ana prefers window seats"))
+    every = {h.record.statement for h in await facts.recall("Ana prefers", scope=two)}
+    assert every == {"Ana prefers trains", "Ana prefers window seats"}
+    only = await facts.recall("Ana prefers", scope=two, session="run-1")
+    assert [h.record.statement for h in only] == ["Ana prefers trains"]
+    assert [h.record.scope.session for h in only] == ["run-1"]  # provenance is kept
+    bo = two.model_copy(update={"user": "bo"})
+    assert await facts.recall("Ana prefers", scope=bo) == []
+    with pytest.raises(ValidationError, match="session"):
+        await facts.recall("Ana", scope=two, session="x" * 129)

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from sedimem.errors import ValidationError
 from sedimem.types.text import check_no_nul
 
-__all__ = ["MAX_K", "aware_timestamp", "check_k", "check_query", "check_text"]
+__all__ = ["MAX_K", "aware_timestamp", "check_k", "check_query", "check_session", "check_text"]
 
 MAX_K = 1000
+_SESSION_ID = re.compile(r"[^\x00-\x1f\x7f]{1,128}")  # as a scope's Identifier
 
 
 def check_k(k: int) -> int:
@@ -30,6 +32,17 @@ def check_text(field: str, value: str | None) -> str | None:
     """An id or filter text, refused with ``field`` named when it holds NUL: no stored text
     holds one, and PostgreSQL would refuse it without saying which argument was wrong."""
     return None if value is None else check_no_nul(field, value)
+
+
+def check_session(session: str | None) -> str | None:
+    """An explicit "only this session" filter: a session id as scopes take it, or None."""
+    if session is None:
+        return None
+    if not isinstance(session, str) or not _SESSION_ID.fullmatch(session):
+        raise ValidationError(
+            "session", f"{session!r} is not a session id", allowed="1..128 printable characters"
+        )
+    return session
 
 
 def aware_timestamp(value: datetime, field: str) -> float:

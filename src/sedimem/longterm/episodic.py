@@ -9,7 +9,7 @@ from typing import Any
 
 from sedimem.errors import NotFound, ValidationError
 from sedimem.longterm import records
-from sedimem.longterm.arguments import aware_timestamp, check_k, check_text
+from sedimem.longterm.arguments import aware_timestamp, check_k, check_session, check_text
 from sedimem.longterm.search import Mode
 from sedimem.longterm.service import LongTermService
 from sedimem.longterm.vectors import as_vector, embed_all
@@ -117,11 +117,13 @@ class EpisodicMemory(LongTermService):
         time_range: tuple[datetime, datetime] | None = None,
         min_importance: float | None = None,
         newest_first: bool = False,
+        session: str | None = None,
     ) -> Page[Episode]:
-        """Episodes visible to ``scope``, in creation order, a page at a time."""
+        """Episodes visible to ``scope`` (from every session of its owner; ``session``: only
+        those recorded in that session), in creation order, a page at a time."""
         if not 1 <= limit <= MAX_PAGE:
             raise ValidationError("limit", f"{limit} is out of range", allowed=f"1..{MAX_PAGE}")
-        flt = self._filter(scope, outcome, task_type, time_range, min_importance)
+        flt = self._filter(scope, outcome, task_type, time_range, min_importance, session)
         rows = await self._store.find(
             scope.tenant, flt, limit=limit + 1, after=cursor, newest_first=newest_first
         )
@@ -139,10 +141,12 @@ class EpisodicMemory(LongTermService):
         task_type: str | None = None,
         min_importance: float | None = None,
         mode: Mode = "hybrid",
+        session: str | None = None,
     ) -> builtins.list[Hit[Episode]]:
-        """The episodes that best match ``query`` among those visible to ``scope``."""
+        """The episodes that best match ``query`` among those visible to ``scope`` (from
+        every session of its owner; ``session``: only those recorded in that session)."""
         check_k(k)
-        flt = self._filter(scope, outcome, task_type, time_range, min_importance)
+        flt = self._filter(scope, outcome, task_type, time_range, min_importance, session)
         found = await self._searcher.search(
             scope.tenant, flt, query, k, mode=mode, now=self._clock.now()
         )
@@ -188,6 +192,7 @@ class EpisodicMemory(LongTermService):
         task_type: str | None,
         time_range: tuple[datetime, datetime] | None,
         min_importance: float | None,
+        session: str | None,
     ) -> RecordFilter:
         check_text("task_type", task_type)
         if outcome is not None:
@@ -214,6 +219,7 @@ class EpisodicMemory(LongTermService):
             occurred_from=start,
             occurred_before=None if end is None else end + 1e-6,
             min_importance=min_importance,
+            session=check_session(session),
         )
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from sedimem.clock import utc_from_timestamp
 from sedimem.errors import NotFound, ValidationError
 from sedimem.longterm import records
-from sedimem.longterm.arguments import check_k, check_text
+from sedimem.longterm.arguments import check_k, check_session, check_text
 from sedimem.longterm.search import Mode
 from sedimem.longterm.service import LongTermService
 from sedimem.longterm.vectors import embed_all
@@ -87,12 +87,14 @@ class ProceduralMemory(LongTermService):
         agent_type: str | None = None,
         k: int = 5,
         mode: Mode = "hybrid",
+        session: str | None = None,
     ) -> list[Hit[Procedure]]:
-        """Procedures for a task, ranked by how well they match times how often they worked."""
+        """Procedures for a task, ranked by how well they match times how often they worked
+        (from every session of the scope's owner; ``session``: only that session's)."""
         check_k(k)
         if agent_type is not None:
             scope = scope.model_copy(update={"agent_type": agent_type})
-        flt = RecordFilter(kind=records.PROCEDURE, visible_to=scope)
+        flt = RecordFilter(kind=records.PROCEDURE, visible_to=scope, session=check_session(session))
         found = await self._searcher.search(
             scope.tenant, flt, task_description, max(k * 4, k), mode=mode, now=self._clock.now()
         )

@@ -30,7 +30,7 @@ from sedimem.embed.base import Embedder
 from sedimem.errors import Conflict, NotFound, ValidationError
 from sedimem.ids import new_id
 from sedimem.longterm import records
-from sedimem.longterm.arguments import aware_timestamp, check_k, check_text
+from sedimem.longterm.arguments import aware_timestamp, check_k, check_session, check_text
 from sedimem.longterm.predicates import Predicates
 from sedimem.longterm.search import Mode
 from sedimem.longterm.service import LongTermService
@@ -306,9 +306,11 @@ class SemanticMemory(LongTermService):
         predicate: str | None = None,
         include_history: bool = False,
         mode: Mode = "hybrid",
+        session: str | None = None,
     ) -> list[Hit[Fact]]:
         """Facts matching ``query``, as believed now (or at ``known_at``), true in the world
-        now (or at ``valid_at``; ``include_history`` drops the world-time condition)."""
+        now (or at ``valid_at``; ``include_history`` drops the world-time condition), among
+        those visible to ``scope`` from every session (``session``: only that session's)."""
         check_k(k)
         check_text("subject", subject)
         check_text("predicate", predicate)
@@ -322,6 +324,7 @@ class SemanticMemory(LongTermService):
             valid_at=None if valid_at is None else aware_timestamp(valid_at, "valid_at"),
             known_at=None if known_at is None else aware_timestamp(known_at, "known_at"),
             current=known_at is None,
+            session=check_session(session),
         )
         found = await self._searcher.search(
             scope.tenant, flt, query, k, mode=mode, now=self._clock.now()

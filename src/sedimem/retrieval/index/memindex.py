@@ -173,10 +173,11 @@ class MemIndex:
                 value = getattr(scope, field)
                 if value is not None:
                     mask &= (text[field] == _UNSET) | (text[field] == self._code(value))
-            user = text["user"] == _UNSET
-            if scope.user is not None:
-                user |= text["user"] == self._code(scope.user)
-            mask &= user
+            if not flt.all_users:
+                user = text["user"] == _UNSET
+                if scope.user is not None:
+                    user |= text["user"] == self._code(scope.user)
+                mask &= user
         for field in _EQUAL:
             value = getattr(flt, field)
             if value is not None:

@@ -10,9 +10,14 @@ checks them on every backend):
   its rows), never on a page of results afterwards: a search for ``k`` returns ``k`` rows
   whenever ``k`` rows match the filter.
 - **Visibility** (``RecordFilter.visible_to``): a record is visible to a query scope when,
-  on each of ``project``, ``agent_type``, ``agent`` and ``session``, the record's value is
-  unset, or the query's is unset, or they are equal; and the record's ``user`` is unset or
-  equals the query's ``user`` (a query naming no user sees only records naming no user).
+  on each of ``project``, ``agent_type`` and ``agent``, the record's value is unset, or the
+  query's is unset, or they are equal; and the record's ``user`` is unset or equals the
+  query's ``user`` (a query naming no user sees only records naming no user).
+  ``session`` is provenance on a long-term record, never a visibility boundary: a query
+  from a session scope sees what its owner (the same scope without the session) sees, from
+  every session (``RecordFilter`` drops the session of ``visible_to``). "Only this session"
+  is the explicit ``RecordFilter.session``. ``all_users`` lifts the user rule, for counts
+  over a whole tenant or project (statistics), never for reading content.
 - **Writes are all-or-nothing**; ``update_locked`` runs read-decide-write in one transaction
   serialised, across processes, per ``(tenant, lock_key)``.
 - Ids are scoped per tenant: the same id under two tenants is two independent records.
@@ -102,7 +107,7 @@ class RecordFilter:
     kind: str | None = None
     visible_to: Scope | None = None  # the visibility rule above; None: the whole tenant
     user: str | None = None  # exactly this user (erasure, export)
-    session: str | None = None  # exactly this session (erasure)
+    session: str | None = None  # exactly this session (erasure, "only this session")
     ids: tuple[str, ...] | None = None
     occurred_from: float | None = None  # occurred_at >= this
     occurred_before: float | None = None  # occurred_at < this
@@ -116,6 +121,14 @@ class RecordFilter:
     known_at: float | None = None  # recorded_at <= t and (invalidated_at is null or > t)
     current: bool = False  # invalidated_at is null
     derived_from: tuple[str, ...] | None = None  # has one of these ids among its sources
+    all_users: bool = False  # with visible_to: every user's records (counting, not reading)
+
+    def __post_init__(self) -> None:
+        # A session is provenance, not a boundary: ``visible_to`` is its owner scope. Done
+        # here, once, so every store applies the same rule and two sessions of one owner
+        # make equal filters (one cached mask in the in-memory index, not one per session).
+        if self.visible_to is not None and self.visible_to.session is not None:
+            object.__setattr__(self, "visible_to", self.visible_to.owner)
 
 
 #: Given the records currently matching, return the records to write (upserted by id).
@@ -149,6 +162,10 @@ class LongTermStore(Protocol):
         """Matching records ordered by id; ``after`` is the last id of the previous page."""
 
     async def count(self, tenant: str, flt: RecordFilter) -> int: ...
+
+    async def count_by_user(self, tenant: str, flt: RecordFilter) -> dict[str | None, int]:
+        """``count`` per ``user`` value of the matching records (``None``: naming no user);
+        users without a match are absent."""
 
     async def delete(self, tenant: str, ids: Sequence[str]) -> int:
         """Delete records (with their keyword rows, vectors and provenance links)."""

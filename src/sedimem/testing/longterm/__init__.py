@@ -8,7 +8,8 @@ Subclass :class:`LongTermStoreConformance` and provide one async fixture:
 Records are built directly (:func:`make_record`) with small deterministic vectors
 (dimension :data:`DIM`, L2-normalised). Ids are valid, time-ordered UUID strings, so a
 backend may keep them in a ``uuid`` column. The tests live in
-:mod:`~sedimem.testing.longterm.records` and :mod:`~sedimem.testing.longterm.search`.
+:mod:`~sedimem.testing.longterm.records`, :mod:`~sedimem.testing.longterm.search` and
+:mod:`~sedimem.testing.longterm.visibility`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from sedimem.testing.longterm.helpers import (
 )
 from sedimem.testing.longterm.records import RecordConformance
 from sedimem.testing.longterm.search import SearchConformance
+from sedimem.testing.longterm.visibility import VisibilityConformance
 
 __all__ = [
     "DIM",
@@ -33,5 +35,5 @@ __all__ = [
 ]
 
 
-class LongTermStoreConformance(RecordConformance, SearchConformance):
+class LongTermStoreConformance(RecordConformance, SearchConformance, VisibilityConformance):
     """Every rule of :mod:`sedimem.storage.longterm.base`, checked on one backend."""

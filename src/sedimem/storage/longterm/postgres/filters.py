@@ -14,8 +14,9 @@ from sedimem.storage.longterm.base import RecordFilter
 
 __all__ = ["Where", "record_where"]
 
-#: Scope fields whose unset value (on either side) matches anything.
-_SHARED_SCOPE_FIELDS = ("project", "agent_type", "agent", "session")
+#: Scope fields whose unset value (on either side) matches anything (not ``session``: on a
+#: long-term record it is provenance, never a boundary).
+_SHARED_SCOPE_FIELDS = ("project", "agent_type", "agent")
 
 #: RecordFilter fields that are plain equality on the column of the same name.
 _EQUALITY_FIELDS = (
@@ -73,7 +74,9 @@ def record_where(tenant: str, flt: RecordFilter) -> Where:
             value = getattr(scope, field)
             if value is not None:
                 where.add(sql.SQL("({0} IS NULL OR {0} = %s)").format(sql.Identifier(field)), value)
-        if scope.user is None:
+        if flt.all_users:
+            pass
+        elif scope.user is None:
             where.add('"user" IS NULL')
         else:
             where.add('("user" IS NULL OR "user" = %s)', scope.user)

@@ -398,6 +398,17 @@ class PostgresLongTermStore:
                 row = await cursor.fetchone()
         return int(row[0]) if row is not None else 0
 
+    async def count_by_user(self, tenant: str, flt: RecordFilter) -> dict[str | None, int]:
+        where = record_where(tenant, flt)
+        query = sql.SQL(
+            'SELECT "user", count(*) FROM {table} WHERE {where} GROUP BY "user"'
+        ).format(table=_TABLE, where=where.clause)
+        with translated("count"):
+            async with self._pool.connection() as conn:
+                cursor = await conn.execute(query, where.params)
+                rows = await cursor.fetchall()
+        return {user: int(n) for user, n in rows}
+
     async def tenants(self) -> list[str]:
         query = sql.SQL("SELECT DISTINCT tenant FROM {} ORDER BY tenant").format(_TABLE)
         with translated("tenants"):

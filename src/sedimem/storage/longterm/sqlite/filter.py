@@ -14,8 +14,9 @@ from sedimem.storage.longterm.base import RecordFilter
 
 __all__ = ["VISIBILITY_FIELDS", "where"]
 
-#: Scope fields on which a record is visible when either side is unset or both are equal.
-VISIBILITY_FIELDS = ("project", "agent_type", "agent", "session")
+#: Scope fields on which a record is visible when either side is unset or both are equal
+#: (not ``session``: on a long-term record it is provenance, never a boundary).
+VISIBILITY_FIELDS = ("project", "agent_type", "agent")
 
 _EQUAL = ("user", "session", "outcome", "task_type", "subject", "predicate", "name")
 
@@ -37,7 +38,9 @@ def where(tenant: str, flt: RecordFilter) -> tuple[str, list[Any]]:
             value = getattr(scope, field)
             if value is not None:
                 add(f"(r.{field} IS NULL OR r.{field} = ?)", value)
-        if scope.user is None:
+        if flt.all_users:  # counting over every user: no user condition
+            pass
+        elif scope.user is None:
             add("r.user IS NULL")
         else:
             add("(r.user IS NULL OR r.user = ?)", scope.user)

@@ -191,6 +191,15 @@ class SqliteLongTermStore:
         sql = f"SELECT COUNT(*) FROM lt_record r WHERE {condition}"
         return await self._db.run(lambda conn: int(conn.execute(sql, params).fetchone()[0]))
 
+    async def count_by_user(self, tenant: str, flt: RecordFilter) -> dict[str | None, int]:
+        condition, params = where(tenant, flt)
+        sql = f"SELECT r.user, COUNT(*) FROM lt_record r WHERE {condition} GROUP BY r.user"
+
+        def counts(conn: sqlite3.Connection) -> dict[str | None, int]:
+            return {user: int(n) for user, n in conn.execute(sql, params)}
+
+        return await self._db.run(counts)
+
     async def tenants(self) -> list[str]:
         sql = "SELECT DISTINCT tenant FROM lt_record ORDER BY tenant"
         return await self._db.run(lambda conn: [str(r[0]) for r in conn.execute(sql)])
