@@ -80,11 +80,16 @@ async def test_an_idle_session_becomes_one_episode_and_is_cleaned_up(env: Env) -
     assert episode.scope == scope
     assert episode.outcome is Outcome.PARTIAL  # never finished: abandoned
     assert "abandoned" in episode.outcome_details
-    assert "Task " in episode.context_summary
-    assert "in progress at step 2 of 4 (50% done)" in episode.context_summary
-    assert "Scratchpad: 2 entries" in episode.context_summary
-    assert "'drafted section one'" in episode.context_summary
-    assert "Working keys: goal." in episode.context_summary
+    # the same episode terminate records (shared code): the goal describes it, the task
+    # ends with the outcome's status, the values and first and last notes are its summary
+    assert episode.description == "summarise the report"
+    assert "in progress" not in episode.search_text()
+    assert "stopped unfinished at step 2 of 4 (50% done)" in episode.context_summary
+    assert "Working values: goal: summarise the report." in episode.context_summary
+    assert (
+        "Scratchpad: 2 notes, first 'read the table of contents', last 'drafted section one'."
+        in episode.context_summary
+    )
     assert episode.actions == ["read the table of contents", "drafted section one"]
     assert episode.metadata["ended_by"] == "consolidation"
     assert episode.metadata["task_status"] == "in_progress"
@@ -297,6 +302,7 @@ async def test_a_run_that_died_before_cleanup_is_finished_without_a_duplicate(en
     assert dry.job("sessions").counts_out["would_record"] == 1
     done = await memory.lifecycle.terminate(scope, "partial", cleanup=False)
     assert done.episode is not None
+    await env.pass_idle()  # terminate wrote the task's final status: idle again after it
     report = await memory.consolidate(tenant, jobs=SESSIONS)
     assert report.job("sessions").counts_out == {"already_recorded": 1, "dropped": 1}
     assert [e.id for e in await episodes_of(memory, tenant)] == [done.episode.id]

@@ -2,7 +2,7 @@
 
 A session whose latest write is older than ``session_idle_seconds`` (and whose live state
 is still there: that TTL is longer) is taken as ended. The job reads its task state,
-scratchpad and keys, records the same kind of episode ``Lifecycle.terminate`` records
+scratchpad and values, records the same kind of episode ``Lifecycle.terminate`` records
 (``lifecycle.summary``), under the same unique key (``lifecycle.record``), then removes the
 session's working state, checkpoints included, as terminate does. So neither terminate nor
 this job, nor two runs of it, ever record a second episode for a session.

@@ -20,7 +20,7 @@ from sedimem.embed.base import Embedder
 from sedimem.errors import NotFound, ValidationError
 from sedimem.lifecycle.record import record_once
 from sedimem.lifecycle.results import HookFailure, LifecycleResult, TerminateResult
-from sedimem.lifecycle.summary import read_session, session_episode
+from sedimem.lifecycle.summary import final_task, read_session, session_episode
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import LongTermStore
 from sedimem.types.longterm import Episode, Outcome
@@ -154,7 +154,13 @@ class Lifecycle:
         tokens_used: int | None = None,
         task_type: str = "session",
     ) -> TerminateResult:
-        """Record the session as one episode (once), then remove its working state."""
+        """Record the session as one episode (once), then remove its working state.
+
+        The task ends with the status ``outcome`` gives it (success: completed, failure:
+        failed, partial: cancelled), in the episode and, with ``cleanup=False``, in working
+        memory. The episode's description is ``task_description``, else the session's
+        ``goal`` / ``task`` / ``description`` value, else the task id; its summary carries
+        the working values and the scratchpad's first and last notes."""
         started = time.perf_counter()
         try:
             outcome = Outcome(outcome)
@@ -166,12 +172,18 @@ class Lifecycle:
             raise ValidationError("tokens_used", f"{tokens_used} is negative", allowed=">= 0")
         lessons = [str(x) for x in lessons_learned or []]
         wm = self._working(scope)
+        state = await read_session(wm)
+        final = final_task(state.task, outcome)
+        if final is not None and not cleanup:  # the session stays: its task says how it ended
+            await wm.update_task_progress(
+                progress_percent=final.progress_percent, status=final.status
+            )
         episode: Episode | None = None
         already = False
         if consolidate:
             episode = session_episode(
                 scope,
-                await read_session(wm),
+                state,
                 outcome,
                 self._clock.now(),
                 task_description=task_description,

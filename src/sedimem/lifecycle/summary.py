@@ -6,6 +6,7 @@ terminated), so both record the same kind of episode.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -13,13 +14,17 @@ from typing import Any
 from sedimem.clock import utc_from_timestamp
 from sedimem.scope import Scope
 from sedimem.types.longterm import Episode, Outcome
-from sedimem.types.working import ScratchpadEntry, TaskState
+from sedimem.types.working import ScratchpadEntry, TaskState, TaskStatus
 from sedimem.working.memory import WorkingMemory
 
 __all__ = [
+    "DESCRIPTION_KEYS",
     "MAX_ACTIONS",
+    "MAX_SUMMARY_CHARS",
     "SessionState",
     "actions_of",
+    "describe",
+    "final_task",
     "importance_of",
     "read_session",
     "session_episode",
@@ -28,37 +33,116 @@ __all__ = [
 
 MAX_ACTIONS = 50
 _MAX_ACTION_CHARS = 500
+#: The whole context summary stays within this many characters.
+MAX_SUMMARY_CHARS = 2000
+_MAX_NOTE_CHARS = 300  # each of the scratchpad's first and last notes
+_MAX_VALUE_CHARS = 500  # each working value
+_MAX_DESCRIPTION_CHARS = 1000
+#: Working keys whose value says what the session's task is, in order of preference.
+DESCRIPTION_KEYS = ("goal", "task", "description")
+
+#: The task's final status for each outcome: never left "in progress" in the episode.
+_FINAL_STATUS = {
+    Outcome.SUCCESS: TaskStatus.COMPLETED,
+    Outcome.FAILURE: TaskStatus.FAILED,
+    Outcome.PARTIAL: TaskStatus.CANCELLED,  # stopped before it was done
+}
+_STATUS_PHRASE = {
+    TaskStatus.COMPLETED: "completed",
+    TaskStatus.FAILED: "failed",
+    TaskStatus.CANCELLED: "stopped unfinished",
+}
 
 
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def summarise(state: TaskState | None, scratchpad: list[ScratchpadEntry], keys: list[str]) -> str:
-    """A few plain sentences on where the task stood and what the agent noted."""
-    parts: list[str] = []
-    if state is not None:
-        steps = f"step {state.current_step}"
-        if state.total_steps:
-            steps += f" of {state.total_steps}"
-        parts.append(
-            f"Task {state.task_id} ended {state.status.value.replace('_', ' ')} at {steps} "
-            f"({state.progress_percent:g}% done)."
-        )
-    else:
-        parts.append("No task state was recorded.")
-    if scratchpad:
-        first, last = scratchpad[0].text, scratchpad[-1].text
-        parts.append(f"Scratchpad: {len(scratchpad)} entries, from {_clip(first, 200)!r}")
-        if len(scratchpad) > 1:
-            parts[-1] += f" to {_clip(last, 200)!r}"
-        parts[-1] += "."
-    else:
-        parts.append("Scratchpad: empty.")
-    if keys:
-        shown = ", ".join(keys[:10]) + (f" and {len(keys) - 10} more" if len(keys) > 10 else "")
-        parts.append(f"Working keys: {shown}.")
-    return " ".join(parts)
+def _text_of(value: Any) -> str:
+    """A working value as text: strings as they are, anything else as compact JSON."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def final_task(task: TaskState | None, outcome: Outcome) -> TaskState | None:
+    """The task as the outcome leaves it: its final status (and 100% done on success)."""
+    if task is None:
+        return None
+    update: dict[str, Any] = {"status": _FINAL_STATUS[outcome]}
+    if outcome is Outcome.SUCCESS:
+        update["progress_percent"] = 100.0
+    return task.model_copy(update=update)
+
+
+def describe(scope: Scope, state: SessionState, task_description: str | None = None) -> str:
+    """What the session was about: the explicit description, else the working value of
+    ``goal`` / ``task`` / ``description``, else the task id, else the first note; never
+    the session id (it says nothing a later search could match)."""
+    if task_description and task_description.strip():
+        return task_description.strip()
+    for key in DESCRIPTION_KEYS:
+        text = _text_of(state.values.get(key, "")).strip()
+        if text:
+            return _clip(text, _MAX_DESCRIPTION_CHARS)
+    task = state.task
+    if task is not None and task.task_id != scope.session:
+        return f"Task {task.task_id}"
+    if state.scratchpad:
+        return _clip(state.scratchpad[0].text, _MAX_DESCRIPTION_CHARS)
+    return "A session with no stated task"
+
+
+def _task_sentence(task: TaskState | None) -> str:
+    if task is None:
+        return "No task state was recorded."
+    phrase = _STATUS_PHRASE.get(task.status, task.status.value.replace("_", " "))
+    where = ""
+    if task.total_steps:
+        where = f" at step {task.current_step} of {task.total_steps}"
+    elif task.current_step:
+        where = f" at step {task.current_step}"
+    return f"Task {task.task_id} {phrase}{where} ({task.progress_percent:g}% done)."
+
+
+def _notes_sentence(scratchpad: list[ScratchpadEntry]) -> str:
+    if not scratchpad:
+        return "Scratchpad: empty."
+    first = _clip(scratchpad[0].text, _MAX_NOTE_CHARS)
+    if len(scratchpad) == 1:
+        return f"Scratchpad: 1 note: {first!r}."
+    last = _clip(scratchpad[-1].text, _MAX_NOTE_CHARS)
+    return f"Scratchpad: {len(scratchpad)} notes, first {first!r}, last {last!r}."
+
+
+def _values_sentence(values: dict[str, Any], budget: int) -> str:
+    """``key: value`` pairs in key order, as many as fit in ``budget`` characters."""
+    shown: list[str] = []
+    used = len("Working values: .")
+    for key in sorted(values):
+        pair = f"{key}: {_clip(_text_of(values[key]), _MAX_VALUE_CHARS)}"
+        if used + len(pair) + 2 > budget:
+            left = len(values) - len(shown)
+            shown.append(f"and {left} more")
+            break
+        shown.append(pair)
+        used += len(pair) + 2
+    return "Working values: " + "; ".join(shown) + "."
+
+
+def summarise(
+    task: TaskState | None, scratchpad: list[ScratchpadEntry], values: dict[str, Any]
+) -> str:
+    """Where the task ended, the text of the working values and the scratchpad's first and
+    last notes: at most :data:`MAX_SUMMARY_CHARS` characters, all searchable words."""
+    head = _task_sentence(task)
+    notes = _notes_sentence(scratchpad)
+    parts = [head]
+    if values:
+        budget = MAX_SUMMARY_CHARS - len(head) - len(notes) - 2
+        parts.append(_values_sentence(values, budget))
+    parts.append(notes)
+    return _clip(" ".join(parts), MAX_SUMMARY_CHARS)
 
 
 def actions_of(scratchpad: list[ScratchpadEntry]) -> list[str]:
@@ -79,20 +163,20 @@ def importance_of(outcome: Outcome, duration_seconds: float, lessons: list[str])
 
 @dataclass(frozen=True, slots=True)
 class SessionState:
-    """What an episode is made of: the session's task state, scratchpad and key names."""
+    """What an episode is made of: the session's task state, scratchpad and values."""
 
     task: TaskState | None
     scratchpad: list[ScratchpadEntry]
-    keys: list[str]
+    values: dict[str, Any]
 
     @property
     def empty(self) -> bool:
-        return self.task is None and not self.scratchpad and not self.keys
+        return self.task is None and not self.scratchpad and not self.values
 
 
 async def read_session(wm: WorkingMemory) -> SessionState:
     return SessionState(
-        await wm.get_task_state(), await wm.get_scratchpad_with_timestamps(), await wm.list_keys()
+        await wm.get_task_state(), await wm.get_scratchpad_with_timestamps(), await wm.get_all()
     )
 
 
@@ -109,16 +193,15 @@ def session_episode(
     outcome_details: str = "",
     metadata: dict[str, Any] | None = None,
 ) -> Episode:
-    """The episode of a session that ended at ``ended_at`` (epoch seconds).
+    """The episode of a session that ended at ``ended_at`` (epoch seconds) with ``outcome``.
 
-    Its duration runs from the task's start (when there is a task state) to ``ended_at``.
+    Its duration runs from the task's start (when there is a task state) to ``ended_at``;
+    the task is summarised with its final status (:func:`final_task`).
     """
-    task = state.task
+    task = final_task(state.task, outcome)
     start = task.started_at.timestamp() if task and task.started_at else ended_at
     duration = max(0.0, ended_at - start)
-    description = task_description or (
-        f"Session {scope.session}" + (f": task {task.task_id}" if task else "")
-    )
+    description = describe(scope, state, task_description)
     lessons = list(lessons)
     return Episode(
         scope=scope,
@@ -127,7 +210,7 @@ def session_episode(
         actions=actions_of(state.scratchpad),
         outcome=outcome,
         outcome_details=outcome_details,
-        context_summary=summarise(task, state.scratchpad, state.keys),
+        context_summary=summarise(task, state.scratchpad, state.values),
         lessons_learned=lessons,
         importance=importance_of(outcome, duration, lessons),
         duration_seconds=duration,
