@@ -16,10 +16,10 @@ from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sedimem import gdpr
+from sedimem import footprint, gdpr
 from sedimem.assembly import assemble
-from sedimem.blocks import BLOCK, Blocks
-from sedimem.clock import Clock, SystemClock, utc_from_timestamp
+from sedimem.blocks import Blocks
+from sedimem.clock import Clock, SystemClock
 from sedimem.config import Settings
 from sedimem.consolidation import (
     JOBS,
@@ -33,12 +33,11 @@ from sedimem.context.models import AssembledContext, ContextFormat
 from sedimem.context.tokens import Tokenizer
 from sedimem.embed import default_embedder
 from sedimem.embed.base import Embedder
-from sedimem.errors import ValidationError
+from sedimem.footprint import Counts, MemoryProfile, UserCounts
 from sedimem.keys import API_KEY, ApiKeys
 from sedimem.lifecycle import Lifecycle
 from sedimem.longterm import EpisodicMemory, ProceduralMemory, SemanticMemory
 from sedimem.longterm.documents import Documents
-from sedimem.longterm.records import EPISODE, FACT, PROCEDURE, fact_from_row
 from sedimem.longterm.stores import open_longterm_store
 from sedimem.reflection import Reflection, ReflectionReport
 from sedimem.retrieval.fusion import RetrievalSettings
@@ -46,29 +45,29 @@ from sedimem.scope import SYSTEM_TENANT, Scope
 from sedimem.storage.longterm.base import LongTermStore, RecordFilter
 from sedimem.storage.working.base import WorkingStore
 from sedimem.storage.working.factory import open_working_store
-from sedimem.types.longterm import Fact
 from sedimem.working.memory import WorkingMemory
 
-__all__ = ["Memory", "MemoryHealth", "MemoryProfile", "MemoryStats", "StoreHealth"]
+__all__ = ["Memory", "MemoryHealth", "MemoryProfile", "MemoryStats", "StoreHealth", "UserCounts"]
 
 log = logging.getLogger(__name__)
 
 _SESSION_PAGE = 500
 
 
-class MemoryStats(BaseModel):
-    """How much a scope holds, counted in the stores (nothing is fetched)."""
+class MemoryStats(Counts):
+    """How much a scope holds, counted in the stores (nothing is fetched).
+
+    With no user named, the counts cover every user's records (a tenant-wide view);
+    ``by_user`` (when asked for) splits them per user and adds up to them."""
 
     model_config = ConfigDict(frozen=True)
 
     tenant: str
-    episodes: int
-    facts: int
-    current_facts: int
-    procedures: int
+    user: str | None = Field(default=None, description="Whose view; unset: every user's.")
     working_backend: str
     using_fallback: bool
     longterm_backend: str
+    by_user: list[UserCounts] | None = None
 
 
 class StoreHealth(BaseModel):
@@ -93,23 +92,6 @@ class MemoryHealth(BaseModel):
     status: Literal["ready", "degraded", "unavailable"]
     working: StoreHealth
     longterm: StoreHealth
-
-
-class MemoryProfile(BaseModel):
-    """A user's (or any scope's) footprint, computed with count queries and small pages."""
-
-    model_config = ConfigDict(frozen=True)
-
-    scope: Scope
-    episodes: int
-    facts: int
-    current_facts: int
-    procedures: int
-    blocks: int
-    first_seen: datetime | None
-    last_seen: datetime | None
-    recent_sessions: list[str]
-    facts_sample: list[Fact]
 
 
 class Memory:
@@ -251,48 +233,9 @@ class Memory:
         return Blocks(self._longterm, scope, clock=self._clock)
 
     async def profile(self, scope: Scope, *, sample: int = 10) -> MemoryProfile:
-        """Counts per tier, first and last seen, recent sessions and a sample of facts."""
-        if not 0 <= sample <= 100:
-            raise ValidationError("sample", f"{sample} is out of range", allowed="0..100")
-        tenant = scope.tenant
-
-        async def count(kind: str, *, current: bool = False) -> int:
-            return await self._longterm.count(
-                tenant, RecordFilter(kind=kind, visible_to=scope, current=current)
-            )
-
-        episodes = RecordFilter(kind=EPISODE, visible_to=scope)
-        # independent reads: let a pooled store (PostgreSQL) run them side by side
-        first, recent, facts, counts = await asyncio.gather(
-            self._longterm.find(tenant, episodes, limit=1),
-            self._longterm.find(tenant, episodes, limit=50, newest_first=True),
-            self._longterm.find(
-                tenant,
-                RecordFilter(kind=FACT, visible_to=scope, current=True),
-                limit=max(sample, 1),
-                newest_first=True,
-            ),
-            asyncio.gather(
-                count(EPISODE),
-                count(FACT),
-                count(FACT, current=True),
-                count(PROCEDURE),
-                count(BLOCK),
-            ),
-        )
-        n_episodes, n_facts, n_current, n_procedures, n_blocks = counts
-        return MemoryProfile(
-            scope=scope,
-            episodes=n_episodes,
-            facts=n_facts,
-            current_facts=n_current,
-            procedures=n_procedures,
-            blocks=n_blocks,
-            first_seen=utc_from_timestamp(first[0].occurred_at) if first else None,
-            last_seen=utc_from_timestamp(max(r.occurred_at for r in recent)) if recent else None,
-            recent_sessions=list(dict.fromkeys(r.session for r in recent if r.session))[:10],
-            facts_sample=[fact_from_row(r) for r in facts[:sample]],
-        )
+        """Counts per tier (every user's when ``scope`` names no user), first and last
+        seen, recent sessions and a sample of the facts visible to ``scope``."""
+        return await footprint.profile(self._longterm, scope, sample=sample)
 
     async def consolidate(
         self,
@@ -385,26 +328,19 @@ class Memory:
             self._longterm, self._embedder, tenant, lines, progress=progress
         )
 
-    async def stats(self, scope: Scope) -> MemoryStats:
-        """Counts per tier visible to ``scope`` (count queries, never a full fetch)."""
-        tenant = scope.tenant
-
-        async def count(kind: str, *, current: bool = False) -> int:
-            flt = RecordFilter(kind=kind, visible_to=scope, current=current)
-            return await self._longterm.count(tenant, flt)
-
-        episodes, facts, current_facts, procedures = await asyncio.gather(
-            count(EPISODE), count(FACT), count(FACT, current=True), count(PROCEDURE)
-        )
+    async def stats(self, scope: Scope, *, by_user: bool = False) -> MemoryStats:
+        """Counts per tier (count queries, never a full fetch): with no user in ``scope``,
+        every user's records (the tenant's or project's total); with a user, what that user
+        sees. ``by_user`` adds the counts per user, which add up to the totals."""
+        counts, users = await footprint.count(self._longterm, scope, by_user=by_user)
         return MemoryStats(
-            tenant=tenant,
-            episodes=episodes,
-            facts=facts,
-            current_facts=current_facts,
-            procedures=procedures,
+            **counts.model_dump(),
+            tenant=scope.tenant,
+            user=scope.user,
             working_backend=self._working_store.name,
             using_fallback=self._working_store.using_fallback,
             longterm_backend=self._longterm.name,
+            by_user=users,
         )
 
     async def health(self) -> MemoryHealth:

@@ -54,6 +54,12 @@ def test_stats_counts_what_the_demo_wrote(home: Path) -> None:
     assert "working memory: sqlite; long-term store: sqlite" in result.output
     empty = runner.invoke(app, ["stats", "--tenant", "nobody"])
     assert re.search(r"episodes\s*│\s*0\b", empty.output)
+    # the tenant's view counts every user's records: ana's too, split per user on request
+    tenant = runner.invoke(app, ["stats", "--tenant", "default", "--by-user"])
+    assert tenant.exit_code == 0, tenant.output
+    assert "every user" in tenant.output
+    assert "user ana" in tenant.output
+    assert re.search(r"episodes\s*│\s*2\s*│\s*2\b", tenant.output), tenant.output
 
 
 def test_consolidate_reports_each_job_and_dry_run_changes_nothing(home: Path) -> None:

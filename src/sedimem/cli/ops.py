@@ -16,6 +16,7 @@ from sedimem.cli.common import Store, Tenant, Working, console, open_memory, run
 # them: `sedimem --help` stays cheap.
 if TYPE_CHECKING:
     from sedimem.evaluation.bench import BenchResult
+    from sedimem.footprint import Counts
 
 __all__ = ["bench", "consolidate", "demo", "eval_app", "stats"]
 
@@ -23,22 +24,25 @@ __all__ = ["bench", "consolidate", "demo", "eval_app", "stats"]
 def stats(
     tenant: Tenant = "default",
     user: Annotated[str | None, typer.Option(help="Count what this user sees.")] = None,
+    by_user: Annotated[
+        bool, typer.Option("--by-user", help="Add a column per user (they add up to the total).")
+    ] = False,
     working: Working = None,
     store: Store = None,
 ) -> None:
-    """How many episodes, facts and procedures a tenant (or user) holds, and the backends."""
+    """How many episodes, facts and procedures a tenant holds (every user's records), or
+    what one user sees (--user), and the backends."""
 
     from sedimem.scope import Scope
 
     async def main() -> None:
         async with open_memory(working, store) as memory:
-            found = await memory.stats(Scope.parse(tenant=tenant, user=user))
-        table = Table(
-            "", "count", title=f"tenant {tenant!r}" + (f", user {user!r}" if user else "")
-        )
-        table.add_row("episodes", str(found.episodes))
-        table.add_row("facts (current)", f"{found.facts} ({found.current_facts})")
-        table.add_row("procedures", str(found.procedures))
+            found = await memory.stats(Scope.parse(tenant=tenant, user=user), by_user=by_user)
+        title = f"tenant {tenant!r}" + (f", user {user!r}" if user else ", every user")
+        users = found.by_user or []
+        table = Table("", "count", *(_user_label(u.user) for u in users), title=title)
+        for label, field in _ROWS:
+            table.add_row(label, _count(found, field), *(_count(u, field) for u in users))
         console.print(table)
         fallback = " (on its in-process fallback)" if found.using_fallback else ""
         console.print(
@@ -48,6 +52,22 @@ def stats(
         )
 
     run(main())
+
+
+_ROWS = (
+    ("episodes", "episodes"),
+    ("facts", "facts"),
+    ("current facts", "current_facts"),
+    ("procedures", "procedures"),
+)
+
+
+def _user_label(user: str | None) -> str:
+    return "(no user)" if user is None else f"user {user}"
+
+
+def _count(counts: Counts, field: str) -> str:
+    return str(getattr(counts, field))
 
 
 def consolidate(

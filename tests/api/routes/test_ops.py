@@ -129,3 +129,31 @@ async def test_readyz_when_working_memory_does_not_answer(
     response = await client.get("/readyz")
     assert response.status_code == 503
     assert response.json()["working"]["reachable"] is False
+
+
+async def test_stats_of_the_tenant_count_every_user_and_add_up(
+    client: httpx.AsyncClient, memory: Memory, auth: dict[str, str]
+) -> None:
+    for user, session in (("ana", "s1"), ("ana", "s2"), ("bo", "s1")):
+        episode = {"description": "a trip", "user": user, "session": session}
+        assert (await client.post("/v1/episodes", json=episode, headers=auth)).status_code == 201
+    await client.post("/v1/episodes", json={"description": "shared"}, headers=auth)
+    tenant = (await client.get("/v1/stats", headers=auth)).json()
+    assert (tenant["episodes"], tenant["user"], tenant["by_user"]) == (4, None, None)
+    split = (await client.get("/v1/stats", params={"by_user": "true"}, headers=auth)).json()
+    assert [(u["user"], u["episodes"]) for u in split["by_user"]] == [
+        (None, 1),
+        ("ana", 2),
+        ("bo", 1),
+    ]
+    assert split["episodes"] == sum(u["episodes"] for u in split["by_user"])
+    # a key narrowed to a user sees its own view, whatever it asks for
+    ana_key = await bearer(memory, "acme", user="ana")
+    ana = (await client.get("/v1/stats", params={"by_user": "true"}, headers=ana_key)).json()
+    assert (ana["user"], ana["episodes"]) == ("ana", 3)
+    assert [(u["user"], u["episodes"]) for u in ana["by_user"]] == [(None, 1), ("ana", 2)]
+    assert (
+        await client.get("/v1/stats", params={"user": "bo"}, headers=ana_key)
+    ).status_code == 403
+    profile = (await client.get("/v1/profile", headers=auth)).json()
+    assert (profile["episodes"], sorted(profile["recent_sessions"])) == (4, ["s1", "s2"])

@@ -72,9 +72,19 @@ async def consolidate(
     return report
 
 
-@router.get("/stats", summary="How much the scope holds, per tier")
-async def stats(caller: Caller, memory: MemoryDep, query: ScopeQuery) -> MemoryStats:
-    return await memory.stats(resolve(caller, query))
+@router.get(
+    "/stats",
+    summary="How much the scope holds, per tier",
+    description="With no user (a key not narrowed to one, no `user` given): every user's "
+    "records, which `by_user` splits per user. With a user: what that user sees.",
+)
+async def stats(
+    caller: Caller,
+    memory: MemoryDep,
+    query: ScopeQuery,
+    by_user: Annotated[bool, Query(description="Add the counts per user.")] = False,
+) -> MemoryStats:
+    return await memory.stats(resolve(caller, query), by_user=by_user)
 
 
 @router.get("/profile", summary="A scope's footprint: counts, first and last seen, facts")

@@ -111,8 +111,9 @@ class AdminTools:
         session: SessionFilter = None,
     ) -> dict[str, Any]:
         """How much memory the scope holds: episodes, facts (and how many are current),
-        procedures, the backends in use, and, with a session, that session's working memory
-        (keys, scratchpad entries, checkpoints, task state). Cheap: counts only."""
+        procedures (with no user: every user's records; with a user: what that user sees),
+        the backends in use, and, with a session, that session's working memory (keys,
+        scratchpad entries, checkpoints, task state). Cheap: counts only."""
         scope = self._env.scope(
             project=project, user=user, agent_type=agent_type, agent=agent, session=session
         )
