@@ -267,6 +267,40 @@ async def test_user_memories_are_private_to_that_user(memory: Memory) -> None:
         assert len(ana["episodic"]) == 1
 
 
+async def test_what_one_session_remembers_the_next_recalls(memory: Memory) -> None:
+    owner = {"user": "ana", "agent": "planner"}
+    async with client_as(memory, local_key()) as client:
+        for tier, fields in (
+            ("episodic", {"description": "Booked the night train to Oslo"}),
+            ("semantic", {"statement": "Ana prefers the night train to Oslo"}),
+        ):
+            data_of(
+                await client.call_tool(
+                    "remember", {"tier": tier, **fields, **owner, "session": "s1"}
+                )
+            )
+
+        async def recall(**extra: str) -> tuple[int, int]:
+            found = data_of(
+                await client.call_tool(
+                    "recall",
+                    {"query": "night train to Oslo", **owner, "session": "s2", **extra},
+                )
+            )
+            return len(found["episodic"]), len(found["semantic"])
+
+        assert await recall() == (1, 1)
+        assert await recall(from_session="s1") == (1, 1)
+        assert await recall(from_session="s2") == (0, 0)
+        context = data_of(
+            await client.call_tool(
+                "assemble_context", {"query": "night train to Oslo", **owner, "session": "s2"}
+            )
+        )
+        assert "Ana prefers the night train to Oslo" in context["text"]
+        assert "Booked the night train to Oslo" in context["text"]
+
+
 async def test_recall_refuses_bad_arguments(memory: Memory) -> None:
     async with client_as(memory, local_key()) as client:
         cases = {

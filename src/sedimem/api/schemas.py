@@ -221,10 +221,15 @@ class PredicatesIn(_Body):
     cardinality: Cardinality = "one"
 
 
+#: "Only this session": a read from a session scope sees every session of its owner.
+_FROM_SESSION = "Only memories recorded in this session (`session` does not narrow a read)."
+
+
 class MatchRequest(ScopeFields):
     task_description: QueryText
     k: int = Field(default=5, ge=1, le=1000)
     mode: Mode = "hybrid"
+    from_session: Identifier | None = Field(default=None, description=_FROM_SESSION)
 
 
 class OutcomeRequest(_Body):
@@ -257,6 +262,7 @@ class RecallRequest(ScopeFields):
     subject: Label | None = Field(default=None, description="Facts only.")
     predicate: Label | None = Field(default=None, description="Facts only.")
     include_history: bool = Field(default=False, description="Facts of any world time.")
+    from_session: Identifier | None = Field(default=None, description=_FROM_SESSION)
 
 
 class ContextRequest(ScopeFields):

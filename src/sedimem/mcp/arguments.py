@@ -16,6 +16,7 @@ __all__ = [
     "Agent",
     "AgentType",
     "Budget",
+    "FromSession",
     "CheckpointId",
     "Confidence",
     "Importance",
@@ -76,9 +77,13 @@ Session = Annotated[
 SessionFilter = Annotated[
     _ScopeId | None,
     Field(
-        description="Session id. Writes are filed under it; reads see this session's "
-        "memories plus those of its agent, project and tenant."
+        description="Session id. Writes are filed under it (as provenance); reads see "
+        "everything its agent and user see, from every session (from_session narrows)."
     ),
+]
+FromSession = Annotated[
+    _ScopeId | None,
+    Field(description="Only memories recorded in this session (default: from every session)."),
 ]
 
 Query = Annotated[

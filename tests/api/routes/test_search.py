@@ -94,3 +94,41 @@ async def test_context_is_packed_within_the_budget(
     assert_problem(zero, 422, "quotas")
     over = await client.post("/v1/context", json={"query": "q", "budget_tokens": 0}, headers=auth)
     assert assert_problem(over, 422, "budget_tokens")["allowed"] == "1..1000000"
+
+
+async def test_a_session_reads_every_session_unless_from_session_narrows(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    owner = {"user": "ana", "agent": "planner"}
+    first = {**owner, "session": "run-1"}
+    episode = {**first, "description": "Booked a train to Oslo", "outcome": "success"}
+    assert (await client.post("/v1/episodes", json=episode, headers=auth)).status_code == 201
+    fact = {**first, "statement": "Ana prefers trains to Oslo"}
+    assert (await client.post("/v1/facts", json=fact, headers=auth)).status_code == 201
+    procedure = {**first, "name": "book", "trigger": "book a train to Oslo", "steps": ["pay"]}
+    assert (await client.post("/v1/procedures", json=procedure, headers=auth)).status_code == 201
+
+    async def recall(**extra: str) -> list[int]:
+        body = {"query": "train to Oslo", **owner, "session": "run-2", **extra}
+        found = (await client.post("/v1/recall", json=body, headers=auth)).json()
+        return [len(found[t]) for t in ("episodes", "facts", "procedures")]
+
+    assert await recall() == [1, 1, 1]
+    assert await recall(from_session="run-1") == [1, 1, 1]
+    assert await recall(from_session="run-2") == [0, 0, 0]
+    match = {**owner, "session": "run-2", "task_description": "train to Oslo"}
+    hits = (await client.post("/v1/procedures/match", json=match, headers=auth)).json()["hits"]
+    assert len(hits) == 1
+    match["from_session"] = "run-2"
+    hits = (await client.post("/v1/procedures/match", json=match, headers=auth)).json()["hits"]
+    assert hits == []
+    listed = await client.get("/v1/episodes", params={**owner, "session": "run-2"}, headers=auth)
+    assert [e["scope"]["session"] for e in listed.json()["items"]] == ["run-1"]
+    only = await client.get("/v1/episodes", params={**owner, "from_session": "run-2"}, headers=auth)
+    assert only.json()["items"] == []
+    # another user's session of the same agent sees none of it
+    other = {"query": "train to Oslo", "user": "bo", "agent": "planner", "session": "run-1"}
+    found = (await client.post("/v1/recall", json=other, headers=auth)).json()
+    assert (found["episodes"], found["facts"]) == ([], [])
+    bad = await client.post("/v1/recall", json={"query": "x", "from_session": ""}, headers=auth)
+    assert_problem(bad, 422, "from_session")

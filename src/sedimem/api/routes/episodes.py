@@ -16,6 +16,7 @@ from sedimem.api.state import MemoryDep
 from sedimem.api.values import AS_BOOLEAN, AS_INTEGER, AS_NUMBER, Instant, OutcomeName
 from sedimem.errors import NotFound
 from sedimem.longterm.episodic import MAX_PAGE
+from sedimem.scope import Identifier
 from sedimem.types.longterm import Episode, Label
 from sedimem.types.search import Page
 from sedimem.types.text import NO_NUL
@@ -71,6 +72,10 @@ def router(max_page_size: int) -> APIRouter:
         until: Annotated[Instant | None, Query(description="Occurred at or before.")] = None,
         min_importance: Annotated[float | None, Query(ge=0.0, le=1.0), AS_NUMBER] = None,
         newest_first: Annotated[bool, Query(), AS_BOOLEAN] = False,
+        from_session: Annotated[
+            Identifier | None,
+            Query(description="Only episodes recorded in this session (default: every one)."),
+        ] = None,
     ) -> Page[Episode]:
         return await memory.episodes.list(
             resolve(caller, query),
@@ -81,6 +86,7 @@ def router(max_page_size: int) -> APIRouter:
             time_range=time_range(since, until),
             min_importance=min_importance,
             newest_first=newest_first,
+            session=from_session,
         )
 
     routes.add_api_route(

@@ -27,7 +27,11 @@ async def record(body: ProcedureIn, caller: Caller, memory: MemoryDep) -> Proced
 @router.post("/match", summary="Procedures for a task: how well they match x how often they worked")
 async def match(body: MatchRequest, caller: Caller, memory: MemoryDep) -> ProcedureMatches:
     hits = await memory.procedures.find_matching(
-        body.task_description, scope=resolve(caller, body), k=body.k, mode=body.mode
+        body.task_description,
+        scope=resolve(caller, body),
+        k=body.k,
+        mode=body.mode,
+        session=body.from_session,
     )
     return ProcedureMatches(hits=hits)
 

@@ -51,6 +51,7 @@ async def _episodes(memory: Memory, scope: Scope, body: RecallRequest) -> list[A
         task_type=body.task_type,
         min_importance=body.min_importance,
         mode=body.mode,
+        session=body.from_session,
     )
 
 
@@ -65,11 +66,14 @@ async def _facts(memory: Memory, scope: Scope, body: RecallRequest) -> list[Any]
         predicate=body.predicate,
         include_history=body.include_history,
         mode=body.mode,
+        session=body.from_session,
     )
 
 
 async def _procedures(memory: Memory, scope: Scope, body: RecallRequest) -> list[Any]:
-    return await memory.procedures.find_matching(body.query, scope=scope, k=body.k, mode=body.mode)
+    return await memory.procedures.find_matching(
+        body.query, scope=scope, k=body.k, mode=body.mode, session=body.from_session
+    )
 
 
 _SEARCHES: dict[RecallTier, Search] = {

@@ -10,6 +10,7 @@ from sedimem.mcp import limits
 from sedimem.mcp.arguments import (
     Agent,
     AgentType,
+    FromSession,
     Importance,
     K,
     Label,
@@ -83,12 +84,14 @@ class SearchTools:
         agent_type: AgentType = None,
         agent: Agent = None,
         session: SessionFilter = None,
+        from_session: FromSession = None,
     ) -> dict[str, Any]:
         """Search long-term memory by meaning and keywords before acting: past episodes (what
         was tried and how it ended), facts (true now unless valid_at / include_history say
-        otherwise) and procedures (ranked by match x success rate). Filters apply to their
-        own tier. Returns, per tier, hits best first, each with its id, score, a breakdown
-        of the score (vector, keyword, recency, importance, fused) and the record."""
+        otherwise) and procedures (ranked by match x success rate), from every earlier
+        session (from_session: only one). Filters apply to their own tier. Returns, per
+        tier, hits best first, each with its id, score, a breakdown of the score (vector,
+        keyword, recency, importance, fused) and the record."""
         scope = self._env.scope(
             project=project, user=user, agent_type=agent_type, agent=agent, session=session
         )
@@ -105,6 +108,7 @@ class SearchTools:
                 outcome=outcome,
                 task_type=task_type,
                 min_importance=min_importance,
+                session=from_session,
             )
             result["episodic"] = dump_hits(episodes)
         if "semantic" in chosen:
@@ -117,10 +121,13 @@ class SearchTools:
                 subject=subject,
                 predicate=predicate,
                 include_history=include_history,
+                session=from_session,
             )
             result["semantic"] = dump_hits(facts)
         if "procedural" in chosen:
-            procedures = await memory.procedures.find_matching(query, scope=scope, k=k)
+            procedures = await memory.procedures.find_matching(
+                query, scope=scope, k=k, session=from_session
+            )
             result["procedural"] = dump_hits(procedures)
         return result
 
