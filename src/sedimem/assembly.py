@@ -2,7 +2,9 @@
 
 Tiers, in the order they appear: pinned blocks (always first), working state (task,
 keys, the newest scratchpad notes), matching procedures, facts true and believed now,
-episodes. Packing (quotas, the exact token count, the report) is :mod:`sedimem.context`.
+episodes. Long-term tiers are searched across every session of the scope's owner; facts and
+episodes of the asking session get a small boost (:data:`SESSION_BOOST`). Packing (quotas,
+the exact token count, the report) is :mod:`sedimem.context`.
 """
 
 from __future__ import annotations
@@ -17,14 +19,20 @@ from sedimem.context.packing import pack
 from sedimem.context.tokens import Tokenizer
 from sedimem.longterm.arguments import check_query
 from sedimem.scope import Scope
+from sedimem.types.longterm import Episode, Fact
+from sedimem.types.search import Hit
 
 if TYPE_CHECKING:
     from sedimem.memory import Memory
 
-__all__ = ["assemble"]
+__all__ = ["SESSION_BOOST", "assemble"]
 
 _SCRATCHPAD_NOTES = 10
 _PER_TIER = 20
+#: Facts and episodes recorded in the session asking rank this much higher (x 1.1): every
+#: session of the owner is searched, and what this session learned is the likeliest to
+#: matter to its next step. Small, so a much better match from another session still wins.
+SESSION_BOOST = 0.1
 
 
 async def _blocks(memory: Memory, scope: Scope) -> list[ContextItem]:
@@ -77,9 +85,24 @@ async def _procedures(memory: Memory, query: str, scope: Scope) -> list[ContextI
     ]
 
 
+def _boosted(scope: Scope, hit: Hit[Fact] | Hit[Episode]) -> float:
+    """A hit's score, raised a little when it was recorded in the session asking."""
+    own = scope.session is not None and hit.record.scope.session == scope.session
+    return hit.score * (1.0 + SESSION_BOOST) if own else hit.score
+
+
+def _ranked(items: list[ContextItem]) -> list[ContextItem]:
+    return sorted(items, key=lambda item: -item.score)  # stable: ties keep their rank
+
+
 async def _facts(memory: Memory, query: str, scope: Scope) -> list[ContextItem]:
     hits = await memory.facts.recall(query, scope=scope, k=_PER_TIER)
-    return [ContextItem(id=h.record.id, text=h.record.statement, score=h.score) for h in hits]
+    return _ranked(
+        [
+            ContextItem(id=h.record.id, text=h.record.statement, score=_boosted(scope, h))
+            for h in hits
+        ]
+    )
 
 
 async def _episodes(memory: Memory, query: str, scope: Scope) -> list[ContextItem]:
@@ -91,8 +114,8 @@ async def _episodes(memory: Memory, query: str, scope: Scope) -> list[ContextIte
         if e.lessons_learned:
             text += " Lessons: " + "; ".join(e.lessons_learned)
         label = f"{e.occurred_at:%Y-%m-%d} {e.outcome.value}"
-        items.append(ContextItem(id=e.id, text=text, label=label, score=h.score))
-    return items
+        items.append(ContextItem(id=e.id, text=text, label=label, score=_boosted(scope, h)))
+    return _ranked(items)
 
 
 async def assemble(

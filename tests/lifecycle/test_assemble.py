@@ -4,6 +4,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sedimem.assembly import SESSION_BOOST
 from sedimem.context.tokens import default_tokenizer
 from sedimem.memory import Memory
 from sedimem.scope import Scope
@@ -81,3 +82,22 @@ async def test_bad_assemble_arguments(memory: Memory) -> None:
         await memory.assemble("q", Scope(), budget_tokens=0)
     with pytest.raises(ValidationError, match="query"):
         await memory.assemble("  ", Scope(), budget_tokens=10)
+
+
+async def test_the_asking_sessions_memories_get_a_small_boost(memory: Memory) -> None:
+    owner = Scope(tenant="boost", user="ana", agent="planner")
+    for session, city in (("s1", "Bergen"), ("s2", "Tromso"), ("s3", "Narvik")):
+        await memory.facts.learn(
+            Fact(scope=owner.with_session(session), statement=f"Ana took the train to {city}")
+        )
+    asking = owner.with_session("s2")
+    raw = {h.record.id: h for h in await memory.facts.recall("train", scope=asking)}
+    assert len(raw) == 3  # every session of the owner is searched
+    context = await memory.assemble("train", asking, budget_tokens=400)
+    facts = [item for item in context.report.included if item.tier == "facts"]
+    assert len(facts) == 3
+    for item in facts:
+        hit = raw[item.id]
+        factor = 1.0 + SESSION_BOOST if hit.record.scope.session == "s2" else 1.0
+        assert item.score == pytest.approx(hit.score * factor)
+    assert [item.score for item in facts] == sorted((item.score for item in facts), reverse=True)
