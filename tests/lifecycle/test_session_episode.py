@@ -162,3 +162,25 @@ def test_outcome_sets_the_final_status() -> None:
     partial = final_task(task, Outcome.PARTIAL)
     assert partial is not None
     assert partial.status is TaskStatus.CANCELLED
+
+
+async def test_a_third_session_sees_only_the_superseding_value(memory: Memory) -> None:
+    scope = readme_scope()
+    await readme_session(memory, scope)
+    second = scope.with_session("run-2")
+    await memory.facts.learn(
+        Fact(
+            scope=second,
+            statement="Ana prefers planes",
+            subject="Ana",
+            predicate="prefers",
+            object="planes",
+        )
+    )
+    third = scope.with_session("run-3")
+    context = await memory.assemble("how does Ana prefer to travel", third, budget_tokens=500)
+    assert "Ana prefers planes" in context.text
+    assert "Ana prefers trains" not in context.text
+    history = await memory.facts.history("Ana", "prefers", scope=third)
+    assert [f.object for f in history] == ["trains", "planes"]
+    assert history[0].valid_to == history[1].valid_from
