@@ -5,4 +5,5 @@ pytest_plugins = [
     "tests.fixtures.redis",
     "tests.fixtures.postgres",
     "tests.fixtures.memory",
+    "tests.fixtures.llm",
 ]

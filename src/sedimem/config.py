@@ -7,20 +7,34 @@ builds :class:`Settings` once and hands the relevant part to each component.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal, Self
+from urllib.parse import urlsplit
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, StringConstraints
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
+from pydantic import ValidationError as PydanticError
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from sedimem.errors import ConfigurationError
 
 __all__ = [
     "DEFAULT_SINGLE_VALUED",
     "MAX_CONFIGURED_PREDICATES",
+    "EmbedderKind",
     "FactSettings",
     "ServerSettings",
     "Settings",
     "WorkingSettings",
     "default_home",
+    "load_settings",
 ]
 
 #: Predicates with one value at a time unless configured otherwise ("lives_in": a new value
@@ -38,6 +52,12 @@ DEFAULT_SINGLE_VALUED = frozenset(
 MAX_CONFIGURED_PREDICATES = 1000
 
 _Predicate = Annotated[str, StringConstraints(min_length=1, max_length=256)]
+
+#: ``default``: the packaged static model (offline); ``openai``: an OpenAI-compatible
+#: ``/v1/embeddings`` endpoint; ``hash``: the deterministic hash embedder (tests only).
+EmbedderKind = Literal["default", "openai", "hash"]
+
+_ENV_PREFIX = "SEDIMEM_"
 
 
 def default_home() -> Path:
@@ -178,6 +198,116 @@ class Settings(BaseSettings):
         description="Bearer token for admin routes (POST /v1/keys); unset: admin routes refuse.",
     )
 
+    # -- the LLM fact extractor (unset URL: the offline rule extractor) ------------------
+    llm_url: str | None = Field(
+        default=None,
+        description=(
+            "API root of an OpenAI-compatible chat endpoint (e.g. https://api.openai.com/v1, "
+            "http://127.0.0.1:11434/v1); set: consolidation extracts facts with it; "
+            "unset: the offline rule extractor."
+        ),
+    )
+    llm_model: str | None = Field(
+        default=None, min_length=1, max_length=256, description="Chat model name (required)."
+    )
+    llm_api_key: SecretStr | None = Field(
+        default=None, description="Bearer token of the chat endpoint (unset: none sent)."
+    )
+    llm_timeout_seconds: float = Field(
+        default=60.0, gt=0, le=600, description="Time allowed for one chat request."
+    )
+    llm_max_retries: int = Field(
+        default=3,
+        ge=0,
+        le=10,
+        description="Retries of a chat request after a timeout, a connection error, 429 or 5xx.",
+    )
+    llm_invalid_retries: int = Field(
+        default=1,
+        ge=0,
+        le=5,
+        description="Times a reply that is not valid JSON of the facts schema is asked for again.",
+    )
+    llm_max_tokens: int = Field(
+        default=2048, ge=16, le=200_000, description="Cap on the tokens of one chat reply."
+    )
+    llm_max_retry_after_seconds: float = Field(
+        default=30.0,
+        ge=0,
+        le=3600,
+        description=(
+            "A 429/503 asking to retry later than this is not waited for: the call fails "
+            "(the job reports it and the next run tries again)."
+        ),
+    )
+    llm_structured_output: Literal["auto", "json_schema", "none"] = Field(
+        default="auto",
+        description=(
+            "auto: send response_format json_schema, and stop sending it to a server that "
+            "refuses it (HTTP 400/422); json_schema: always; none: never (prompt only)."
+        ),
+    )
+
+    # -- the embedder ----------------------------------------------------------------------
+    embedder: EmbedderKind = Field(
+        default="default",
+        description=(
+            "default: the packaged static model (offline); openai: an OpenAI-compatible "
+            "embeddings endpoint (SEDIMEM_EMBEDDER_URL, _MODEL); hash: deterministic, tests only."
+        ),
+    )
+    embedder_url: str | None = Field(
+        default=None, description="API root of the embeddings endpoint (embedder=openai)."
+    )
+    embedder_model: str | None = Field(
+        default=None, min_length=1, max_length=256, description="Embedding model (openai)."
+    )
+    embedder_api_key: SecretStr | None = Field(
+        default=None, description="Bearer token of the embeddings endpoint (unset: none sent)."
+    )
+    embedder_dimension: int | None = Field(
+        default=None,
+        ge=1,
+        le=16_384,
+        description="Vector length (openai: unset asks the server once; hash: default 256).",
+    )
+    embedder_timeout_seconds: float = Field(
+        default=30.0, gt=0, le=600, description="Time allowed for one embeddings request."
+    )
+    embedder_max_retries: int = Field(
+        default=3, ge=0, le=10, description="Retries of an embeddings request (as for the LLM)."
+    )
+
+    @field_validator("llm_url", "embedder_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError("not an http(s) URL (expected e.g. 'https://api.openai.com/v1')")
+        return value
+
+    @model_validator(mode="after")
+    def _complete(self) -> Self:
+        if self.llm_url is not None and not self.llm_model:
+            raise ValueError("llm_model: SEDIMEM_LLM_MODEL is required when SEDIMEM_LLM_URL is set")
+        if self.llm_url is None and self.llm_model is not None:
+            raise ValueError("llm_url: SEDIMEM_LLM_URL is required when SEDIMEM_LLM_MODEL is set")
+        if self.embedder == "openai":
+            for field in ("embedder_url", "embedder_model"):
+                if getattr(self, field) is None:
+                    raise ValueError(
+                        f"{field}: {_ENV_PREFIX}{field.upper()} is required when "
+                        "SEDIMEM_EMBEDDER=openai"
+                    )
+        elif self.embedder_url is not None or self.embedder_model is not None:
+            raise ValueError(
+                "embedder: SEDIMEM_EMBEDDER_URL / _MODEL are set but SEDIMEM_EMBEDDER is "
+                f"{self.embedder!r} (set SEDIMEM_EMBEDDER=openai to use them)"
+            )
+        return self
+
     def default_url(self) -> str:
         return f"sqlite:///{self.home / 'sedimem.db'}"
 
@@ -188,3 +318,22 @@ class Settings(BaseSettings):
     def resolved_store_url(self) -> str:
         """The long-term store URL, defaulting to the SQLite file under ``home``."""
         return self.store_url or self.default_url()
+
+
+def load_settings(**overrides: object) -> Settings:
+    """``Settings()`` from the environment, or :class:`ConfigurationError` naming each bad
+    setting by its environment variable and saying what is allowed."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except PydanticError as exc:
+        problems = []
+        for error in exc.errors():
+            where = [str(part) for part in error["loc"] if isinstance(part, str | int)]
+            message = str(error["msg"]).removeprefix("Value error, ")
+            if where:
+                name = _ENV_PREFIX + "__".join(where).upper()
+                got = "" if "key" in name.lower() else f" (got {error.get('input')!r})"
+                problems.append(f"{name}: {message}{got}")
+            else:  # a rule across settings: the message names them
+                problems.append(message)
+        raise ConfigurationError("invalid settings: " + "; ".join(problems)) from exc

@@ -12,6 +12,7 @@ kept as ``__cause__``::
     ├── PermissionDenied         outside the caller's tenant narrowing
     ├── ConfigurationError       settings or wiring are wrong (bad URL, embedder mismatch)
     └── StoreError               a backing store failed (I/O, connection, protocol)
+        ├── ExtractionFailed     an LLM gave no valid answer for an episode after retries
         └── StoreUnavailable     the store cannot be reached at all
             └── OutageJournalFull  during an outage, the bounded journal of writes is full
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 __all__ = [
     "Conflict",
     "ConfigurationError",
+    "ExtractionFailed",
     "LimitExceeded",
     "SedimemError",
     "NotFound",
@@ -84,6 +86,15 @@ class ConfigurationError(SedimemError):
 
 class StoreError(SedimemError):
     """A backing store failed while serving a request."""
+
+
+class ExtractionFailed(StoreError):
+    """A model's replies for one input were not valid JSON of the expected shape, every
+    time it was asked (``attempts``); nothing was extracted from them."""
+
+    def __init__(self, message: str, *, attempts: int) -> None:
+        self.attempts = attempts
+        super().__init__(message)
 
 
 class StoreUnavailable(StoreError):

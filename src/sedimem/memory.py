@@ -29,13 +29,15 @@ from sedimem.consolidation import (
     Consolidator,
     Extractor,
 )
+from sedimem.consolidation.llm import OpenAIChatExtractor
 from sedimem.context.models import AssembledContext, ContextFormat
 from sedimem.context.tokens import Tokenizer
-from sedimem.embed import default_embedder
 from sedimem.embed.base import Embedder
+from sedimem.embed.factory import open_embedder
 from sedimem.footprint import Counts, MemoryProfile, UserCounts
 from sedimem.keys import API_KEY, ApiKeys
 from sedimem.lifecycle import Lifecycle
+from sedimem.llm.usage import Metered
 from sedimem.longterm import EpisodicMemory, ProceduralMemory, SemanticMemory
 from sedimem.longterm.documents import Documents
 from sedimem.longterm.stores import open_longterm_store
@@ -111,6 +113,10 @@ class Memory:
         extractor: Extractor | None = None,
     ) -> None:
         self.settings = settings or Settings()
+        self._extractor = extractor
+        # what ``open`` built for this Memory (an HTTP embedder, an LLM extractor): closed
+        # with it
+        self._owned: list[Embedder | Extractor] = []
         self._tokenizer = tokenizer
         self._working_store = working_store
         self._longterm = longterm_store
@@ -155,28 +161,47 @@ class Memory:
         store: str | None = None,
         settings: Settings | None = None,
         embedder: Embedder | None = None,
+        extractor: Extractor | None = None,
         clock: Clock | None = None,
     ) -> Self:
         """Open the stores: ``url`` for both, or ``working=`` and ``store=`` separately.
 
-        Defaults come from ``settings`` (``SEDIMEM_*``): one SQLite file under the home.
+        Defaults come from ``settings`` (``SEDIMEM_*``): one SQLite file under the home,
+        the embedder ``SEDIMEM_EMBEDDER`` names, and the LLM extractor when
+        ``SEDIMEM_LLM_URL`` is set (else the rule extractor). A store written by another
+        embedder is refused (:class:`~sedimem.errors.ConfigurationError`).
         """
         settings = settings or Settings()
         working_url = working or url or settings.resolved_working_url()
         store_url = store or url or settings.resolved_store_url()
-        embedder = embedder or default_embedder()
-        working_store = await open_working_store(working_url, settings.working)
+        owned: list[Embedder | Extractor] = []
         try:
-            longterm = await open_longterm_store(store_url)
+            if embedder is None:
+                embedder = await open_embedder(settings)
+                owned.append(embedder)
+            if extractor is None:
+                extractor = OpenAIChatExtractor.from_settings(settings)
+                if extractor is not None:
+                    owned.append(extractor)
+            working_store = await open_working_store(working_url, settings.working)
             try:
-                await longterm.bind_embedder(embedder.name, embedder.dimension)
+                longterm = await open_longterm_store(store_url)
+                try:
+                    await longterm.bind_embedder(embedder.name, embedder.dimension)
+                except BaseException:
+                    await longterm.aclose()
+                    raise
             except BaseException:
-                await longterm.aclose()
+                await working_store.aclose()
                 raise
         except BaseException:
-            await working_store.aclose()
+            await _close_all(owned)
             raise
-        return cls(working_store, longterm, embedder, settings=settings, clock=clock)
+        memory = cls(
+            working_store, longterm, embedder, settings=settings, clock=clock, extractor=extractor
+        )
+        memory._owned = owned
+        return memory
 
     @classmethod
     async def from_env(cls) -> Self:
@@ -186,6 +211,20 @@ class Memory:
     @property
     def embedder(self) -> Embedder:
         return self._embedder
+
+    @property
+    def extractor(self) -> Extractor | None:
+        """The fact extractor given or configured (None: the rule-based default)."""
+        return self._extractor
+
+    def model_usage(self) -> dict[str, Metered]:
+        """The components that call a model endpoint, by kind ("chat", "embedding"), each
+        with its lifetime :class:`~sedimem.llm.usage.Usage` (what ``/metrics`` exports)."""
+        found: dict[str, Metered] = {}
+        for component in (self._extractor, self._embedder):
+            if isinstance(component, Metered):
+                found[component.kind] = component
+        return found
 
     @property
     def working_store(self) -> WorkingStore:
@@ -375,7 +414,11 @@ class Memory:
         try:
             await self._working_store.aclose()
         finally:
-            await self._longterm.aclose()
+            try:
+                await self._longterm.aclose()
+            finally:
+                owned, self._owned = self._owned, []
+                await _close_all(owned)
 
     async def __aenter__(self) -> Self:
         return self
@@ -387,3 +430,18 @@ class Memory:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+async def _close_all(components: Sequence[object]) -> None:
+    """Close what ``open`` built (HTTP clients); the first error is raised after all ran."""
+    first: BaseException | None = None
+    for component in components:
+        close = getattr(component, "aclose", None)
+        if close is None:
+            continue
+        try:
+            await close()
+        except Exception as exc:  # close the others before raising
+            first = first or exc
+    if first is not None:
+        raise first

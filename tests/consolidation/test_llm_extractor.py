@@ -1,90 +1,35 @@
-"""The chat extractor against a real HTTP server on 127.0.0.1 with scripted answers."""
+"""The chat extractor against the scripted OpenAI-compatible server process."""
 
 from __future__ import annotations
 
 import json
-import logging
-import threading
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 
+from sedimem.config import Settings
 from sedimem.consolidation import OpenAIChatExtractor
-from sedimem.errors import ConfigurationError, StoreError, StoreUnavailable
+from sedimem.consolidation.llm import parse_facts
+from sedimem.errors import ConfigurationError, ExtractionFailed, StoreError, StoreUnavailable
 from sedimem.scope import Scope
+from sedimem.testing.llm_server import ScriptedLLMServer
 from sedimem.types.longterm import Episode
 
-GOOD = {
-    "facts": [
-        {
-            "statement": "Ana lives in Lisbon.",
-            "subject": "Ana",
-            "predicate": "lives_in",
-            "object": "Lisbon",
-            "confidence": 0.9,
-        },
-        {
-            "statement": "Ana is friendly.",
-            "subject": None,
-            "predicate": None,
-            "object": None,
-            "confidence": 0.5,
-        },
-    ]
+LISBON = {
+    "statement": "Ana lives in Lisbon.",
+    "subject": "Ana",
+    "predicate": "lives_in",
+    "object": "Lisbon",
+    "confidence": 0.9,
 }
-
-
-def completion(content: Any) -> dict[str, Any]:
-    text = content if isinstance(content, str) else json.dumps(content)
-    return {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}
-
-
-@dataclass
-class ChatServer:
-    base_url: str
-    script: list[tuple[int, Any]] = field(default_factory=list)
-    requests: list[dict[str, Any]] = field(default_factory=list)
-    headers: list[dict[str, str]] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-@pytest.fixture
-def server() -> Iterator[ChatServer]:
-    state = ChatServer("")
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            with state.lock:
-                state.requests.append(body)
-                state.headers.append({k.lower(): v for k, v in self.headers.items()})
-                status, answer = state.script.pop(0) if state.script else (200, completion(GOOD))
-            if self.path != "/v1/chat/completions":
-                status, answer = 404, {"error": "no route"}
-            raw = answer if isinstance(answer, bytes) else json.dumps(answer).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(raw)))
-            self.end_headers()
-            self.wfile.write(raw)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    state.base_url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    try:
-        yield state
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join()
-
+FRIENDLY = {
+    "statement": "Ana is friendly.",
+    "subject": None,
+    "predicate": None,
+    "object": None,
+    "confidence": 0.5,
+}
+GOOD = json.dumps({"facts": [LISBON, FRIENDLY]})
 
 EPISODE = Episode(
     description="Talked with Ana about her move.",
@@ -93,69 +38,202 @@ EPISODE = Episode(
 )
 
 
-async def test_valid_answer_becomes_facts_with_provenance(server: ChatServer) -> None:
-    async with OpenAIChatExtractor(server.base_url, "m", api_key="k", retry_wait=0) as x:
+def extractor(server: ScriptedLLMServer, **options: Any) -> OpenAIChatExtractor:
+    options.setdefault("retry_wait", 0)
+    return OpenAIChatExtractor(server.base_url, "m", **options)
+
+
+async def test_valid_answer_becomes_facts_with_provenance_and_usage(
+    llm_server: ScriptedLLMServer,
+) -> None:
+    llm_server.script_chat({"content": GOOD})
+    async with extractor(llm_server, api_key="k", max_tokens=300) as x:
         facts = await x.extract(EPISODE)
+        usage = x.usage
     assert [f.statement for f in facts] == ["Ana lives in Lisbon.", "Ana is friendly."]
     assert facts[0].predicate == "lives_in"
     assert facts[0].confidence == 0.9
     assert facts[1].subject is None
     assert all(f.source_episode_ids == [EPISODE.id] for f in facts)
     assert all(f.scope == Scope(project="p") for f in facts)
-    (request,) = server.requests
-    assert request["model"] == "m"
-    assert request["response_format"]["type"] == "json_schema"
-    assert "I moved to Lisbon" in request["messages"][1]["content"]
-    assert server.headers[0]["authorization"] == "Bearer k"
+    (request,) = llm_server.requests("chat")
+    body = request["body"]
+    assert body["model"] == "m"
+    assert body["max_tokens"] == 300
+    assert body["response_format"]["type"] == "json_schema"
+    assert body["response_format"]["json_schema"]["schema"]["required"] == ["facts"]
+    assert "I moved to Lisbon" in body["messages"][1]["content"]
+    assert request["authorization"] == "Bearer k"
+    assert usage.requests == 1
+    assert usage.retries == 0
+    assert usage.prompt_tokens > 10  # the scripted server counts the prompt's words
+    assert usage.completion_tokens == len(GOOD.split())
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "```json\n" + GOOD + "\n```",
+        "Here are the facts:\n" + GOOD + "\nHope this helps.",
+        json.dumps([LISBON, FRIENDLY]),  # a bare list
+        json.dumps({"facts": [{**LISBON, "why": "said so"}, FRIENDLY]}),  # unknown keys
+    ],
+)
+def test_tolerant_parsing_finds_the_facts(content: str) -> None:
+    facts, dropped = parse_facts(content)
+    assert [f.statement for f in facts] == ["Ana lives in Lisbon.", "Ana is friendly."]
+    assert dropped == 0
+
+
+def test_an_invalid_fact_is_dropped_the_valid_ones_kept() -> None:
+    content = json.dumps({"facts": [LISBON, {"statement": "", "confidence": 3}, "x"]})
+    facts, dropped = parse_facts(content)
+    assert [f.statement for f in facts] == ["Ana lives in Lisbon."]
+    assert dropped == 2
+    assert parse_facts('{"facts": []}') == ([], 0)
 
 
 @pytest.mark.parametrize(
     "bad",
     [
         "not json {",
-        {"facts": [{"statement": "x", "confidence": 3}]},
-        {"facts": "nope"},
-        {"other": []},
+        '{"facts": [{"statement": "Ana lives in Lis',  # truncated
+        json.dumps({"facts": [{"statement": "x", "confidence": 3}]}),  # only invalid facts
+        json.dumps({"facts": "nope"}),
+        json.dumps({"other": []}),
+        "no JSON at all",
     ],
 )
-async def test_invalid_output_is_retried_once(server: ChatServer, bad: Any) -> None:
-    server.script = [(200, completion(bad)), (200, completion(GOOD))]
-    async with OpenAIChatExtractor(server.base_url, "m", retry_wait=0) as x:
+async def test_an_invalid_reply_is_asked_for_again(llm_server: ScriptedLLMServer, bad: str) -> None:
+    llm_server.script_chat({"content": bad}, {"content": GOOD})
+    async with extractor(llm_server) as x:
         facts = await x.extract(EPISODE)
+        assert x.usage.invalid_replies == 1
     assert len(facts) == 2
-    assert len(server.requests) == 2
+    assert len(llm_server.requests("chat")) == 2
 
 
-async def test_twice_invalid_is_logged_and_skipped(
-    server: ChatServer, caplog: pytest.LogCaptureFixture
+async def test_invalid_after_the_retries_raises_extraction_failed(
+    llm_server: ScriptedLLMServer,
 ) -> None:
-    server.script = [(200, completion("{bad")), (200, completion({"facts": [{}]}))]
-    with caplog.at_level(logging.WARNING, logger="sedimem.consolidation.llm"):
-        async with OpenAIChatExtractor(server.base_url, "m", retry_wait=0) as x:
-            assert await x.extract(EPISODE) == []
-    assert len(server.requests) == 2
-    assert EPISODE.id in caplog.text
-    assert "skipping" in caplog.text
+    truncated = {"content": '{"facts": [{"statement": "Ana', "finish_reason": "length"}
+    llm_server.script_chat(truncated, truncated, truncated)
+    async with extractor(llm_server, invalid_retries=2, max_tokens=64) as x:
+        with pytest.raises(ExtractionFailed) as failed:
+            await x.extract(EPISODE)
+        assert x.usage.invalid_replies == 3
+    assert failed.value.attempts == 3
+    assert EPISODE.id in str(failed.value)
+    assert "truncated" in str(failed.value)
+    assert "max_tokens=64" in str(failed.value)
+    assert len(llm_server.requests("chat")) == 3
 
 
-async def test_http_errors_are_translated(server: ChatServer) -> None:
-    x = OpenAIChatExtractor(server.base_url, "m", retry_wait=0, max_retries=1)
-    server.script = [(503, {"error": "busy"}), (200, completion(GOOD))]
+async def test_429_waits_what_retry_after_asks(llm_server: ScriptedLLMServer) -> None:
+    llm_server.script_chat(
+        {"status": 429, "headers": {"Retry-After": "1"}},
+        {"status": 503, "headers": {"Retry-After": "1"}},
+        {"content": GOOD},
+    )
+    async with extractor(llm_server) as x:  # retry_wait=0: only Retry-After makes it wait
+        assert len(await x.extract(EPISODE)) == 2
+        assert (x.usage.requests, x.usage.retries, x.usage.failures) == (3, 2, 0)
+    times = [r["at"] for r in llm_server.requests("chat")]
+    assert len(times) == 3
+    assert times[1] - times[0] >= 0.9
+    assert times[2] - times[1] >= 0.9
+
+
+async def test_a_retry_after_past_the_cap_is_not_waited_for(
+    llm_server: ScriptedLLMServer,
+) -> None:
+    llm_server.script_chat({"status": 429, "headers": {"Retry-After": "3600"}})
+    async with extractor(llm_server, max_retry_after=5) as x:
+        with pytest.raises(StoreUnavailable, match="asked to retry after 3600 s"):
+            await x.extract(EPISODE)
+        assert x.usage.failures == 1
+    assert len(llm_server.requests("chat")) == 1
+
+
+async def test_a_reply_past_the_timeout_is_retried(llm_server: ScriptedLLMServer) -> None:
+    llm_server.script_chat({"content": GOOD, "delay": 3}, {"content": GOOD})
+    async with extractor(llm_server, timeout=0.5) as x:
+        assert len(await x.extract(EPISODE)) == 2
+        assert x.usage.retries == 1
+    assert len(llm_server.requests("chat")) == 2
+
+
+async def test_http_errors_are_translated(llm_server: ScriptedLLMServer) -> None:
+    x = extractor(llm_server, max_retries=1)
+    llm_server.script_chat({"status": 503}, {"content": GOOD})
     assert len(await x.extract(EPISODE)) == 2  # a 5xx is retried
-    server.script = [(500, {}), (500, {})]
-    with pytest.raises(StoreUnavailable):
+    llm_server.script_chat({"status": 500}, {"status": 500})
+    with pytest.raises(StoreUnavailable, match="after 2 attempt"):
         await x.extract(EPISODE)
-    server.script = [(401, {"error": "bad key"})]
+    llm_server.script_chat({"status": 401})
     with pytest.raises(ConfigurationError, match="HTTP 401"):
         await x.extract(EPISODE)
-    server.script = [(200, {"choices": []})]
+    llm_server.script_chat({"body": {"choices": []}})
     with pytest.raises(StoreError, match="malformed"):
         await x.extract(EPISODE)
-    server.script = [(200, {"choices": [{"message": {"content": None}}]})]
+    llm_server.script_chat({"body": {"choices": [{"message": {"content": None}}]}})
     with pytest.raises(StoreError, match="no message content"):
         await x.extract(EPISODE)
+    llm_server.script_chat({"raw": "<html>oops</html>"})
+    with pytest.raises(StoreError, match="not JSON"):
+        await x.extract(EPISODE)
+    assert x.usage.failures == 5
     await x.aclose()
     await x.aclose()
+
+
+async def test_a_server_refusing_json_schema_is_asked_without_it(
+    llm_server: ScriptedLLMServer,
+) -> None:
+    llm_server.script_chat(
+        {"status": 400, "body": {"error": {"message": "response_format not supported"}}},
+        {"content": GOOD},
+        {"content": GOOD},
+    )
+    async with extractor(llm_server) as x:
+        assert x.structured
+        assert len(await x.extract(EPISODE)) == 2
+        assert not x.structured
+        assert len(await x.extract(EPISODE)) == 2
+    sent = [("response_format" in r["body"]) for r in llm_server.requests("chat")]
+    assert sent == [True, False, False]
+
+
+async def test_json_schema_mode_does_not_fall_back(llm_server: ScriptedLLMServer) -> None:
+    llm_server.script_chat({"status": 400})
+    async with extractor(llm_server, structured_output="json_schema") as x:
+        with pytest.raises(ConfigurationError, match="HTTP 400"):
+            await x.extract(EPISODE)
+    llm_server.script_chat({"content": GOOD})
+    async with extractor(llm_server, structured_output="none") as x:
+        assert len(await x.extract(EPISODE)) == 2
+    assert "response_format" not in llm_server.requests("chat")[-1]["body"]
+
+
+async def test_from_settings(llm_server: ScriptedLLMServer) -> None:
+    assert OpenAIChatExtractor.from_settings(Settings()) is None
+    settings = Settings(
+        llm_url=llm_server.base_url,
+        llm_model="gpt-x",
+        llm_api_key="secret",  # type: ignore[arg-type]
+        llm_max_tokens=100,
+        llm_structured_output="none",
+    )
+    x = OpenAIChatExtractor.from_settings(settings)
+    assert x is not None
+    llm_server.script_chat({"content": GOOD})
+    async with x:
+        assert len(await x.extract(EPISODE)) == 2
+    (request,) = llm_server.requests("chat")
+    assert request["authorization"] == "Bearer secret"
+    assert request["body"]["model"] == "gpt-x"
+    assert request["body"]["max_tokens"] == 100
+    assert "response_format" not in request["body"]
 
 
 async def test_unreachable_and_bad_configuration() -> None:

@@ -57,7 +57,7 @@ def create_app(memory: Memory, settings: Settings) -> FastAPI:
     """A REST app serving ``memory`` with the limits of ``settings.server``."""
     backends = Backends(memory.working_store.name, memory.longterm_store.name)
     working_store = memory.working_store
-    metrics = Metrics(backends, lambda: working_store.using_fallback)
+    metrics = Metrics(backends, lambda: working_store.using_fallback, memory.model_usage)
 
     app = SedimemAPI(
         title="sedimem",

@@ -4,6 +4,12 @@
 - ``sedimem_http_request_duration_seconds{method, operation, backend}`` (histogram)
 - ``sedimem_working_fallback{backend}``: 1 while working memory runs on its fallback
 - ``sedimem_consolidation_runs_total{status, dry_run}``
+- ``sedimem_llm_requests_total{endpoint}``, ``sedimem_llm_retries_total{endpoint}``,
+  ``sedimem_llm_failures_total{endpoint}``, ``sedimem_llm_invalid_replies_total{endpoint}``
+  and ``sedimem_llm_tokens_total{endpoint, kind}`` (``kind``: prompt / completion): the
+  calls of the configured model endpoints (``endpoint``: chat = the LLM extractor,
+  embedding = an OpenAI-compatible embedder) over the process's life, from every caller
+  (API, background consolidation); absent when none is configured
 
 ``operation`` is the route template (``/v1/episodes/{episode_id}``), never the raw path, so
 the number of series stays bounded; requests matching no route count as ``unmatched``.
@@ -14,14 +20,17 @@ the number of series stays bounded; requests matching no route count as ``unmatc
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, Metric
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sedimem.consolidation import ConsolidationReport
+from sedimem.llm.usage import Metered
 
 __all__ = ["CONTENT_TYPE", "Backends", "Metrics", "MetricsMiddleware"]
 
@@ -50,8 +59,46 @@ class Backends:
         return self.longterm
 
 
+class ModelCalls(Collector):
+    """Reads the endpoints' running counts at scrape time (they count every caller)."""
+
+    _COUNTS = (
+        ("requests", "HTTP requests sent to the model endpoint, retries included."),
+        ("retries", "Requests that retried an earlier one (timeout, 429, 5xx)."),
+        ("failures", "Calls that failed after their retries, or were refused."),
+        ("invalid_replies", "Chat replies that were not valid JSON of the facts schema."),
+    )
+
+    def __init__(self, models: Callable[[], Mapping[str, Metered]]) -> None:
+        self._models = models
+
+    def collect(self) -> Iterator[Metric]:
+        models = self._models()
+        if not models:
+            return
+        for name, help_text in self._COUNTS:
+            family = CounterMetricFamily(f"sedimem_llm_{name}", help_text, labels=["endpoint"])
+            for kind, model in sorted(models.items()):
+                family.add_metric([kind], getattr(model.usage, name))
+            yield family
+        tokens = CounterMetricFamily(
+            "sedimem_llm_tokens",
+            "Tokens the model endpoint reported using (its answers' usage field).",
+            labels=["endpoint", "kind"],
+        )
+        for kind, model in sorted(models.items()):
+            tokens.add_metric([kind, "prompt"], model.usage.prompt_tokens)
+            tokens.add_metric([kind, "completion"], model.usage.completion_tokens)
+        yield tokens
+
+
 class Metrics:
-    def __init__(self, backends: Backends, using_fallback: Callable[[], bool]) -> None:
+    def __init__(
+        self,
+        backends: Backends,
+        using_fallback: Callable[[], bool],
+        models: Callable[[], Mapping[str, Metered]] | None = None,
+    ) -> None:
         self.backends = backends
         self.registry = CollectorRegistry()
         self.requests = Counter(
@@ -80,6 +127,8 @@ class Metrics:
             ["status", "dry_run"],
             registry=self.registry,
         )
+        if models is not None:
+            self.registry.register(ModelCalls(models))
 
     def observe(self, scope: Scope, status: int, seconds: float) -> None:
         operation = _operation(scope, status)

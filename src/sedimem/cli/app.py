@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from sedimem.cli import data, ops, serve
+from sedimem.cli import data, ops, serve, worker
 from sedimem.cli.keys import keys_app
 
 __all__ = ["app", "main"]
@@ -18,6 +18,7 @@ app = typer.Typer(
 
 app.command()(serve.serve)
 app.command()(serve.mcp)
+app.command()(worker.worker)
 app.command()(ops.demo)
 app.command()(ops.stats)
 app.command()(ops.consolidate)

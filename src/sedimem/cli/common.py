@@ -13,9 +13,19 @@ from rich.console import Console
 from sedimem.errors import SedimemError
 
 if TYPE_CHECKING:
+    from sedimem.config import Settings
     from sedimem.memory import Memory
 
-__all__ = ["Store", "Tenant", "Working", "console", "err_console", "open_memory", "run"]
+__all__ = [
+    "Store",
+    "Tenant",
+    "Working",
+    "console",
+    "err_console",
+    "load_settings",
+    "open_memory",
+    "run",
+]
 
 T = TypeVar("T")
 
@@ -41,14 +51,25 @@ def run(coroutine: Coroutine[Any, Any, T]) -> T:
         raise typer.Exit(1) from exc
 
 
+def load_settings() -> Settings:
+    """``SEDIMEM_*`` validated now: a bad setting ends the command, naming it, exit 1."""
+    from sedimem.config import load_settings as load
+
+    try:
+        return load()
+    except SedimemError as exc:
+        err_console.print(f"[red]error:[/] {exc}", highlight=False)
+        raise typer.Exit(1) from exc
+
+
 @asynccontextmanager
 async def open_memory(
     working: str | None = None, store: str | None = None
 ) -> AsyncIterator[Memory]:
     """The stores named on the command line, else ``SEDIMEM_*``, else the home's SQLite file."""
     # Imported here, not at the top: `sedimem --help` must not load the facade.
-    from sedimem.config import Settings
     from sedimem.memory import Memory
 
-    async with await Memory.open(working=working, store=store, settings=Settings()) as memory:
+    settings = load_settings()
+    async with await Memory.open(working=working, store=store, settings=settings) as memory:
         yield memory

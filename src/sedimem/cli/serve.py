@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from sedimem.cli.common import console, err_console, run
+from sedimem.cli.common import console, err_console, load_settings, run
 
 if TYPE_CHECKING:
     from sedimem.server import Announcement
@@ -28,9 +28,7 @@ def serve(
     key (POST /v1/keys) from SEDIMEM_ADMIN_KEY. On first start on a loopback address, a key
     for tenant "default" is created and printed once.
     """
-    from sedimem.config import Settings
-
-    settings = Settings()
+    settings = load_settings()
     server = _server_module()
     run(
         server.serve(
@@ -82,10 +80,9 @@ def mcp(
     With SEDIMEM_API_KEY set, the key decides the tenant and narrowing; otherwise the
     session acts for --tenant on the local store.
     """
-    from sedimem.config import Settings
-
+    settings = load_settings()
     api_key = os.environ.get("SEDIMEM_API_KEY") or None
-    run(_server_module().run_mcp_stdio(Settings(), api_key=api_key, tenant=tenant))
+    run(_server_module().run_mcp_stdio(settings, api_key=api_key, tenant=tenant))
 
 
 def _server_module() -> ModuleType:

@@ -184,8 +184,9 @@ class Consolidator:
             dry_run=dry_run,
             started_at=started,
             finished_at=self._clock.now(),
-            counts_in=ctx.counts_in,
+            counts_in={**ctx.counts_in, **ctx.usage.counts("llm_")},
             counts_out=ctx.counts_out,
             error=error,
+            warnings=ctx.warnings,
         )
         return report if dry_run else await write_run(self._store, report)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 from sedimem.clock import Clock
 from sedimem.config import WorkingSettings
@@ -11,13 +12,25 @@ from sedimem.consolidation.extract import Extractor
 from sedimem.consolidation.lease import Leases
 from sedimem.consolidation.settings import ConsolidationSettings
 from sedimem.embed.base import Embedder
+from sedimem.llm.usage import Usage
 from sedimem.longterm.episodic import EpisodicMemory
 from sedimem.longterm.procedural import ProceduralMemory
 from sedimem.longterm.semantic import SemanticMemory
 from sedimem.storage.longterm.base import LongTermStore
 from sedimem.storage.working.base import WorkingStore
+from sedimem.types.longterm import Episode, Fact
 
-__all__ = ["JobContext", "JobFunction"]
+__all__ = ["JobContext", "JobFunction", "MeteredExtractor"]
+
+#: a job report keeps at most this many warnings (the count of each kind is exact)
+MAX_WARNINGS = 20
+
+
+@runtime_checkable
+class MeteredExtractor(Protocol):
+    """An extractor that calls a model and counts it into the caller's :class:`Usage`."""
+
+    async def extract_metered(self, episode: Episode, usage: Usage | None) -> list[Fact]: ...
 
 
 @dataclass(slots=True)
@@ -42,9 +55,17 @@ class JobContext:
     idle_seconds: float = 3600.0
     counts_in: dict[str, int] = field(default_factory=dict)
     counts_out: dict[str, int] = field(default_factory=dict)
+    #: what went wrong without failing the job (an episode whose extraction failed)
+    warnings: list[str] = field(default_factory=list)
+    #: the model calls of this run (requests, retries, tokens), reported as ``llm_*``
+    usage: Usage = field(default_factory=Usage)
 
     def add(self, counts: dict[str, int], key: str, n: int = 1) -> None:
         counts[key] = counts.get(key, 0) + n
+
+    def warn(self, message: str) -> None:
+        if len(self.warnings) < MAX_WARNINGS:
+            self.warnings.append(message)
 
     async def advance(self, cursor: str) -> None:
         """Record a fully processed batch (and renew the lease); no-op in a dry run."""

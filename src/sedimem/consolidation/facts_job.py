@@ -8,15 +8,22 @@ only if no fact derived from E (any version, current or retired) already says th
 An extractor that reads endings too (:class:`EndingExtractor`, such as the rule extractor:
 "I no longer eat meat") has each ending close the matching current facts after the episode's
 facts are learned; a replay finds them closed already and changes nothing.
+
+An episode whose extraction fails for good (an LLM that never gave valid JSON:
+:class:`~sedimem.errors.ExtractionFailed`) is counted (``extraction_failed``) and reported
+in the run's warnings, and the job goes on: the episode itself stays stored. The lease is
+renewed between episodes once a third of its TTL has passed, so slow extraction (an LLM)
+does not lose it in the middle of a batch.
 """
 
 from __future__ import annotations
 
-from sedimem.consolidation.context import JobContext
+from sedimem.consolidation.context import JobContext, MeteredExtractor
 from sedimem.consolidation.extract import EndingExtractor
+from sedimem.errors import ExtractionFailed
 from sedimem.longterm import records
 from sedimem.storage.longterm.base import RecordFilter
-from sedimem.types.longterm import Episode
+from sedimem.types.longterm import Episode, Fact
 
 __all__ = ["run_facts"]
 
@@ -33,9 +40,23 @@ async def _known_keys(ctx: JobContext, episode: Episode) -> set[str]:
         cursor = rows[-1].id
 
 
+async def _extract(ctx: JobContext, episode: Episode) -> list[Fact] | None:
+    """The candidate facts of ``episode``; None (reported) when extraction failed."""
+    extractor = ctx.extractor
+    try:
+        if isinstance(extractor, MeteredExtractor):
+            return await extractor.extract_metered(episode, ctx.usage)
+        return await extractor.extract(episode)
+    except ExtractionFailed as exc:
+        ctx.add(ctx.counts_out, "extraction_failed")
+        ctx.warn(str(exc))
+        return None
+
+
 async def run_facts(ctx: JobContext) -> None:
     flt = RecordFilter(kind=records.EPISODE)
     batches = 0
+    renewed = ctx.clock.now()
     while ctx.settings.max_batches_per_run is None or batches < ctx.settings.max_batches_per_run:
         batches += 1
         rows = await ctx.store.find(
@@ -46,7 +67,12 @@ async def run_facts(ctx: JobContext) -> None:
         for row in rows:
             episode = records.episode_from_row(row)
             ctx.add(ctx.counts_in, "episodes")
-            candidates = await ctx.extractor.extract(episode)
+            if ctx.clock.now() - renewed > ctx.settings.lease_ttl_seconds / 3:
+                await ctx.renew()
+                renewed = ctx.clock.now()
+            candidates = await _extract(ctx, episode)
+            if candidates is None:
+                continue
             ctx.add(ctx.counts_in, "candidates", len(candidates))
             known = await _known_keys(ctx, episode)
             for fact in candidates:

@@ -14,8 +14,11 @@ JobStatus = Literal["ok", "skipped", "failed"]
 class JobReport(BaseModel):
     """One job's run: ``ok``, ``skipped`` (another worker holds its lease) or ``failed``.
 
-    ``counts_in`` counts what the job read (episodes), ``counts_out`` what it changed (or,
-    in a dry run, what it would change).
+    ``counts_in`` counts what the job read (episodes; with an LLM extractor also its
+    ``llm_requests``, ``llm_retries``, ``llm_failures``, ``llm_prompt_tokens``,
+    ``llm_completion_tokens``, ``llm_invalid_replies``), ``counts_out`` what it changed (or,
+    in a dry run, what it would change). ``warnings`` says what went wrong without failing
+    the job (an episode whose extraction failed: it is counted as ``extraction_failed``).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -29,6 +32,10 @@ class JobReport(BaseModel):
     counts_in: dict[str, int] = Field(default_factory=dict)
     counts_out: dict[str, int] = Field(default_factory=dict)
     error: str | None = None
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="Problems that did not fail the job (at most 20; the counts are exact).",
+    )
     run_id: str | None = None  # the id of the run's log record (None in a dry run)
 
     @property

@@ -66,6 +66,16 @@ class ConsolidationWorker:
                 continue
             self.last_reports[tenant] = report
             for job in report.jobs:
+                log.info(
+                    "consolidation %s for tenant %s: %s, read %s, changed %s",
+                    job.job,
+                    tenant,
+                    job.status,
+                    job.counts_in,
+                    job.counts_out,
+                )
+                for warning in job.warnings:
+                    log.warning("consolidation %s for tenant %s: %s", job.job, tenant, warning)
                 if job.status == "failed":
                     log.warning(
                         "consolidation job %s for tenant %s failed: %s",

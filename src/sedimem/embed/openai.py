@@ -21,6 +21,7 @@ from tenacity import wait_exponential, wait_random
 from sedimem.embed.base import Matrix, check_texts, normalize_rows
 from sedimem.errors import ConfigurationError, StoreError, ValidationError
 from sedimem.llm.http import JsonEndpoint, endpoint_url
+from sedimem.llm.usage import Usage
 
 __all__ = ["OpenAIEmbedder"]
 
@@ -89,9 +90,16 @@ class OpenAIEmbedder:
             + wait_random(0, retry_wait),
         )
 
+    kind = "embedding"
+
     @property
     def name(self) -> str:
         return self._name
+
+    @property
+    def usage(self) -> Usage:
+        """Every request of this embedder's lifetime (what ``/metrics`` exports)."""
+        return self._endpoint.usage
 
     @property
     def dimension(self) -> int:

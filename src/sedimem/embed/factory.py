@@ -1,0 +1,41 @@
+"""The embedder ``SEDIMEM_EMBEDDER`` names, built from settings at the edge."""
+
+from __future__ import annotations
+
+from sedimem.config import Settings
+from sedimem.embed.base import Embedder
+from sedimem.embed.hashing import HashEmbedder
+from sedimem.embed.static import default_embedder
+
+__all__ = ["HASH_DIMENSION", "open_embedder"]
+
+#: the hash embedder's dimension when ``SEDIMEM_EMBEDDER_DIMENSION`` is unset
+HASH_DIMENSION = 256
+
+
+async def open_embedder(settings: Settings) -> Embedder:
+    """``default`` (the packaged static model), ``openai`` (an OpenAI-compatible endpoint,
+    asked once for its dimension when it is not configured) or ``hash`` (tests)."""
+    if settings.embedder == "hash":
+        return HashEmbedder(settings.embedder_dimension or HASH_DIMENSION)
+    if settings.embedder == "openai":
+        from sedimem.embed.openai import OpenAIEmbedder  # needs httpx: imported on use
+
+        assert settings.embedder_url is not None
+        assert settings.embedder_model is not None
+        key = settings.embedder_api_key
+        embedder = OpenAIEmbedder(
+            settings.embedder_url,
+            settings.embedder_model,
+            key.get_secret_value() if key is not None else None,
+            settings.embedder_dimension,
+            timeout=settings.embedder_timeout_seconds,
+            max_retries=settings.embedder_max_retries,
+        )
+        try:
+            await embedder.aembed([])  # learns the dimension (one probe) if not configured
+        except BaseException:
+            await embedder.aclose()
+            raise
+        return embedder
+    return default_embedder()
