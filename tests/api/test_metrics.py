@@ -34,6 +34,7 @@ async def test_counters_after_requests(client: httpx.AsyncClient, auth: dict[str
         'sedimem_working_fallback{backend="sqlite"} 0.0',
     ):
         assert line in text, line
+    assert "sedimem_llm_" not in text  # no model endpoint configured: no such series
     assert (
         'sedimem_http_request_duration_seconds_bucket{backend="sqlite",le="0.005",'
         'method="POST",operation="/v1/episodes"}' in text
@@ -52,3 +53,32 @@ async def test_each_app_counts_alone(memory: Memory, settings: Settings, app: Fa
         await b.get("/healthz")
         assert 'operation="/healthz",status="200"} 2.0' in (await a.get("/metrics")).text
         assert 'operation="/healthz",status="200"} 1.0' in (await b.get("/metrics")).text
+
+
+def test_model_calls_are_exported_per_endpoint() -> None:
+    from sedimem.api.metrics import Backends, Metrics
+    from sedimem.consolidation import OpenAIChatExtractor
+    from sedimem.embed.openai import OpenAIEmbedder
+
+    chat = OpenAIChatExtractor("http://127.0.0.1:1/v1", "m")
+    embedding = OpenAIEmbedder("http://127.0.0.1:1/v1", "e", dimension=4)
+    chat.usage.add(requests=5, retries=2, failures=1, invalid_replies=1, prompt_tokens=70)
+    chat.usage.add(completion_tokens=9)
+    embedding.usage.add(requests=3, prompt_tokens=12)
+    metrics = Metrics(
+        Backends("sqlite", "sqlite"), lambda: False, lambda: {"chat": chat, "embedding": embedding}
+    )
+    text = metrics.render().decode()
+    for line in (
+        'sedimem_llm_requests_total{endpoint="chat"} 5.0',
+        'sedimem_llm_requests_total{endpoint="embedding"} 3.0',
+        'sedimem_llm_retries_total{endpoint="chat"} 2.0',
+        'sedimem_llm_failures_total{endpoint="chat"} 1.0',
+        'sedimem_llm_invalid_replies_total{endpoint="chat"} 1.0',
+        'sedimem_llm_tokens_total{endpoint="chat",kind="prompt"} 70.0',
+        'sedimem_llm_tokens_total{endpoint="chat",kind="completion"} 9.0',
+        'sedimem_llm_tokens_total{endpoint="embedding",kind="prompt"} 12.0',
+    ):
+        assert line in text, line
+    chat.usage.add(requests=1)  # read at scrape time
+    assert 'sedimem_llm_requests_total{endpoint="chat"} 6.0' in metrics.render().decode()

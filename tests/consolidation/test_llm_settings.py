@@ -4,6 +4,7 @@ model calls, tokens and failed extractions, and never loses an episode."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -141,3 +142,32 @@ async def test_an_unreachable_embedder_fails_the_open(tmp_path: Path) -> None:
     )
     with pytest.raises(Exception, match="embedding endpoint"):
         await Memory.open(settings=settings)
+
+
+async def test_slow_extraction_keeps_the_lease_by_renewing_it(
+    llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    from sedimem.consolidation import ConsolidationSettings, Consolidator
+
+    async with await Memory.open(settings=settings_for(llm_server, tmp_path)) as memory:
+        for text in ("Ana likes tea", "Ana likes jazz", "Ana likes snow"):
+            await memory.episodes.record(Episode(scope=SCOPE, description=text))
+        llm_server.default_chat({"content": '{"facts": []}', "delay": 0.8})
+
+        def consolidator(extractor: OpenAIChatExtractor | None) -> Consolidator:
+            return Consolidator(
+                memory.longterm_store,
+                memory.episodes,
+                memory.facts,
+                memory.procedures,
+                settings=ConsolidationSettings(lease_ttl_seconds=1.5),
+                extractor=extractor,
+            )
+
+        slow = asyncio.create_task(consolidator(memory.extractor).run("t", ["facts"]))  # type: ignore[arg-type]
+        await asyncio.sleep(1.9)  # past the TTL: only a renewed lease is still held
+        other = await consolidator(None).run("t", ["facts"])
+        assert other.job("facts").status == "skipped"
+        done = (await slow).job("facts")
+        assert done.status == "ok"
+        assert done.counts_in["episodes"] == 3
