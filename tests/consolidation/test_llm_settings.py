@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,19 @@ from sedimem.testing.llm_server import ScriptedLLMServer
 from sedimem.types.longterm import Episode
 
 SCOPE = Scope(tenant="t", user="ana", session="s1")
+GOOD_TEA = json.dumps(
+    {
+        "facts": [
+            {
+                "statement": "Ana likes tea.",
+                "subject": "Ana",
+                "predicate": "likes",
+                "object": "tea",
+                "confidence": 0.9,
+            }
+        ]
+    }
+)
 
 
 def reply(*facts: tuple[str, str, str]) -> dict[str, Any]:
@@ -144,15 +158,15 @@ async def test_an_unreachable_embedder_fails_the_open(tmp_path: Path) -> None:
         await Memory.open(settings=settings)
 
 
-async def test_slow_extraction_keeps_the_lease_by_renewing_it(
+async def test_a_call_slower_than_the_lease_ttl_keeps_the_lease(
     llm_server: ScriptedLLMServer, tmp_path: Path
 ) -> None:
     from sedimem.consolidation import ConsolidationSettings, Consolidator
 
     async with await Memory.open(settings=settings_for(llm_server, tmp_path)) as memory:
-        for text in ("Ana likes tea", "Ana likes jazz", "Ana likes snow"):
-            await memory.episodes.record(Episode(scope=SCOPE, description=text))
-        llm_server.default_chat({"content": '{"facts": []}', "delay": 0.8})
+        await memory.episodes.record(Episode(scope=SCOPE, description="Ana likes tea"))
+        # one reply slower than the whole TTL: only renewal while it waits keeps the lease
+        llm_server.default_chat({"content": '{"facts": []}', "delay": 2.4})
 
         def consolidator(extractor: OpenAIChatExtractor | None) -> Consolidator:
             return Consolidator(
@@ -165,9 +179,40 @@ async def test_slow_extraction_keeps_the_lease_by_renewing_it(
             )
 
         slow = asyncio.create_task(consolidator(memory.extractor).run("t", ["facts"]))  # type: ignore[arg-type]
-        await asyncio.sleep(1.9)  # past the TTL: only a renewed lease is still held
+        await asyncio.sleep(1.9)  # past the TTL, mid-call
         other = await consolidator(None).run("t", ["facts"])
         assert other.job("facts").status == "skipped"
         done = (await slow).job("facts")
         assert done.status == "ok"
-        assert done.counts_in["episodes"] == 3
+        assert done.counts_in["episodes"] == 1
+        assert len(llm_server.requests("chat")) == 1  # the second worker asked nothing
+
+
+async def test_a_lease_taken_over_mid_call_fails_the_run_fenced(
+    llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    from sedimem.consolidation import ConsolidationSettings, Consolidator
+    from sedimem.consolidation.lease import Leases
+
+    async with await Memory.open(settings=settings_for(llm_server, tmp_path)) as memory:
+        await memory.episodes.record(Episode(scope=SCOPE, description="Ana likes tea"))
+        llm_server.default_chat({"content": GOOD_TEA, "delay": 1.2})
+        consolidator = Consolidator(
+            memory.longterm_store,
+            memory.episodes,
+            memory.facts,
+            memory.procedures,
+            settings=ConsolidationSettings(lease_ttl_seconds=0.6),  # a beat every 0.2 s
+            extractor=memory.extractor,
+        )
+        slow = asyncio.create_task(consolidator.run("t", ["facts"]))
+        await asyncio.sleep(0.3)
+        # another worker whose clock says the lease expired long ago takes it over; the
+        # next beat finds it lost and stops renewing
+        leases = Leases(memory.longterm_store, 60.0)
+        taken, _ = await leases.acquire("t", "facts", "intruder", time.time() + 3600)
+        assert taken
+        done = (await slow).job("facts")
+        assert done.status == "failed"
+        assert "taken over" in (done.error or "")
+        assert done.counts_out == {"inserted": 1}  # learned, but the cursor did not move

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import secrets
 from collections.abc import Sequence
@@ -51,7 +53,9 @@ class Consolidator:
     Each job runs under a lease per (tenant, job) kept in the store, so two workers (or two
     processes) never run the same job of a tenant at once: the second one reports
     ``skipped``. Progress is a cursor beside the lease; a crashed run is resumed by the next
-    run once its lease expires (``lease_ttl_seconds``).
+    run once its lease expires (``lease_ttl_seconds``). While a job runs, its lease is
+    renewed every third of the TTL, so a slow step (an LLM call with its retries) does not
+    let it expire under a live run.
     """
 
     def __init__(
@@ -166,6 +170,7 @@ class Consolidator:
         )
         status: JobStatus = "ok"
         error: str | None = None
+        heartbeat = None if dry_run else asyncio.create_task(self._keep(tenant, job, owner))
         try:
             await _JOBS[job](ctx)
         except LeaseLost as exc:
@@ -175,6 +180,10 @@ class Consolidator:
             status, error = "failed", f"{type(exc).__name__}: {exc}"
             log.exception("consolidation %s for tenant %s failed", job, tenant)
         finally:
+            if heartbeat is not None:
+                heartbeat.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await heartbeat
             if not dry_run:
                 await self._leases.release(tenant, job, owner)
         report = JobReport(
@@ -190,3 +199,14 @@ class Consolidator:
             warnings=ctx.warnings,
         )
         return report if dry_run else await write_run(self._store, report)
+
+    async def _keep(self, tenant: str, job: str, owner: str) -> None:
+        """Renew a running job's lease every third of its TTL until cancelled."""
+        while True:
+            await asyncio.sleep(self._settings.lease_ttl_seconds / 3)
+            try:
+                await self._leases.renew(tenant, job, owner, self._clock.now())
+            except LeaseLost:
+                return  # taken over: the job stops at its next cursor move (fenced)
+            except Exception as exc:  # a store hiccup: the next beat tries again
+                log.warning("renewing the lease of %s for tenant %s failed: %s", job, tenant, exc)

@@ -11,9 +11,7 @@ facts are learned; a replay finds them closed already and changes nothing.
 
 An episode whose extraction fails for good (an LLM that never gave valid JSON:
 :class:`~sedimem.errors.ExtractionFailed`) is counted (``extraction_failed``) and reported
-in the run's warnings, and the job goes on: the episode itself stays stored. The lease is
-renewed between episodes once a third of its TTL has passed, so slow extraction (an LLM)
-does not lose it in the middle of a batch.
+in the run's warnings, and the job goes on: the episode itself stays stored.
 """
 
 from __future__ import annotations
@@ -56,7 +54,6 @@ async def _extract(ctx: JobContext, episode: Episode) -> list[Fact] | None:
 async def run_facts(ctx: JobContext) -> None:
     flt = RecordFilter(kind=records.EPISODE)
     batches = 0
-    renewed = ctx.clock.now()
     while ctx.settings.max_batches_per_run is None or batches < ctx.settings.max_batches_per_run:
         batches += 1
         rows = await ctx.store.find(
@@ -67,9 +64,6 @@ async def run_facts(ctx: JobContext) -> None:
         for row in rows:
             episode = records.episode_from_row(row)
             ctx.add(ctx.counts_in, "episodes")
-            if ctx.clock.now() - renewed > ctx.settings.lease_ttl_seconds / 3:
-                await ctx.renew()
-                renewed = ctx.clock.now()
             candidates = await _extract(ctx, episode)
             if candidates is None:
                 continue
