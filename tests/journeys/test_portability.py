@@ -3,8 +3,12 @@ the next session's context there is the one it would have been at home."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.journeys.conftest import Drive
 from tests.journeys.drivers.base import Who
+
+pytestmark = pytest.mark.slow  # real server processes, six runs each
 
 ANA = Who(user="ana", agent_type="caterer", agent="caterer-1")
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.journeys.conftest import Drive
 from tests.journeys.drivers.base import Who
+
+pytestmark = pytest.mark.slow  # real server processes, six runs each
 
 CLERK = Who(user="ana", agent_type="accountant", agent="accountant-1")
 STEPS = ["open the billing dashboard", "filter the invoices by month", "download the CSV export"]

@@ -11,8 +11,12 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
+
 from tests.journeys.conftest import Drive
 from tests.journeys.drivers.base import MISSING, Who
+
+pytestmark = pytest.mark.slow  # real server processes, six runs each
 
 ANA = Who(user="ana", agent_type="planner", agent="planner-1")
 

@@ -11,6 +11,8 @@ import pytest
 from tests.journeys.conftest import Drive
 from tests.journeys.drivers.base import Refused, Who
 
+pytestmark = pytest.mark.slow  # real server processes, six runs each
+
 TEAM = Who(user="ana", agent_type="researcher")
 ONE = Who(user="ana", agent_type="researcher", agent="researcher-1")
 TWO = Who(user="ana", agent_type="researcher", agent="researcher-2")

@@ -72,8 +72,8 @@ class Learned:
 
     action: str  # inserted | reinforced | superseded
     id: str
-    closed: tuple[str, ...] = ()
-    possible_conflicts: tuple[str, ...] = ()
+    superseded: tuple[str, ...] = ()  # ids of the facts it retired
+    possible_conflicts: tuple[str, ...] = ()  # ids of current facts it may contradict
 
 
 class Driver(abc.ABC):
@@ -169,6 +169,35 @@ class Driver(abc.ABC):
         """Record an episode directly (not through a session); its id."""
 
     @abc.abstractmethod
+    async def declare_single_valued(self, predicates: Sequence[str]) -> None:
+        """Declare, for the tenant, predicates that hold one value at a time."""
+
+    @abc.abstractmethod
+    async def correct_fact(
+        self, fact_id: str, *, statement: str, object: str | None = None
+    ) -> Learned:
+        """Correct a current fact by id (a new version; the old one kept as history)."""
+
+    @abc.abstractmethod
+    async def invalidate_fact(self, fact_id: str) -> None:
+        """Stop believing a fact (kept as history)."""
+
+    @abc.abstractmethod
+    async def delete(self, tier: Tier, record_id: str) -> None:
+        """Delete one record by id (raises :class:`Refused` when it is not this tenant's)."""
+
+    @abc.abstractmethod
+    async def put_block(self, who: Who, name: str, content: str) -> None:
+        """Create or replace a pinned block of ``who`` (a user or an agent)."""
+
+    @abc.abstractmethod
+    async def append_block(self, who: Who, name: str, text: str) -> None: ...
+
+    @abc.abstractmethod
+    async def stats(self, who: Who) -> dict[str, int]:
+        """How many ``episodes``, ``facts`` and ``procedures`` the scope counts."""
+
+    @abc.abstractmethod
     async def get_fact(self, fact_id: str) -> dict[str, Any]:
         """One fact by id (raises :class:`Refused` when absent or out of reach)."""
 
@@ -225,6 +254,11 @@ class Driver(abc.ABC):
     async def narrowed(self, *, user: str) -> Driver:
         """The same interface and process, acting with a new key narrowed to ``user``
         (closed with this driver)."""
+
+    @abc.abstractmethod
+    async def stranger(self) -> Driver:
+        """The same interface and process acting for another tenant (closed with this
+        driver)."""
 
     @abc.abstractmethod
     async def fresh(self) -> Driver:

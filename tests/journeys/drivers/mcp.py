@@ -81,10 +81,10 @@ class McpDriver(Driver):
             await self._connections.aclose()
         await self.rest.aclose()
 
-    async def tool(self, name: str, **arguments: Any) -> Any:
+    async def tool(self, tool: str, /, **arguments: Any) -> Any:
         """Call a tool; its JSON result, or :class:`Refused` with the error it reported."""
         client = await self._connect()
-        result = await client.call_tool(name, _given(**arguments))
+        result = await client.call_tool(tool, _given(**arguments))
         block = result.content[0] if result.content else None
         text = block.text if isinstance(block, TextContent) else ""
         if result.is_error:
@@ -190,7 +190,10 @@ class McpDriver(Driver):
             **who.fields(),
         )
         return Learned(
-            action=stored["action"], id=stored["id"], closed=tuple(stored.get("closed", []))
+            action=stored["action"],
+            id=stored["id"],
+            superseded=tuple(stored.get("superseded", [])),
+            possible_conflicts=tuple(f["id"] for f in stored.get("possible_conflicts", [])),
         )
 
     async def record_episode(
@@ -214,6 +217,33 @@ class McpDriver(Driver):
             **who.fields(),
         )
         return str(stored["id"])
+
+    async def declare_single_valued(self, predicates: Sequence[str]) -> None:
+        await self.tool("declare_predicates", predicates=list(predicates), cardinality="one")
+
+    async def correct_fact(
+        self, fact_id: str, *, statement: str, object: str | None = None
+    ) -> Learned:
+        edited = await self.tool(
+            "edit_memory", tier="semantic", id=fact_id, statement=statement, object=object
+        )
+        return Learned(action="superseded", id=edited["id"], superseded=tuple(edited["superseded"]))
+
+    async def invalidate_fact(self, fact_id: str) -> None:
+        await self.tool("invalidate_fact", id=fact_id)
+
+    async def delete(self, tier: Tier, record_id: str) -> None:
+        await self.tool("delete_memory", tier=_TIER_NAMES[tier], id=record_id)
+
+    async def put_block(self, who: Who, name: str, content: str) -> None:
+        await self.tool("update_block", name=name, content=content, **who.fields(session=False))
+
+    async def append_block(self, who: Who, name: str, text: str) -> None:
+        await self.tool("append_block", name=name, text=text, **who.fields(session=False))
+
+    async def stats(self, who: Who) -> dict[str, int]:
+        counted = (await self.tool("get_memory_stats", **who.fields()))["longterm"]
+        return {k: int(counted[k]) for k in ("episodes", "facts", "procedures")}
 
     async def get_fact(self, fact_id: str) -> dict[str, Any]:
         return await self.rest.get_fact(fact_id)  # no MCP tool reads by id: REST
@@ -287,6 +317,15 @@ class McpDriver(Driver):
         secret = await asyncio.to_thread(self._served.new_key, self.tenant, user=user)
         rest = RestDriver(self._served, self.rest.stores, self.tenant, secret)
         child = McpDriver(rest, self._connections)
+        self._children.append(child)
+        return child
+
+    async def stranger(self) -> Driver:
+        tenant = f"{self.tenant}-stranger"
+        secret = await asyncio.to_thread(self._served.new_key, tenant)
+        child = McpDriver(
+            RestDriver(self._served, self.rest.stores, tenant, secret), self._connections
+        )
         self._children.append(child)
         return child
 

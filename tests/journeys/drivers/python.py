@@ -38,6 +38,15 @@ def _refusals() -> Iterator[None]:
         raise Refused(type(exc).__name__, str(exc)) from exc
 
 
+def _learned(result: Any) -> Learned:
+    return Learned(
+        action=result.action,
+        id=result.fact.id,
+        superseded=tuple(getattr(result, "superseded", ())),
+        possible_conflicts=tuple(f.id for f in getattr(result, "possible_conflicts", ())),
+    )
+
+
 def _json(model: Any) -> dict[str, Any]:
     data: dict[str, Any] = model.model_dump(mode="json")
     return data
@@ -157,10 +166,9 @@ class PythonDriver(Driver):
             object=object,
             **extra,
         )
-        result = await self.memory.facts.learn(fact)
-        return Learned(
-            action=result.action, id=result.fact.id, closed=tuple(f.id for f in result.closed)
-        )
+        with _refusals():
+            result = await self.memory.facts.learn(fact)
+        return _learned(result)
 
     async def record_episode(
         self,
@@ -181,6 +189,49 @@ class PythonDriver(Driver):
             task_type=task_type or "general",
         )
         return (await self.memory.episodes.record(episode)).id
+
+    async def declare_single_valued(self, predicates: Sequence[str]) -> None:
+        with _refusals():
+            await self.memory.facts.declare(list(predicates), "one", scope=self._scope(Who()))
+
+    async def correct_fact(
+        self, fact_id: str, *, statement: str, object: str | None = None
+    ) -> Learned:
+        from sedimem.types.edits import FactChanges
+
+        changes = FactChanges(statement=statement, object=object)
+        with _refusals():
+            return _learned(
+                await self.memory.facts.correct(fact_id, changes, scope=self._scope(Who()))
+            )
+
+    async def invalidate_fact(self, fact_id: str) -> None:
+        with _refusals():
+            await self.memory.facts.invalidate(fact_id, scope=self._scope(Who()))
+
+    async def delete(self, tier: Tier, record_id: str) -> None:
+        services = {
+            "episodes": self.memory.episodes,
+            "facts": self.memory.facts,
+            "procedures": self.memory.procedures,
+        }
+        with _refusals():
+            if not await services[tier].delete(record_id, scope=self._scope(Who())):
+                raise NotFound(f"{tier} {record_id!r} does not exist")
+
+    async def put_block(self, who: Who, name: str, content: str) -> None:
+        await self.memory.blocks(self._scope(who)).update(name, content)
+
+    async def append_block(self, who: Who, name: str, text: str) -> None:
+        await self.memory.blocks(self._scope(who)).append(name, text)
+
+    async def stats(self, who: Who) -> dict[str, int]:
+        counted = await self.memory.stats(self._scope(who))
+        return {
+            "episodes": counted.episodes,
+            "facts": counted.facts,
+            "procedures": counted.procedures,
+        }
 
     async def get_fact(self, fact_id: str) -> dict[str, Any]:
         with _refusals():
@@ -254,6 +305,12 @@ class PythonDriver(Driver):
     async def narrowed(self, *, user: str) -> Driver:
         issued = await self.memory.keys.create(self.tenant, user=user)
         child = await PythonDriver(self._stores, self._urls, self.tenant, key=issued.key).open()
+        self._children.append(child)
+        return child
+
+    async def stranger(self) -> Driver:
+        tenant = f"{self.tenant}-stranger"
+        child = await PythonDriver(self._stores, self._urls, tenant).open()
         self._children.append(child)
         return child
 

@@ -71,8 +71,9 @@ class Served:
 
 
 def _check(response: httpx.Response) -> Any:
-    """The JSON of a successful answer; :class:`Refused` for 403/404; else a failure."""
-    if response.status_code in (403, 404):
+    """The JSON of a successful answer; :class:`Refused` for 403, 404 and 409 (a conflict:
+    editing what is no longer current); else a failure."""
+    if response.status_code in (403, 404, 409):
         raise Refused(response.status_code, response.text)
     assert response.is_success, f"{response.request.method} {response.request.url}: " + (
         f"{response.status_code} {response.text}"
@@ -82,6 +83,15 @@ def _check(response: httpx.Response) -> Any:
     if response.headers.get("content-type", "").startswith("application/json"):
         return response.json()
     return response.text
+
+
+def _learned(learned: dict[str, Any]) -> Learned:
+    return Learned(
+        action=learned["action"],
+        id=learned["fact"]["id"],
+        superseded=tuple(learned.get("superseded", [])),
+        possible_conflicts=tuple(f["id"] for f in learned.get("possible_conflicts", [])),
+    )
 
 
 def _given(**fields: Any) -> dict[str, Any]:
@@ -230,12 +240,7 @@ class RestDriver(Driver):
             cardinality=cardinality,
             **who.fields(),
         )
-        learned = await self.call("POST", "/v1/facts", json=body)
-        return Learned(
-            action=learned["action"],
-            id=learned["fact"]["id"],
-            closed=tuple(f["id"] for f in learned.get("closed", [])),
-        )
+        return _learned(await self.call("POST", "/v1/facts", json=body))
 
     async def record_episode(
         self,
@@ -256,6 +261,34 @@ class RestDriver(Driver):
             **who.fields(),
         )
         return str((await self.call("POST", "/v1/episodes", json=body))["id"])
+
+    async def declare_single_valued(self, predicates: Sequence[str]) -> None:
+        body = {"predicates": list(predicates), "cardinality": "one"}
+        await self.call("POST", "/v1/facts/predicates", json=body)
+
+    async def correct_fact(
+        self, fact_id: str, *, statement: str, object: str | None = None
+    ) -> Learned:
+        body = _given(statement=statement, object=object)
+        return _learned(await self.call("PATCH", f"/v1/facts/{fact_id}", json=body))
+
+    async def invalidate_fact(self, fact_id: str) -> None:
+        await self.call("POST", f"/v1/facts/{fact_id}/invalidate")
+
+    async def delete(self, tier: Tier, record_id: str) -> None:
+        await self.call("DELETE", f"/v1/{tier}/{record_id}")
+
+    async def put_block(self, who: Who, name: str, content: str) -> None:
+        body = {"content": content, **who.fields(session=False)}
+        await self.call("PUT", f"/v1/blocks/{name}", json=body)
+
+    async def append_block(self, who: Who, name: str, text: str) -> None:
+        body = {"text": text, **who.fields(session=False)}
+        await self.call("POST", f"/v1/blocks/{name}/append", json=body)
+
+    async def stats(self, who: Who) -> dict[str, int]:
+        counted = await self.call("GET", "/v1/stats", params=who.fields())
+        return {k: int(counted[k]) for k in ("episodes", "facts", "procedures")}
 
     async def get_fact(self, fact_id: str) -> dict[str, Any]:
         fact: dict[str, Any] = await self.call("GET", f"/v1/facts/{fact_id}")
@@ -319,6 +352,13 @@ class RestDriver(Driver):
     async def narrowed(self, *, user: str) -> Driver:
         secret = await asyncio.to_thread(self.served.new_key, self.tenant, user=user)
         child = RestDriver(self.served, self.stores, self.tenant, secret)
+        self._children.append(child)
+        return child
+
+    async def stranger(self) -> Driver:
+        tenant = f"{self.tenant}-stranger"
+        secret = await asyncio.to_thread(self.served.new_key, tenant)
+        child = RestDriver(self.served, self.stores, tenant, secret)
         self._children.append(child)
         return child
 
