@@ -42,8 +42,13 @@ async def test_a_fact_learned_in_session_1_is_in_session_2s_context(drive: Drive
         assert "Book night trains early: they sell out" in text
         assert "plan Ana's trip to Bergen" in text  # and session 2's own working state
 
-        found = await d.recall(ANA, "how does Ana like to travel", tiers=("facts",))
+        query = "how does Ana like to travel"
+        found = await d.recall(run2, query, tiers=("facts",))  # from session 2: every session
         assert learned.id in _ids(found["facts"])
+        only_two = await d.recall(run2, query, tiers=("facts",), from_session="run-2")
+        assert learned.id not in _ids(only_two["facts"])  # "only this session", when asked
+        only_one = await d.recall(run2, query, tiers=("facts",), from_session="run-1")
+        assert learned.id in _ids(only_one["facts"])
 
 
 async def test_a_lesson_found_by_the_words_of_its_sessions_goal(drive: Drive) -> None:

@@ -214,9 +214,12 @@ class Driver(abc.ABC):
         tiers: Sequence[Tier] = TIERS,
         *,
         outcome: str | None = None,
+        from_session: str | None = None,
     ) -> dict[Tier, list[dict[str, Any]]]:
         """Hits per tier (hybrid search), best first; each ``{"record": {...}, "explain":
-        {...}}``, the explanation saying whether the keyword and vector lists found it."""
+        {...}}``, the explanation saying whether the keyword and vector lists found it.
+        A read from a session sees every session of its owner; ``from_session`` asks for
+        the memories recorded in that one session only."""
 
     @abc.abstractmethod
     async def procedures(self, who: Who, task: str) -> list[dict[str, Any]]:

@@ -269,12 +269,14 @@ class McpDriver(Driver):
         tiers: Sequence[Tier] = TIERS,
         *,
         outcome: str | None = None,
+        from_session: str | None = None,
     ) -> dict[Tier, list[dict[str, Any]]]:
         found = await self.tool(
             "recall",
             query=query,
             tiers=[_TIER_NAMES[t] for t in tiers],
             outcome=outcome,
+            from_session=from_session,
             **who.fields(),
         )
         return {

@@ -253,17 +253,21 @@ class PythonDriver(Driver):
         tiers: Sequence[Tier] = TIERS,
         *,
         outcome: str | None = None,
+        from_session: str | None = None,
     ) -> dict[Tier, list[dict[str, Any]]]:
         scope = self._scope(who)
+        only = {} if from_session is None else {"session": from_session}
         found: dict[Tier, list[Any]] = {}
         if "episodes" in tiers:
             found["episodes"] = await self.memory.episodes.recall(
-                query, scope=scope, outcome=outcome
+                query, scope=scope, outcome=outcome, **only
             )
         if "facts" in tiers:
-            found["facts"] = await self.memory.facts.recall(query, scope=scope)
+            found["facts"] = await self.memory.facts.recall(query, scope=scope, **only)
         if "procedures" in tiers:
-            found["procedures"] = await self.memory.procedures.find_matching(query, scope=scope)
+            found["procedures"] = await self.memory.procedures.find_matching(
+                query, scope=scope, **only
+            )
         return {
             tier: [{"record": _json(h.record), "explain": _json(h.explain)} for h in hits]
             for tier, hits in found.items()
@@ -295,7 +299,8 @@ class PythonDriver(Driver):
         return "".join([line + "\n" async for line in self.memory.export(self.tenant, user)])
 
     async def import_(self, lines: str) -> dict[str, int]:
-        return await self.memory.import_(self.tenant, lines.splitlines())
+        counts = await self.memory.import_(self.tenant, lines.splitlines())
+        return {f"{kind}s": n for kind, n in counts.items()}  # keyed by kind: "episode"...
 
     async def restart(self) -> None:
         await self.memory.aclose()

@@ -306,8 +306,15 @@ class RestDriver(Driver):
         tiers: Sequence[Tier] = TIERS,
         *,
         outcome: str | None = None,
+        from_session: str | None = None,
     ) -> dict[Tier, list[dict[str, Any]]]:
-        body = _given(query=query, tiers=list(tiers), outcome=outcome, **who.fields())
+        body = _given(
+            query=query,
+            tiers=list(tiers),
+            outcome=outcome,
+            from_session=from_session,
+            **who.fields(),
+        )
         found = await self.call("POST", "/v1/recall", json=body)
         return {tier: found[tier] for tier in tiers}
 
