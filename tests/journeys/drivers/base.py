@@ -29,9 +29,9 @@ MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
 
 
 class Refused(Exception):
-    """The interface refused the operation (REST 403/404, an MCP error result, or our
-    ``PermissionDenied`` / ``NotFound`` in Python). ``status`` is the HTTP status or the
-    error's class name; ``message`` what the caller was told."""
+    """The interface refused the operation: REST 403/404/409, an MCP error result, or our
+    ``PermissionDenied`` / ``NotFound`` / ``Conflict`` in Python. ``status`` is the HTTP
+    status or the error's class name; ``message`` what the caller was told."""
 
     def __init__(self, status: int | str, message: str) -> None:
         super().__init__(f"{status}: {message}")

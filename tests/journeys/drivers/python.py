@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from sedimem.config import Settings, WorkingSettings
-from sedimem.errors import NotFound, PermissionDenied
+from sedimem.errors import Conflict, NotFound, PermissionDenied
 from sedimem.keys import ApiKey
 from sedimem.memory import Memory
 from sedimem.scope import Scope
@@ -34,7 +34,7 @@ __all__ = ["PythonDriver"]
 def _refusals() -> Iterator[None]:
     try:
         yield
-    except (PermissionDenied, NotFound) as exc:
+    except (PermissionDenied, NotFound, Conflict) as exc:
         raise Refused(type(exc).__name__, str(exc)) from exc
 
 
