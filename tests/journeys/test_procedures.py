@@ -33,6 +33,3 @@ async def test_a_procedure_learned_from_repeated_successes_is_offered_to_a_new_s
         assert offered[0]["success_count"] == 3
         text = await d.assemble(april, "export the invoices of April")
         assert "1. open the billing dashboard; 2. filter the invoices by month" in text
-
-        sibling = Who(user="ana", agent_type="accountant", agent="accountant-2")
-        assert [p["steps"] for p in await d.procedures(sibling, "export invoices")][:1] == [STEPS]
