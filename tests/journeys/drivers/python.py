@@ -4,8 +4,8 @@
   holding the memory ends and a new one starts, as an agent's process would.
 - Keys are an interface's notion; :meth:`PythonDriver.narrowed` issues a real key
   (``memory.keys``) and builds every scope with the key's own rule (``ApiKey.narrow``),
-  which is what REST and MCP apply to each request. The facade reads a record by id within
-  the tenant; the narrowed driver checks the record's scope with the same rule.
+  which is what REST and MCP apply to each request; a record read by id is read with the
+  key's scope, so the service refuses one outside it.
 - The ``sessions`` job's idle threshold is a setting of the process that runs the job
   (``working.session_ttl_seconds``: half of it, at most an hour); :meth:`consolidate` with
   ``idle_after_seconds`` runs the job from a second facade on the same stores set up so, as
@@ -23,7 +23,8 @@ from sedimem.errors import Conflict, NotFound, PermissionDenied
 from sedimem.keys import ApiKey
 from sedimem.memory import Memory
 from sedimem.scope import Scope
-from sedimem.types.longterm import Episode, Fact, Outcome
+from sedimem.types.edits import FactChanges
+from sedimem.types.longterm import Episode, Fact, LearnResult, Outcome
 from tests.journeys.backends import Stores, StoreUrls
 from tests.journeys.drivers.base import MISSING, TIERS, Driver, Learned, Refused, Tier, Who
 
@@ -38,12 +39,12 @@ def _refusals() -> Iterator[None]:
         raise Refused(type(exc).__name__, str(exc)) from exc
 
 
-def _learned(result: Any) -> Learned:
+def _learned(result: LearnResult) -> Learned:
     return Learned(
         action=result.action,
         id=result.fact.id,
-        superseded=tuple(getattr(result, "superseded", ())),
-        possible_conflicts=tuple(f.id for f in getattr(result, "possible_conflicts", ())),
+        superseded=tuple(result.superseded),
+        possible_conflicts=tuple(f.id for f in result.possible_conflicts),
     )
 
 
@@ -197,8 +198,6 @@ class PythonDriver(Driver):
     async def correct_fact(
         self, fact_id: str, *, statement: str, object: str | None = None
     ) -> Learned:
-        from sedimem.types.edits import FactChanges
-
         changes = FactChanges(statement=statement, object=object)
         with _refusals():
             return _learned(
@@ -235,11 +234,7 @@ class PythonDriver(Driver):
 
     async def get_fact(self, fact_id: str) -> dict[str, Any]:
         with _refusals():
-            fact = await self.memory.facts.get(fact_id, tenant=self.tenant)
-            if self._key is not None:  # the key's rule on the record's own scope
-                self._key.narrow(
-                    project=fact.scope.project, user=fact.scope.user, agent=fact.scope.agent
-                )
+            fact = await self.memory.facts.get(fact_id, scope=self._scope(Who()))
         return _json(fact)
 
     async def history(self, who: Who, subject: str, predicate: str) -> list[dict[str, Any]]:
