@@ -132,6 +132,10 @@ class KeywordPlanner:
         statistics = await self._current_statistics(conn)
         return KeywordPlan(self._tiers(statistics, lexemes), statistics.analysed)
 
+    async def analysed(self, conn: AsyncConnection[Any]) -> bool:
+        """Whether the table has planner statistics (as last read: cached like the tiers')."""
+        return (await self._current_statistics(conn)).analysed
+
     async def tiers(self, conn: AsyncConnection[Any], lexemes: list[str]) -> list[list[str]]:
         """The tiers of :meth:`plan`."""
         return (await self.plan(conn, lexemes)).tiers

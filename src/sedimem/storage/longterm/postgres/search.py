@@ -10,9 +10,19 @@ filter: otherwise its index is never touched), and reads at most ``4 k`` of its 
 fill the remaining places. A row of a rarer tier always outranks one of a
 commoner tier: the score is ``(tiers - 1 - tier + ts_rank) / tiers`` (``ts_rank`` < 1).
 
-Vector search has to live with pgvector's HNSW index filtering *after* the scan (0.6 has no
-iterative scans): an index scan yields at most ``hnsw.ef_search`` candidates and the filter
-may drop most of them. So:
+Vector search, where the server has iterative index scans (pgvector >= 0.8, detected when
+the store opens) and the table has planner statistics, is one statement: the filter beside
+``ORDER BY distance LIMIT k`` (a materialised CTE, re-sorted: ``relaxed_order`` may return
+neighbours slightly out of order). The planner then chooses, by the filter's estimated
+selectivity, an HNSW scan that goes on past ``ef_search`` candidates until ``k`` rows pass
+the filter (up to ``hnsw.max_scan_tuples``), or, for a selective filter, the B-tree indexes
+and an exact sort. Without statistics its estimates are guesses (a broad filter taken for a
+row or two walks a B-tree over every row), so the fenced path below is taken instead; and
+when the iterative statement returns fewer than ``k`` rows, the exact steps 2 and 3 below.
+
+Otherwise (pgvector < 0.8, or no statistics) vector search lives with HNSW filtering *after*
+the scan: an index scan yields at most ``hnsw.ef_search`` candidates and the filter may
+drop most of them. So:
 
 1. an index scan with ``ef_search`` at least ``2 k`` (a session setting, changed only when
    a search needs another value: no transaction and no extra round trip per search; were
@@ -45,10 +55,12 @@ from sedimem.storage.longterm.postgres.rows import READ_COLUMNS, record_columns
 from sedimem.storage.longterm.postgres.schema import TABLE
 
 __all__ = [
+    "ITERATIVE_SCAN",
     "MAX_EF_SEARCH",
     "Hit",
     "keyword_query",
     "keyword_search",
+    "iterative_query",
     "nearest_query",
     "vector_search",
 ]
@@ -58,6 +70,8 @@ Hit = tuple[tuple[Any, ...], float]
 
 #: pgvector's upper bound for ``hnsw.ef_search``.
 MAX_EF_SEARCH = 1000
+#: The session's ``hnsw.iterative_scan`` where the server has iterative index scans.
+ITERATIVE_SCAN = "relaxed_order"
 #: A tier after the first reads at most this many rows per place asked for.
 _FILL_FACTOR = 4
 
@@ -92,6 +106,14 @@ _NEAREST = sql.SQL(
     "SELECT {inner}, embedding <=> %s AS distance FROM {table} "
     "WHERE embedding IS NOT NULL ORDER BY distance LIMIT {ef}) AS {table} "
     "WHERE {where} ORDER BY distance LIMIT {k}"
+)
+# pgvector >= 0.8 with statistics: the filter beside the index scan, which the iterative
+# scan keeps feeding until k rows pass it (or the planner reads a selective filter's rows
+# through a B-tree and sorts them exactly)
+_ITERATIVE = sql.SQL(
+    "WITH hits AS MATERIALIZED (SELECT {columns}, embedding <=> %s AS distance FROM {table} "
+    "WHERE {where} AND embedding IS NOT NULL ORDER BY distance LIMIT {k}) "
+    "SELECT * FROM hits ORDER BY distance, id"
 )
 _EXACT = sql.SQL(
     "WITH candidates AS MATERIALIZED ("
@@ -269,6 +291,35 @@ async def _nearest(
     return [(row[:width], 1.0 - float(row[width])) for row in await cursor.fetchall()]
 
 
+def iterative_query(
+    conn: AsyncConnection[Any], where: Where, vector: Vector, k: int, *, records: bool
+) -> tuple[bytes, list[Any]]:
+    """The iterative scan's statement and its parameters (to EXPLAIN it)."""
+    statement = _statement(
+        conn,
+        ("iterative", where.shape, k, records),
+        lambda: _ITERATIVE.format(
+            columns=_columns(records), table=_TABLE, where=where.clause, k=sql.Literal(k)
+        ),
+    )
+    return statement, [vector, *where.params]
+
+
+async def _iterative(
+    conn: AsyncConnection[Any],
+    where: Where,
+    vector: Vector,
+    k: int,
+    ef_search: int,
+    records: bool,
+) -> list[Hit]:
+    await _set_ef_search(conn, ef_search)
+    statement, params = iterative_query(conn, where, vector, k, records=records)
+    cursor = await conn.execute(statement, params)
+    width = _width(records)
+    return [(row[:width], 1.0 - float(row[width])) for row in await cursor.fetchall()]
+
+
 async def _exact(
     conn: AsyncConnection[Any],
     where: Where,
@@ -307,17 +358,23 @@ async def vector_search(
     ef_search: int,
     exact_threshold: int,
     records: bool,
+    iterative: bool = False,
 ) -> list[Hit]:
-    """The ``k`` nearest matching records by cosine similarity (see the module's doc)."""
+    """The ``k`` nearest matching records by cosine similarity (see the module's doc);
+    ``iterative``: the server has iterative index scans (enabled on the session) and the
+    table has planner statistics."""
     ef = min(MAX_EF_SEARCH, max(ef_search, 2 * k))
-    hits = await _nearest(conn, where, vector, k, ef, records)
+    if iterative:
+        hits = await _iterative(conn, where, vector, k, ef, records)
+    else:
+        hits = await _nearest(conn, where, vector, k, ef, records)
     if len(hits) >= k:
         return hits
     cap = max(exact_threshold, k)
     hits, read = await _exact(conn, where, vector, k, cap, records)
     if read <= cap:
         return hits  # every matching row was read: exact
-    if ef < MAX_EF_SEARCH:
+    if ef < MAX_EF_SEARCH and not iterative:  # (an iterative scan went further already)
         hits = await _nearest(conn, where, vector, k, MAX_EF_SEARCH, records)
         if len(hits) >= k:
             return hits

@@ -71,6 +71,12 @@ _UPSERT = sql.SQL(
 #: ``jit_above_cost``, such as an exact vector scan.
 _SESSION_SETTINGS = "SET jit = off"
 
+# Loading pgvector's library (any vector input does) defines its settings; the one of
+# iterative index scans exists from pgvector 0.8 on (NULL before: no such setting).
+_ITERATIVE_SCANS = (
+    "SELECT '[1]'::vector IS NOT NULL AND current_setting('hnsw.iterative_scan', true) IS NOT NULL"
+)
+
 
 def _positive(k: int, field: str = "k") -> None:
     if isinstance(k, bool) or not isinstance(k, int) or k < 0:
@@ -90,9 +96,11 @@ class PostgresLongTermStore:
         keyword_budget: int,
         analyze_rows: int = 0,
         estimated_rows: float = 0.0,
+        iterative_scans: bool = False,
     ) -> None:
         """Use :meth:`open`."""
         self._pool = pool
+        self._iterative = iterative_scans
         self._dimension = dimension
         self._ef_search = ef_search
         self._exact_threshold = exact_threshold
@@ -118,6 +126,7 @@ class PostgresLongTermStore:
         exact_threshold: int = 5_000,
         keyword_budget: int = 1_000,
         analyze_rows: int = 1_000,
+        iterative_scans: bool = True,
     ) -> Self:
         """Connect, set up the schema (idempotent) and open a pool of connections.
 
@@ -127,7 +136,10 @@ class PostgresLongTermStore:
         ``keyword_budget`` is how many rows a keyword search may expect to rank before its
         commoner words only fill places left empty (see :mod:`.keywords`);
         after this process has written ``analyze_rows`` rows and a tenth of the table, the
-        store runs ANALYZE in the background (0: never; see :mod:`.analyze`).
+        store runs ANALYZE in the background (0: never; see :mod:`.analyze`);
+        ``iterative_scans``: filtered vector searches use pgvector's iterative index scans
+        where the server has them (pgvector >= 0.8; see :mod:`.search`), else the path
+        older servers take.
         """
         if not 1 <= min_size <= max_size:
             raise ConfigurationError(f"need 1 <= min_size <= max_size, got {min_size}, {max_size}")
@@ -149,12 +161,20 @@ class PostgresLongTermStore:
                 info = await TypeInfo.fetch(setup, "vector")
                 dimension = await _bound_dimension(setup)
                 rows = await table_rows(setup)
+                if iterative_scans:
+                    cursor = await setup.execute(_ITERATIVE_SCANS)
+                    found = await cursor.fetchone()
+                    iterative_scans = bool(found is not None and found[0])
         if info is None:  # pragma: no cover - the first migration creates it
             raise ConfigurationError("the vector type is missing: is pgvector installed?")
 
+        settings = _SESSION_SETTINGS
+        if iterative_scans:
+            settings += f"; SET hnsw.iterative_scan = {postgres_search.ITERATIVE_SCAN}"
+
         async def configure(conn: AsyncConnection[Any]) -> None:
             register_vector_info(conn, info)
-            await conn.execute(_SESSION_SETTINGS)
+            await conn.execute(settings)
 
         pool: AsyncConnectionPool[AsyncConnection[Any]] = AsyncConnectionPool(
             url,
@@ -182,11 +202,17 @@ class PostgresLongTermStore:
             keyword_budget=keyword_budget,
             analyze_rows=analyze_rows,
             estimated_rows=rows,
+            iterative_scans=iterative_scans,
         )
 
     @property
     def name(self) -> str:
         return "postgres"
+
+    @property
+    def iterative_scans(self) -> bool:
+        """Whether filtered vector searches use iterative index scans (pgvector >= 0.8)."""
+        return self._iterative
 
     async def aclose(self) -> None:
         await self._analyzer.wait()  # bounded: ANALYZE samples a fixed number of rows
@@ -471,6 +497,9 @@ class PostgresLongTermStore:
         where = record_where(tenant, flt)
         with translated("vector_search", field="vector"):
             async with self._pool.connection() as conn:
+                # the planner chooses between HNSW and B-tree by its statistics: without
+                # them, the fenced path (see .search)
+                iterative = self._iterative and await self._keywords.analysed(conn)
                 return await postgres_search.vector_search(
                     conn,
                     where,
@@ -479,6 +508,7 @@ class PostgresLongTermStore:
                     ef_search=self._ef_search,
                     exact_threshold=self._exact_threshold,
                     records=records,
+                    iterative=iterative,
                 )
 
 
