@@ -38,7 +38,6 @@ import json
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -269,13 +268,18 @@ async def bench_sqlite(
             }
         )
     )
-    output = subprocess.run(
-        [sys.executable, "-m", "benchmarks.peers", "--serve-sqlite", str(path)],
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=3600,
-    ).stdout
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "benchmarks.peers",
+        "--serve-sqlite",
+        str(path),
+        stdout=asyncio.subprocess.PIPE,
+    )
+    stdout, _ = await process.communicate()
+    if process.returncode != 0:
+        raise RuntimeError(f"the reopened SQLite store's process failed ({process.returncode})")
+    output = stdout.decode()
     served = json.loads(output.strip().splitlines()[-1])
     return Result(
         ingest_per_s=result.ingest_per_s,

