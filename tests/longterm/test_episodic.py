@@ -1,3 +1,4 @@
+import asyncio
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -6,8 +7,8 @@ from typing import Any, cast
 import pytest
 
 from sedimem.embed import HashEmbedder
-from sedimem.errors import NotFound, PermissionDenied, ValidationError
-from sedimem.longterm.episodic import EpisodicMemory
+from sedimem.errors import NotFound, PermissionDenied, StoreUnavailable, ValidationError
+from sedimem.longterm.episodic import WRITES_IN_FLIGHT, EpisodicMemory
 from sedimem.longterm.records import episode_row
 from sedimem.memory import Memory
 from sedimem.scope import Scope
@@ -287,3 +288,61 @@ async def test_edits_by_id_follow_the_scope(episodes: EpisodicMemory) -> None:
     assert (await episodes.update(stored.id, {"outcome": "failure"}, tenant="a")).outcome == (
         Outcome.FAILURE
     )
+
+
+class SlowPuts:
+    """A store whose puts take a while (and fail for a text containing "boom"), counting
+    how many run at once (everything else is forwarded)."""
+
+    def __init__(self, inner: LongTermStore) -> None:
+        self.inner = inner
+        self.running = 0
+        self.most = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def put(self, tenant: str, records: Sequence[StoredRecord]) -> None:
+        self.running += 1
+        self.most = max(self.most, self.running)
+        try:
+            await asyncio.sleep(0.02)
+            if any("boom" in r.text for r in records):
+                raise StoreUnavailable("the batch with boom")
+            await self.inner.put(tenant, records)
+        finally:
+            self.running -= 1
+
+
+async def test_record_many_overlaps_batches_and_keeps_the_later_version(
+    lt_store: LongTermStore, embedder: HashEmbedder
+) -> None:
+    slow = SlowPuts(lt_store)
+    episodes = EpisodicMemory(cast(LongTermStore, slow), embedder)
+    scope = Scope(tenant="a", project="p")
+    made = [ep(f"batched episode {i}", scope) for i in range(10)]
+    again = made[1].model_copy(update={"description": "batched episode one, rewritten"})
+    written: list[int] = []
+    # the second batch rewrites an episode of the first: it waits for it
+    await episodes.record_many([*made[:2], again, *made[2:]], batch_size=2, progress=written.append)
+    assert slow.most == WRITES_IN_FLIGHT  # batches overlapped, never more than that
+    assert sorted(written) == [1, 2, 2, 2, 2, 2]
+    assert (await episodes.get(made[1].id, tenant="a")).description == again.description
+    assert len((await episodes.list(scope, limit=100)).items) == 10
+
+
+async def test_record_many_raises_the_failed_batch_after_the_others_end(
+    lt_store: LongTermStore, embedder: HashEmbedder
+) -> None:
+    slow = SlowPuts(lt_store)
+    episodes = EpisodicMemory(cast(LongTermStore, slow), embedder)
+    scope = Scope(tenant="a", project="p")
+    made = [ep(f"episode {i}" + (" boom" if i == 2 else ""), scope) for i in range(4)]
+    with pytest.raises(StoreUnavailable, match="boom"):
+        await episodes.record_many(made, batch_size=2)
+    assert slow.running == 0  # nothing left running behind the error
+    for episode in made[:2]:  # the batch before it was written whole, its own not at all
+        assert await episodes.get(episode.id, tenant="a") == episode
+    for episode in made[2:]:
+        with pytest.raises(NotFound):
+            await episodes.get(episode.id, tenant="a")

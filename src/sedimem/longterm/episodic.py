@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -22,6 +23,8 @@ from sedimem.types.search import Hit, Page
 __all__ = ["EpisodicMemory"]
 
 MAX_PAGE = 1000
+#: ``record_many`` writes at most this many batches at once.
+WRITES_IN_FLIGHT = 2
 
 
 class EpisodicMemory(LongTermService):
@@ -42,26 +45,61 @@ class EpisodicMemory(LongTermService):
         batch_size: int = 512,
         progress: Callable[[int], None] | None = None,
     ) -> list[Episode]:
-        """Store episodes in batches; each batch is written all or nothing."""
+        """Store episodes in batches; each batch is written all or nothing.
+
+        Batches overlap: while one is being written (a store with a pool writes it on its
+        own connection, where the server's index inserts run), the next is embedded and
+        then written beside it, at most :data:`WRITES_IN_FLIGHT` at once. A batch holding
+        an episode id of a batch still in flight waits for it, so that the later version
+        of a record is the one kept. The first failure is raised after the writes under
+        way have ended (each batch still all or nothing)."""
         if not 1 <= batch_size <= 100_000:
             raise ValidationError(
                 "batch_size", f"{batch_size} is out of range", allowed="1..100000"
             )
-        for start in range(0, len(episodes), batch_size):
-            batch = episodes[start : start + batch_size]
-            for episode in batch:
-                if not isinstance(episode, Episode):
-                    raise ValidationError("episodes", "must be Episode records", allowed="Episode")
-            vectors = await embed_all(self._embedder, [e.search_text() for e in batch])
-            by_tenant: dict[str, list[StoredRecord]] = {}
-            for episode, vector in zip(batch, vectors, strict=True):
-                row = records.episode_row(episode, vector)
-                by_tenant.setdefault(row.tenant, []).append(row)
-            for tenant, rows in by_tenant.items():
-                await self._store.put(tenant, rows)
-            if progress is not None:
-                progress(len(batch))
+        for episode in episodes:
+            if not isinstance(episode, Episode):
+                raise ValidationError("episodes", "must be Episode records", allowed="Episode")
+        in_flight: dict[asyncio.Task[int], frozenset[str]] = {}
+        try:
+            for start in range(0, len(episodes), batch_size):
+                batch = episodes[start : start + batch_size]
+                vectors = await embed_all(self._embedder, [e.search_text() for e in batch])
+                ids = frozenset(e.id for e in batch)
+                while in_flight and (
+                    len(in_flight) >= WRITES_IN_FLIGHT
+                    or any(ids & written for written in in_flight.values())
+                ):
+                    await self._settle(in_flight, progress)
+                rows = [records.episode_row(e, v) for e, v in zip(batch, vectors, strict=True)]
+                in_flight[asyncio.ensure_future(self._write(rows))] = ids
+            while in_flight:
+                await self._settle(in_flight, progress)
+        finally:
+            if in_flight:  # a failure: let the other writes end (or fail) before raising
+                await asyncio.gather(*in_flight, return_exceptions=True)
         return list(episodes)
+
+    async def _write(self, rows: builtins.list[StoredRecord]) -> int:
+        by_tenant: dict[str, builtins.list[StoredRecord]] = {}
+        for row in rows:
+            by_tenant.setdefault(row.tenant, []).append(row)
+        for tenant, tenant_rows in by_tenant.items():
+            await self._store.put(tenant, tenant_rows)
+        return len(rows)
+
+    @staticmethod
+    async def _settle(
+        in_flight: dict[asyncio.Task[int], frozenset[str]],
+        progress: Callable[[int], None] | None,
+    ) -> None:
+        """Wait for the first of the writes in flight to end; raise its error."""
+        done, _ = await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            del in_flight[task]
+            written = task.result()
+            if progress is not None:
+                progress(written)
 
     async def get(
         self, episode_id: str, *, tenant: str | None = None, scope: Scope | None = None
