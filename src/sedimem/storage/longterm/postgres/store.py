@@ -73,9 +73,8 @@ _SESSION_SETTINGS = "SET jit = off"
 
 # Loading pgvector's library (any vector input does) defines its settings; the one of
 # iterative index scans exists from pgvector 0.8 on (NULL before: no such setting).
-_ITERATIVE_SCANS = (
-    "SELECT '[1]'::vector IS NOT NULL AND current_setting('hnsw.iterative_scan', true) IS NOT NULL"
-)
+_LOAD_VECTOR = "SELECT '[1]'::vector"
+_ITERATIVE_SCANS = "SELECT current_setting('hnsw.iterative_scan', true) IS NOT NULL"
 
 
 def _positive(k: int, field: str = "k") -> None:
@@ -162,6 +161,7 @@ class PostgresLongTermStore:
                 dimension = await _bound_dimension(setup)
                 rows = await table_rows(setup)
                 if iterative_scans:
+                    await setup.execute(_LOAD_VECTOR)  # its own statement: loaded first
                     cursor = await setup.execute(_ITERATIVE_SCANS)
                     found = await cursor.fetchone()
                     iterative_scans = bool(found is not None and found[0])
