@@ -5,8 +5,11 @@ Per store (SQLite, PostgreSQL + pgvector) and size (10k, 100k episodes in ONE sc
   ``--bulk``, PostgreSQL gets all but the last 2,000 episodes by COPY and only those are
   timed: pgvector 0.6's HNSW insert makes 100k single inserts take a quarter of an hour;
   the store's own ANALYZE after large writes, not the benchmark, refreshes the statistics);
-- the time to build SQLite's in-memory index and HNSW graph after ingest (``warm``), so
-  that recall is measured in its steady state;
+- the time to build SQLite's in-memory index and HNSW graph after ingest (``warm``, which
+  also saves them beside the file);
+- SQLite: the store is then closed and served by a fresh process, as after a restart: the
+  time to open it and answer its first recall (indexes read from their files), then the
+  latencies below and that process's peak RSS (embedder included);
 - hybrid recall latency p50 / p95 / p99 for k=10, excluding the query's embedding (queries
   are embedded once beforehand, as the issue specifies);
 - a baseline in the same run: plain numpy exact top-10 over the same vectors.
@@ -22,8 +25,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
+import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -155,6 +161,10 @@ async def bench_store(
         if warm is not None:  # SQLite: build the in-memory index and HNSW graph now
             await warm(SCOPE.tenant, wait=True)
         index_build = time.perf_counter() - start
+        if kind == "sqlite":
+            await store.aclose()
+            served = serve_elsewhere(tmp / f"recall-{size}.db", questions)
+            return {"ingest_per_s": ingest, "index_build_s": index_build, **served}
         fast = EpisodicMemory(store, Precomputed(embedder, questions))
         for q in questions[:20]:  # warm-up: builds in-memory indexes, fills caches
             await fast.recall(q, scope=SCOPE, k=10)
@@ -172,6 +182,57 @@ async def bench_store(
         **{f"recall.{k}_ms": v for k, v in p.items()},
         **analysed,
     }
+
+
+def serve_elsewhere(path: Path, questions: list[str]) -> dict[str, float]:
+    """Serve the closed SQLite store from a new process (see :func:`serve`)."""
+    spec = path.with_suffix(".questions.json")
+    spec.write_text(json.dumps(questions))
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks.recall", "--serve", str(path)],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    result: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+async def serve(path: Path) -> None:
+    """Open a saved SQLite store as a restarted server would, time its first recall, then
+    the steady state; print the figures and this process's peak RSS as JSON."""
+    from sedimem.retrieval.index import MemoryIndexEngine
+    from sedimem.storage.longterm.sqlite import SqliteLongTermStore
+
+    questions = json.loads(path.with_suffix(".questions.json").read_text())
+    embedder = Precomputed(default_embedder(), questions)
+    start = time.perf_counter()
+    store = await SqliteLongTermStore.open(str(path), index=MemoryIndexEngine())
+    try:
+        await store.bind_embedder(embedder.name, embedder.dimension)
+        fast = EpisodicMemory(store, embedder)
+        opened = time.perf_counter()
+        await fast.recall(questions[0], scope=SCOPE, k=10)
+        first = time.perf_counter()
+        for q in questions[:20]:
+            await fast.recall(q, scope=SCOPE, k=10)
+        samples = []
+        for q in questions:
+            t0 = time.perf_counter()
+            await fast.recall(q, scope=SCOPE, k=10)
+            samples.append((time.perf_counter() - t0) * 1000)
+    finally:
+        await store.aclose()
+    p = percentiles(samples)
+    result = {
+        "open_ms": (opened - start) * 1000,
+        "first_recall_ms": (first - start) * 1000,
+        **{f"recall.{k}_ms": v for k, v in p.items()},
+        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "load_1m": os.getloadavg()[0],
+    }
+    print(json.dumps(result))
 
 
 async def statistics_state(url: str) -> dict[str, float]:
@@ -219,7 +280,9 @@ def embedder_speed(embedder: Embedder, texts: list[str]) -> dict[str, float]:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path("../shared/data/locomo10.json"))
-    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument(
+        "--sizes", default="10000,100000", help="episodes per run, e.g. 10000,100000,1000000"
+    )
     parser.add_argument("--stores", default="sqlite,postgres")
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--quick", action="store_true", help="2k episodes, 100 queries")
@@ -235,7 +298,11 @@ async def main() -> None:
         help="PostgreSQL: the store's analyze_rows (0: it never runs ANALYZE; with --bulk and "
         "autovacuum not yet by, recall then runs without planner statistics)",
     )
+    parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)  # the serving child
     args = parser.parse_args()
+    if args.serve is not None:
+        await serve(args.serve)
+        return
     sizes = [2000] if args.quick else [int(s) for s in args.sizes.split(",")]
     queries = 100 if args.quick else args.queries
     stores = args.stores.split(",")
@@ -302,12 +369,18 @@ async def main() -> None:
         finally:
             if server is not None:
                 server.close()
-    print(f"{'':24} {'ingest/s':>10} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8}")
+    print(
+        f"{'':24} {'ingest/s':>10} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} "
+        f"{'first ms':>9} {'RSS MB':>7} {'load':>5}"
+    )
     for label, r in rows:
         ingest = f"{r['ingest_per_s']:>10.0f}" if "ingest_per_s" in r else f"{'':>10}"
+        extra = ""
+        if "first_recall_ms" in r:
+            extra = f" {r['first_recall_ms']:>9.1f} {r['rss_mb']:>7.0f} {r['load_1m']:>5.2f}"
         print(
             f"{label:24} {ingest} {r['recall.p50_ms']:>8.2f} {r['recall.p95_ms']:>8.2f} "
-            f"{r['recall.p99_ms']:>8.2f}"
+            f"{r['recall.p99_ms']:>8.2f}{extra}"
         )
     print(
         f"embedder: {metrics['embedder.sentences_per_s']:.0f} sentences/s, "

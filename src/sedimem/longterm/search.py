@@ -17,10 +17,13 @@ from sedimem.longterm.arguments import check_k, check_query
 from sedimem.retrieval.fusion import Candidate, RetrievalSettings, fuse
 from sedimem.retrieval.terms import query_terms
 from sedimem.storage.longterm.base import (
+    FusedSearch,
     LongTermStore,
+    Ranked,
     RecordFilter,
     ScoredRecord,
     StoredRecord,
+    Traits,
 )
 from sedimem.types.search import ScoreBreakdown
 
@@ -54,6 +57,8 @@ class Searcher:
         if mode not in ("hybrid", "keyword", "vector"):
             raise ValidationError("mode", f"{mode!r} is unknown", allowed="hybrid, keyword, vector")
         pool = max(k, self.settings.candidates)
+        if isinstance(self.store, FusedSearch):
+            return await self._fused(self.store, tenant, flt, query, k, pool, mode, now)
         keyword, vector = await asyncio.gather(
             self._keyword(tenant, flt, query, pool) if mode != "vector" else _nothing(),
             self._vector(tenant, flt, query, pool) if mode != "keyword" else _nothing(),
@@ -70,6 +75,33 @@ class Searcher:
             limit=k,
         )
         return [(rows[rid], breakdown) for rid, breakdown in fused]
+
+    async def _fused(
+        self,
+        store: FusedSearch,
+        tenant: str,
+        flt: RecordFilter,
+        query: str,
+        k: int,
+        pool: int,
+        mode: Mode,
+        now: float,
+    ) -> list[tuple[StoredRecord, ScoreBreakdown]]:
+        terms = query_terms(query) if mode != "vector" else []
+        vector = None
+        if mode != "keyword":
+            vector = (await self.embedder.aembed([query]))[0]
+        fused: list[tuple[str, ScoreBreakdown]] = []
+
+        def pick(keyword: list[Ranked], vector: list[Ranked], traits: Traits) -> list[str]:
+            candidates = {rid: Candidate(*pair) for rid, pair in traits.items()}
+            fused.extend(
+                fuse(keyword, vector, candidates, now=now, settings=self.settings, limit=k)
+            )
+            return [rid for rid, _ in fused]
+
+        rows = await store.fused_search(tenant, flt, terms, vector, pool, pick)
+        return [(rows[rid], why) for rid, why in fused if rid in rows]
 
     async def _keyword(
         self, tenant: str, flt: RecordFilter, query: str, pool: int

@@ -14,11 +14,13 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from sedimem.retrieval.index.growable import GrowableArray
+from sedimem.storage.longterm.sqlite.indexfile import pack_strings, unpack_strings
 
 __all__ = ["KeywordIndex"]
 
@@ -124,6 +126,59 @@ class KeywordIndex:
         while len(self._segments) > 1 and 4 * self._segments[-1].size >= self._segments[-2].size:
             b, a = self._segments.pop(), self._segments.pop()
             self._segments.append(_merge(a, b, n_terms))
+
+    def state(self, live: BoolArray | None = None) -> dict[str, npt.NDArray[Any]]:
+        """Arrays that :meth:`restore` takes back: segments merged into one and, given the
+        ``live`` mask, only live documents (renumbered densely) and the terms they hold,
+        so nothing of a removed document remains."""
+        n_terms = len(self._vocab)
+        segments = list(self._segments)
+        while len(segments) > 1:
+            b, a = segments.pop(), segments.pop()
+            segments.append(_merge(a, b, n_terms))
+        terms = np.empty(0, dtype=np.int64)
+        slots = np.empty(0, dtype=np.int64)
+        tfs = np.empty(0, dtype=np.float32)
+        if segments:
+            merged = segments[0]
+            terms = np.repeat(np.arange(merged.ptr.shape[0] - 1), np.diff(merged.ptr))
+            slots, tfs = merged.slots.astype(np.int64), merged.tfs
+        doc_len = self._doc_len.view
+        vocab = list(self._vocab)
+        if live is not None:
+            keep = live[slots]
+            terms, slots, tfs = terms[keep], slots[keep], tfs[keep]
+            slots = (np.cumsum(live) - 1)[slots]
+            doc_len = doc_len[live]
+            used = np.zeros(n_terms, dtype=np.bool_)
+            used[terms] = True
+            vocab = [t for t, u in zip(vocab, used.tolist(), strict=True) if u]
+            terms = (np.cumsum(used) - 1)[terms]
+            n_terms = len(vocab)
+        merged_all = _segment(terms, slots, tfs, n_terms)
+        packed, offsets = pack_strings(vocab)
+        return {
+            "vocab": packed,
+            "vocab_offsets": offsets,
+            "ptr": merged_all.ptr,
+            "slots": merged_all.slots,
+            "tfs": merged_all.tfs,
+            "doc_len": doc_len,
+        }
+
+    @classmethod
+    def restore(cls, arrays: dict[str, npt.NDArray[Any]]) -> KeywordIndex:
+        """An index of live documents only, from :meth:`state` (arrays may be read-only)."""
+        index = cls()
+        terms = unpack_strings(arrays["vocab"], arrays["vocab_offsets"])
+        index._vocab = dict(zip(terms, range(len(terms)), strict=True))
+        doc_len = arrays["doc_len"]
+        index._doc_len.extend(doc_len)
+        index._live_len = float(doc_len.sum(dtype=np.float64))
+        index._live_docs = int(doc_len.shape[0])
+        if arrays["slots"].shape[0]:
+            index._segments.append(_Segment(arrays["ptr"], arrays["slots"], arrays["tfs"]))
+        return index
 
     def remove(self, slot: int) -> None:
         """Account for a document that the caller's ``alive`` mask now excludes."""

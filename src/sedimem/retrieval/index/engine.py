@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy.typing as npt
 
 from sedimem.retrieval.index.analyzer import Analyzer
 from sedimem.retrieval.index.memindex import IndexOptions, MemIndex
@@ -28,9 +31,9 @@ class MemoryIndexEngine:
     def __init__(
         self,
         *,
-        hnsw_threshold: int | None = 50_000,
+        hnsw_threshold: int | None = 4096,
         hnsw_background: bool = True,
-        exact_limit: int = 10_000,
+        exact_limit: int = 2048,
     ) -> None:
         self._executor = (
             ThreadPoolExecutor(max_workers=1, thread_name_prefix="sedimem-hnsw")
@@ -42,6 +45,9 @@ class MemoryIndexEngine:
 
     def create(self, dimension: int | None) -> MemIndex:
         return MemIndex(dimension, self._options, self._analyzer)
+
+    def restore(self, meta: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]) -> MemIndex:
+        return MemIndex.restore(meta, arrays, self._options, self._analyzer)
 
     def query_terms(self, terms: Sequence[str]) -> list[str]:
         return self._analyzer.query_terms(terms)

@@ -24,6 +24,15 @@ class GrowableArray:
         self._data: npt.NDArray[Any] = np.empty(shape, dtype=dtype)
         self._size = 0
 
+    @classmethod
+    def adopt(cls, values: npt.NDArray[Any]) -> GrowableArray:
+        """Rows held as given, uncopied (a read-only memory map may back them): the first
+        append that needs room copies them into a larger buffer; nothing writes in place."""
+        grown = cls(values.dtype, width=None if values.ndim == 1 else values.shape[1], capacity=0)
+        grown._data = values
+        grown._size = values.shape[0]
+        return grown
+
     def __len__(self) -> int:
         return self._size
 

@@ -46,6 +46,7 @@ class HnswGraph:
         self._job: Future[tuple[Index, int]] | None = None
         self._cancel = threading.Event()
         self.covered = 0  # slots [0, covered) are in the graph
+        self._viewed: npt.NDArray[np.uint8] | None = None
         self.failed = False
 
     @property
@@ -89,6 +90,20 @@ class HnswGraph:
             keys = np.arange(start + lo, start + lo + chunk.shape[0], dtype=np.uint64)
             index.add(keys, chunk, threads=1)
         return index, start + tail.shape[0]
+
+    def saved(self) -> npt.NDArray[np.uint8] | None:
+        """The graph as bytes (what :meth:`view` takes back), ``None`` when none is ready."""
+        if self._index is None:
+            return None
+        return np.frombuffer(self._index.save(), dtype=np.uint8)
+
+    def view(self, data: npt.NDArray[np.uint8], covered: int) -> None:
+        """Serve a saved graph in place (memory-mapped, not copied); a later extension
+        works on a copy, as every extension does."""
+        index = Index(ndim=self._dimension, metric="ip", dtype="i8", connectivity=16)
+        index.view(memoryview(data))
+        self._viewed = data  # the mapping must outlive the index that reads it
+        self._index, self.covered = index, covered
 
     @property
     def job(self) -> Future[tuple[Index, int]] | None:

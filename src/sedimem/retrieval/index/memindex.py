@@ -25,8 +25,9 @@ from sedimem.retrieval.index.analyzer import Analyzer
 from sedimem.retrieval.index.bm25 import KeywordIndex
 from sedimem.retrieval.index.growable import GrowableArray
 from sedimem.retrieval.index.hnsw import HnswGraph, hnsw_available
-from sedimem.storage.longterm.base import Ranked, RecordFilter, Vector
+from sedimem.storage.longterm.base import Ranked, RecordFilter, Traits, Vector
 from sedimem.storage.longterm.sqlite.filter import VISIBILITY_FIELDS
+from sedimem.storage.longterm.sqlite.indexfile import pack_strings, unpack_strings
 from sedimem.storage.longterm.sqlite.schema import INDEX_COLUMNS, NUMBER_COLUMNS, TEXT_COLUMNS
 
 __all__ = ["IndexOptions", "MemIndex"]
@@ -41,8 +42,8 @@ _SUBMATRIX_MAX_ROWS = 50_000  # cache gathered vectors of a filter up to this ma
 
 @dataclass(frozen=True, slots=True)
 class IndexOptions:
-    hnsw_threshold: int | None = 50_000  # vectors in a (tenant, kind) before HNSW; None: never
-    exact_limit: int = 10_000  # filtered candidates at or below this: always exact
+    hnsw_threshold: int | None = 4096  # vectors in a (tenant, kind) before HNSW; None: never
+    exact_limit: int = 2048  # filtered candidates at or below this: always exact
     executor: Executor | None = None  # where HNSW graphs are built; None: inline
 
 
@@ -62,10 +63,13 @@ class MemIndex:
         self._analyzer = analyzer
         self._alive = GrowableArray(np.bool_)
         self._has_vector = GrowableArray(np.bool_)
-        self._rids: list[int] = []
+        # rids ascend with slots (rows arrive in rid order, and rids are never reused), so a
+        # rid's slot is a binary search; the id -> slot map is built when first needed (a
+        # restored index serves its first searches without it).
+        self._rids = GrowableArray(np.int64)
         self._ids: list[str] = []
-        self._slot_of_rid: dict[int, int] = {}
-        self._slot_of_id: dict[str, int] = {}
+        self._by_id: dict[str, int] | None = {}
+        self._returned: dict[str, int] = {}  # ids of recent hits -> slots, for traits()
         self._codes: dict[str, int] = {}
         self._text = {c: GrowableArray(np.int32) for c in TEXT_COLUMNS}
         self._numbers = {c: GrowableArray(np.float64) for c in NUMBER_COLUMNS}
@@ -104,12 +108,16 @@ class MemIndex:
             self._numbers[name].extend([np.nan if r[i] is None else r[i] for r in rows])
         self._add_vectors([r[col["vector"]] for r in rows])
         self._alive.extend(np.ones(len(rows), dtype=np.bool_))
+        rids = np.fromiter((r[col["rid"]] for r in rows), dtype=np.int64, count=len(rows))
+        if len(self._rids) and rids[0] <= self._rids.view[-1]:
+            raise ValueError("rows must arrive in ascending rid order")
+        self._rids.extend(rids)
+        by_id = self._by_id
         for offset, row in enumerate(rows):
             slot = first + offset
-            self._rids.append(row[col["rid"]])
             self._ids.append(row[col["id"]])
-            self._slot_of_rid[row[col["rid"]]] = slot
-            self._slot_of_id[row[col["id"]]] = slot
+            if by_id is not None:
+                by_id[row[col["id"]]] = slot
             for source in json.loads(row[col["sources"]]):
                 self._sources.setdefault(source, []).append(slot)
         self._keywords.add([self._analyzer.terms(r[col["text"]]) for r in rows])
@@ -132,7 +140,7 @@ class MemIndex:
         """Tombstone the rows of these rids (unknown rids are ignored)."""
         alive = self._alive.view
         for rid in rids:
-            slot = self._slot_of_rid.pop(rid, None)
+            slot = self._slot_of_rid(rid)
             if slot is None or not alive[slot]:
                 continue
             alive[slot] = False
@@ -140,9 +148,118 @@ class MemIndex:
             self._keywords.remove(slot)
             if self._has_vector.view[slot]:
                 self.live_vectors -= 1
-            if self._slot_of_id.get(self._ids[slot]) == slot:
-                del self._slot_of_id[self._ids[slot]]
+            by_id = self._by_id
+            if by_id is not None and by_id.get(self._ids[slot]) == slot:
+                del by_id[self._ids[slot]]
+            self._returned.clear()
             self._cache.clear()
+
+    def _slot_of_rid(self, rid: int) -> int | None:
+        rids = self._rids.view
+        slot = int(np.searchsorted(rids, rid))
+        return slot if slot < rids.shape[0] and rids[slot] == rid else None
+
+    def _slot_of_id(self) -> dict[str, int]:
+        """Live rows by id (a replaced record's old row is dead: its id maps to the new)."""
+        if self._by_id is None:
+            ids = self._ids
+            self._by_id = {ids[s]: s for s in np.flatnonzero(self._alive.view).tolist()}
+        return self._by_id
+
+    # -- saving ----------------------------------------------------------------------------
+
+    def export(self) -> tuple[dict[str, Any], dict[str, npt.NDArray[Any]]]:
+        """What :meth:`restore` takes back, as JSON metadata and arrays: live rows only,
+        renumbered (no erased text, term or vector survives in a file). The HNSW graph is
+        included while no row is tombstoned (its keys are slots: it is rebuilt otherwise)."""
+        live: BoolArray | None = self._alive.view if self.dead else None
+
+        def rows(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
+            return values if live is None else values[live]
+
+        kept = range(len(self)) if live is None else np.flatnonzero(live).tolist()
+        ids, id_offsets = pack_strings([self._ids[i] for i in kept])
+        # Only the labels live rows carry (an erased user's name goes with its rows).
+        text = {c: rows(a.view) for c, a in self._text.items()}
+        present = np.concatenate([np.empty(0, dtype=np.int32), *text.values()])
+        used = np.unique(present[present >= 0])
+        table = np.full(len(self._codes) + 1, _UNSET, dtype=np.int32)
+        table[used] = np.arange(used.shape[0], dtype=np.int32)
+        text = {c: table[v] for c, v in text.items()}  # _UNSET (-1) maps to table[-1]
+        labels = list(self._codes)
+        codes, code_offsets = pack_strings([labels[i] for i in used.tolist()])
+        renumber = None if live is None else np.cumsum(live) - 1
+        sources = []
+        for name, slots in sorted(self._sources.items()):
+            if renumber is not None:
+                assert live is not None
+                slots = [int(renumber[s]) for s in slots if live[s]]
+            if slots:
+                sources.append((name, slots))
+        names, name_offsets = pack_strings([name for name, _ in sources])
+        counts = np.fromiter((len(s) for _, s in sources), dtype=np.int64, count=len(sources))
+        source_ptr = np.zeros(len(sources) + 1, dtype=np.int64)
+        np.cumsum(counts, out=source_ptr[1:])
+        arrays: dict[str, npt.NDArray[Any]] = {
+            "rids": rows(self._rids.view),
+            "ids": ids,
+            "id_offsets": id_offsets,
+            "codes": codes,
+            "code_offsets": code_offsets,
+            "has_vector": rows(self._has_vector.view),
+            "source_names": names,
+            "source_name_offsets": name_offsets,
+            "source_ptr": source_ptr,
+            "source_slots": np.asarray([s for _, slots in sources for s in slots], dtype=np.int64),
+        }
+        arrays.update({f"text.{c}": v for c, v in text.items()})
+        arrays.update({f"number.{c}": rows(a.view) for c, a in self._numbers.items()})
+        arrays.update({f"bm25.{n}": a for n, a in self._keywords.state(live).items()})
+        if self._vectors is not None:
+            arrays["vectors"] = rows(self._vectors.view)
+        meta: dict[str, Any] = {"dimension": self.dimension, "hnsw_covered": 0}
+        graph = None if self._hnsw is None or live is not None else self._hnsw.saved()
+        if graph is not None and self._hnsw is not None:
+            arrays["hnsw"] = graph
+            meta["hnsw_covered"] = self._hnsw.covered
+        return meta, arrays
+
+    @classmethod
+    def restore(
+        cls,
+        meta: dict[str, Any],
+        arrays: dict[str, npt.NDArray[Any]],
+        options: IndexOptions,
+        analyzer: Analyzer,
+    ) -> MemIndex:
+        """An index from :meth:`export`'s output; large arrays stay where they are (a
+        memory map) until a write needs room."""
+        dimension = meta["dimension"]
+        index = cls(None if dimension is None else int(dimension), options, analyzer)
+        count = int(arrays["rids"].shape[0])
+        index._rids = GrowableArray.adopt(arrays["rids"])
+        index._ids = unpack_strings(arrays["ids"], arrays["id_offsets"])
+        index._by_id = None
+        codes = unpack_strings(arrays["codes"], arrays["code_offsets"])
+        index._codes = dict(zip(codes, range(len(codes)), strict=True))
+        index._alive.extend(np.ones(count, dtype=np.bool_))
+        index._has_vector.extend(arrays["has_vector"])
+        index.live_vectors = int(np.count_nonzero(arrays["has_vector"]))
+        index._text = {c: GrowableArray.adopt(arrays[f"text.{c}"]) for c in TEXT_COLUMNS}
+        index._numbers = {c: GrowableArray.adopt(arrays[f"number.{c}"]) for c in NUMBER_COLUMNS}
+        names = unpack_strings(arrays["source_names"], arrays["source_name_offsets"])
+        bounds, slots = arrays["source_ptr"].tolist(), arrays["source_slots"].tolist()
+        index._sources = {name: slots[bounds[i] : bounds[i + 1]] for i, name in enumerate(names)}
+        index._keywords = KeywordIndex.restore(
+            {n[5:]: a for n, a in arrays.items() if n.startswith("bm25.")}
+        )
+        if index.dimension is not None:
+            index._vectors = GrowableArray.adopt(arrays["vectors"])
+        covered = int(meta.get("hnsw_covered", 0))
+        if "hnsw" in arrays and index.dimension is not None and hnsw_available():
+            index._hnsw = HnswGraph(index.dimension, options.executor)
+            index._hnsw.view(arrays["hnsw"], covered)
+        return index
 
     # -- filters ---------------------------------------------------------------------------
 
@@ -183,7 +300,8 @@ class MemIndex:
             if value is not None:
                 mask &= text[field] == self._code(value)
         if flt.ids is not None:
-            mask &= self._select(self._slot_of_id.get(i) for i in flt.ids)
+            by_id = self._slot_of_id()
+            mask &= self._select(by_id.get(i) for i in flt.ids)
         if flt.derived_from is not None:
             mask &= self._select(s for src in flt.derived_from for s in self._sources.get(src, []))
         if flt.occurred_from is not None:
@@ -215,7 +333,7 @@ class MemIndex:
     def keyword_search(self, stems: Sequence[str], flt: RecordFilter, k: int) -> list[Ranked]:
         mask = self._cached(flt).mask
         slots, scores = self._keywords.search(stems, self._alive.view, mask, k)
-        return [(self._ids[s], float(v)) for s, v in zip(slots.tolist(), scores, strict=True)]
+        return self._ranked(slots.tolist(), scores.tolist())
 
     def vector_search(self, query: Vector, flt: RecordFilter, k: int) -> list[Ranked]:
         if self._vectors is None or k <= 0 or self.live_vectors == 0:
@@ -268,12 +386,34 @@ class MemIndex:
             return None
         return self._top(slots, self._vectors_view()[slots] @ query, k)
 
+    def traits(self, ids: Sequence[str]) -> Traits:
+        occurred = self._numbers["occurred_at"].view
+        importance = self._numbers["importance"].view
+        found: Traits = {}
+        for rid in ids:
+            slot = self._returned.get(rid)
+            if slot is None:
+                slot = self._slot_of_id().get(rid)  # live rows only
+            if slot is not None:
+                found[rid] = (float(occurred[slot]), float(importance[slot]))
+        return found
+
     def _top(self, slots: npt.NDArray[np.int64], scores: Any, k: int) -> list[Ranked]:
         if slots.shape[0] > k:
             keep = np.argpartition(-scores, k - 1)[:k]
             slots, scores = slots[keep], scores[keep]
         order = np.lexsort((slots, -scores))  # ties: older slot first
-        return [(self._ids[int(slots[i])], float(scores[i])) for i in order]
+        return self._ranked(slots[order].tolist(), scores[order].tolist())
+
+    def _ranked(self, slots: list[int], scores: list[float]) -> list[Ranked]:
+        """Hits as (id, score); their slots are remembered for :meth:`traits`, which the
+        caller asks for these very ids next."""
+        if len(self._returned) > 4096:
+            self._returned.clear()
+        ids = self._ids
+        found = [ids[s] for s in slots]
+        self._returned.update(zip(found, slots, strict=True))
+        return list(zip(found, map(float, scores), strict=True))
 
     def _vectors_view(self) -> npt.NDArray[np.float32]:
         assert self._vectors is not None

@@ -52,11 +52,14 @@ from sedimem.scope import Scope
 
 __all__ = [
     "Decision",
+    "FusedSearch",
     "LongTermStore",
+    "Pick",
     "Ranked",
     "RecordFilter",
     "ScoredRecord",
     "StoredRecord",
+    "Traits",
     "Vector",
     "check_tenant",
     "with_records",
@@ -133,6 +136,32 @@ class RecordFilter:
 
 #: Given the records currently matching, return the records to write (upserted by id).
 Decision = Callable[[list[StoredRecord]], Sequence[StoredRecord]]
+
+#: Per candidate id, ``(occurred_at, importance)``: what fusion needs beyond the ranks.
+Traits = dict[str, tuple[float, float]]
+#: Given keyword hits, vector hits and their traits, the ids whose records to fetch.
+Pick = Callable[[list[Ranked], list[Ranked], Traits], Sequence[str]]
+
+
+@runtime_checkable
+class FusedSearch(Protocol):
+    """A store that runs both searches and the fusion in one pass over one snapshot,
+    reading full records only for what ``pick`` keeps (the fused top k), not for every
+    candidate of both lists. Optional: searches fall back to ``*_search_records``."""
+
+    async def fused_search(
+        self,
+        tenant: str,
+        flt: RecordFilter,
+        terms: Sequence[str],
+        vector: Vector | None,
+        pool: int,
+        pick: Pick,
+    ) -> dict[str, StoredRecord]:
+        """Up to ``pool`` keyword hits for ``terms`` (none when empty) and vector hits for
+        ``vector`` (none when ``None``), then the records of the ids ``pick`` returns
+        (deleted ones are absent), by id. ``pick`` runs once, on the store's thread."""
+        ...
 
 
 @runtime_checkable

@@ -12,7 +12,9 @@ from collections.abc import Sequence
 from concurrent.futures import Future
 from typing import Any, Protocol
 
-from sedimem.storage.longterm.base import Ranked, RecordFilter, Vector
+import numpy.typing as npt
+
+from sedimem.storage.longterm.base import Ranked, RecordFilter, Traits, Vector
 
 __all__ = ["IndexEngine", "SearchIndex"]
 
@@ -46,6 +48,15 @@ class SearchIndex(Protocol):
         """The ``k`` rows matching ``flt`` closest to ``query`` (k whenever k match)."""
         ...
 
+    def export(self) -> tuple[dict[str, Any], dict[str, npt.NDArray[Any]]]:
+        """The live rows of the index as JSON metadata and named arrays for an index file
+        (nothing of a tombstoned row: a saved file holds no erased data)."""
+        ...
+
+    def traits(self, ids: Sequence[str]) -> Traits:
+        """``(occurred_at, importance)`` of the live rows among ``ids`` (others omitted)."""
+        ...
+
     def hnsw_job(self) -> Future[Any] | None:
         """Start a due background build and return the one running, if any."""
         ...
@@ -68,6 +79,10 @@ class IndexEngine(Protocol):
 
     def create(self, dimension: int | None) -> SearchIndex:
         """An empty index for vectors of ``dimension`` (``None``: no embedder bound)."""
+        ...
+
+    def restore(self, meta: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]) -> SearchIndex:
+        """The index :meth:`SearchIndex.export` gave (arrays may be read-only maps)."""
         ...
 
     def query_terms(self, terms: Sequence[str]) -> list[str]:

@@ -1,45 +1,77 @@
 """The in-memory indexes of one SQLite store, kept in step with the file.
 
-Indexes are built lazily, per (tenant, kind), from the rows on the first search. Every
-write (of this process or another one on the same file) appends to ``lt_change`` in its
+Indexes are loaded or built lazily, per (tenant, kind), on the first search. Every write
+(of this process or another one on the same file) appends to ``lt_change`` in its
 transaction; before a search the registry reads the entries past its cursor and applies
 them (tombstones, then appended rows), so a search sees exactly the committed rows of its
 read snapshot. A gap in the sequence (old entries pruned) or a ``!`` entry (vectors dropped,
 embedder changed) makes it drop its indexes and build them again.
+
+With a directory, indexes are saved there (:mod:`.indexfile`), each stamped with the
+``lt_change`` sequence it reflects, the file's instance token and the embedder. Opening an
+index reads its file and applies the log entries past the stamp, which is what a search
+does anyway; a file that is damaged, foreign, from another embedder, ahead of the snapshot
+or behind what the log still covers is ignored and the index built from the rows.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from collections import OrderedDict, defaultdict
+from collections.abc import Sequence
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Any
 
 from sedimem.storage.longterm.sqlite.engine import IndexEngine, SearchIndex
+from sedimem.storage.longterm.sqlite.indexfile import (
+    IndexFileError,
+    index_file,
+    read_index_file,
+    remove_index_files,
+    write_index_file,
+)
 from sedimem.storage.longterm.sqlite.schema import INDEX_COLUMNS
 
 __all__ = ["IndexRegistry"]
 
+log = logging.getLogger(__name__)
+
 _SELECT = "SELECT " + ", ".join(INDEX_COLUMNS) + " FROM lt_record"
 _BATCH = 5000  # rows per fetch while building: bounds the memory of one step
+_FORMAT = 1  # of the metadata below; another value is ignored (rebuilt)
+
+Key = tuple[str, str]
 
 
 class IndexRegistry:
     """Used from the store's worker thread only, inside a read transaction."""
 
-    def __init__(self, engine: IndexEngine, *, max_rows: int = 1_000_000) -> None:
+    def __init__(
+        self, engine: IndexEngine, *, max_rows: int = 1_000_000, directory: Path | None = None
+    ) -> None:
         self._engine = engine
         self._max_rows = max_rows
+        self._directory = directory
         # Least recently searched first: with many tenants, memory stays bounded by
         # evicting the coldest indexes (rebuilt from the rows if searched again).
-        self._indexes: OrderedDict[tuple[str, str], SearchIndex] = OrderedDict()
+        self._indexes: OrderedDict[Key, SearchIndex] = OrderedDict()
+        # What each index's file holds: (stamp, HNSW slots covered); absent: no file.
+        self._saved: dict[Key, tuple[int, int]] = {}
+        self._changed: set[Key] = set()  # indexes that differ from their file
         self._cursor = 0  # the last lt_change entry applied
         self.builds = 0  # how many indexes were built from rows (tests watch it)
+        self.loads = 0  # how many were read from their files
 
     @property
     def engine(self) -> IndexEngine:
         return self._engine
+
+    @property
+    def directory(self) -> Path | None:
+        return self._directory
 
     def indexes(self, conn: sqlite3.Connection, tenant: str, kind: str | None) -> list[SearchIndex]:
         """The up-to-date indexes of the tenant's ``kind`` (every kind when ``None``)."""
@@ -57,7 +89,8 @@ class IndexRegistry:
             if index is None or index.needs_compaction:
                 if index is not None:
                     index.close()
-                index = self._build(conn, tenant, name)
+                    self._saved.pop(key, None)  # compacted: its file no longer matches
+                index = self._load(conn, key) or self._build(conn, key)
                 self._indexes[key] = index
             self._indexes.move_to_end(key)
             found.append(index)
@@ -69,17 +102,17 @@ class IndexRegistry:
         most recent ones: the search in progress needs them)."""
         total = sum(len(i) for i in self._indexes.values())
         while total > self._max_rows and len(self._indexes) > keep:
-            _, index = self._indexes.popitem(last=False)
+            key, index = self._indexes.popitem(last=False)
             total -= len(index)
             index.close()
+            self._changed.discard(key)
 
     def peek(self, tenant: str, kind: str) -> SearchIndex | None:
         return self._indexes.get((tenant, kind))
 
     def _catch_up(self, conn: sqlite3.Connection) -> None:
         if not self._indexes:
-            (top,) = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM lt_change").fetchone()
-            self._cursor = int(top)
+            self._cursor = _top(conn)
             return
         entries = conn.execute(
             "SELECT seq, op, rid, tenant, kind FROM lt_change WHERE seq > ? ORDER BY seq",
@@ -89,36 +122,145 @@ class IndexRegistry:
             return
         if entries[0][0] != self._cursor + 1:
             self.reset()  # entries we never saw were pruned: what changed is unknown
-        removed: dict[tuple[str, str], list[int]] = defaultdict(list)
-        added: dict[tuple[str, str], list[int]] = defaultdict(list)
-        for _seq, op, rid, tenant, kind in entries:
-            if op == "!":
-                self.reset()
-                removed.clear()
-                added.clear()
-            elif (tenant, kind) in self._indexes:
-                (removed if op == "-" else added)[(tenant, kind)].append(rid)
         self._cursor = int(entries[-1][0])
+        if any(op == "!" for _, op, _, _, _ in entries):
+            self.reset()  # every vector dropped: every index is rebuilt when searched
+            return
+        self._apply(conn, self._indexes, entries)
+
+    def _apply(
+        self,
+        conn: sqlite3.Connection,
+        indexes: dict[Key, SearchIndex],
+        entries: Sequence[tuple[Any, ...]],
+    ) -> None:
+        """Apply log entries to the indexes they concern (the others ignore them)."""
+        removed: dict[Key, list[int]] = defaultdict(list)
+        added: dict[Key, list[int]] = defaultdict(list)
+        for _seq, op, rid, tenant, kind in entries:
+            if (tenant, kind) in indexes:
+                (removed if op == "-" else added)[(tenant, kind)].append(rid)
         # Tombstones first: a rid added and deleted within the batch is then simply absent.
         for key, rids in removed.items():
-            self._indexes[key].remove_rids(rids)
+            indexes[key].remove_rids(rids)
+            self._changed.add(key)
         for key, rids in added.items():
             rows = conn.execute(
                 _SELECT + " WHERE rid IN (SELECT value FROM json_each(?)) ORDER BY rid",
                 (json.dumps(rids),),
             ).fetchall()
-            self._indexes[key].add_rows(rows)
+            indexes[key].add_rows(rows)
+            self._changed.add(key)
 
-    def _build(self, conn: sqlite3.Connection, tenant: str, kind: str) -> SearchIndex:
+    def _build(self, conn: sqlite3.Connection, key: Key) -> SearchIndex:
         row = conn.execute("SELECT dimension FROM lt_embedder").fetchone()
         index = self._engine.create(None if row is None else int(row[0]))
-        cursor = conn.execute(
-            _SELECT + " WHERE tenant = ? AND kind = ? ORDER BY rid", (tenant, kind)
-        )
+        cursor = conn.execute(_SELECT + " WHERE tenant = ? AND kind = ? ORDER BY rid", key)
         while rows := cursor.fetchmany(_BATCH):
             index.add_rows(rows)
         self.builds += 1
+        self._changed.add(key)
         return index
+
+    # -- files -----------------------------------------------------------------------------
+
+    def _stamp(self, conn: sqlite3.Connection) -> dict[str, Any]:
+        """What a file must carry to be used with this database as it is now."""
+        (token,) = conn.execute("SELECT token FROM lt_instance").fetchone()
+        binding = conn.execute("SELECT name, dimension FROM lt_embedder").fetchone()
+        return {
+            "format": _FORMAT,
+            "instance": token,
+            "embedder": None if binding is None else [binding[0], int(binding[1])],
+        }
+
+    def _load(self, conn: sqlite3.Connection, key: Key) -> SearchIndex | None:
+        """The index saved in ``key``'s file, brought up to the snapshot, when usable."""
+        if self._directory is None:
+            return None
+        path = index_file(self._directory, *key)
+        if not path.exists():
+            return None
+        try:
+            meta, arrays = read_index_file(path)
+        except IndexFileError as exc:
+            log.warning("ignoring index file %s: %s (rebuilding from the rows)", path, exc)
+            return None
+        stamp = self._stamp(conn)
+        seq = meta.get("seq")
+        usable = (
+            all(meta.get(name) == value for name, value in stamp.items())
+            and meta.get("key") == list(key)
+            and isinstance(seq, int)
+            and seq <= self._cursor  # a file from past this snapshot cannot be rolled back
+        )
+        if not usable:
+            return None
+        entries: list[tuple[Any, ...]] = []
+        if seq < self._cursor:
+            (first,) = conn.execute("SELECT MIN(seq) FROM lt_change").fetchone()
+            if first is None or first > seq + 1:
+                return None  # the entries past the stamp were pruned: what changed is unknown
+            entries = conn.execute(
+                "SELECT seq, op, rid, tenant, kind FROM lt_change WHERE seq > ? AND seq <= ? "
+                "ORDER BY seq",
+                (seq, self._cursor),
+            ).fetchall()
+            if any(op == "!" for _, op, _, _, _ in entries):
+                return None
+        try:
+            index = self._engine.restore(meta["index"], arrays)
+        except (KeyError, ValueError, TypeError) as exc:
+            log.warning("ignoring index file %s: %s (rebuilding from the rows)", path, exc)
+            return None
+        self._changed.discard(key)
+        self._apply(conn, {key: index}, entries)
+        self._saved[key] = (seq, index.info().get("hnsw_covered", 0))
+        self.loads += 1
+        return index
+
+    def save(self, conn: sqlite3.Connection, *, only: Key | None = None) -> int:
+        """Write the files of the indexes that differ from them; return how many.
+
+        Called inside a read transaction after :meth:`_catch_up` (through
+        :meth:`indexes` or :meth:`refresh`): the stamp is the cursor, which is exactly
+        what the indexes hold.
+        """
+        if self._directory is None:
+            return 0
+        self._catch_up(conn)
+        stamp = self._stamp(conn)
+        written = 0
+        for key, index in list(self._indexes.items()):
+            if only is not None and key != only:
+                continue
+            covered = index.info().get("hnsw_covered", 0)
+            if key not in self._changed and self._saved.get(key, (-1, -1))[1] == covered:
+                continue
+            meta, arrays = index.export()
+            write_index_file(
+                index_file(self._directory, *key),
+                {**stamp, "key": list(key), "seq": self._cursor, "index": meta},
+                arrays,
+            )
+            self._saved[key] = (self._cursor, int(meta.get("hnsw_covered", 0)))
+            self._changed.discard(key)
+            written += 1
+        return written
+
+    def refresh(self, conn: sqlite3.Connection) -> None:
+        """Apply the log to every held index (what a search does first)."""
+        self._catch_up(conn)
+
+    def drop_files(self, tenant: str) -> int:
+        """Delete the tenant's index files (its in-memory indexes are saved again, without
+        what was deleted, the next time indexes are saved)."""
+        if self._directory is None or not self._directory.exists():
+            return 0
+        for key in [k for k in self._saved if k[0] == tenant]:
+            del self._saved[key]
+            self._changed.add(key)
+        return remove_index_files(self._directory, tenant)
 
     def pending_jobs(self, tenant: str, kinds: list[str]) -> list[Future[Any]]:
         """Start HNSW builds that are due and return the running ones."""
@@ -133,6 +275,13 @@ class IndexRegistry:
         for index in self._indexes.values():
             index.close()
         self._indexes.clear()
+        self._changed.clear()
+        self._saved.clear()
 
     def close(self) -> None:
         self.reset()
+
+
+def _top(conn: sqlite3.Connection) -> int:
+    (top,) = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM lt_change").fetchone()
+    return int(top)

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from sedimem.errors import ConfigurationError, ValidationError
-from sedimem.storage.longterm.base import Ranked, RecordFilter, StoredRecord, Vector
+from sedimem.storage.longterm.base import Ranked, RecordFilter, StoredRecord, Traits, Vector
 from sedimem.storage.longterm.sqlite.filter import where
 from sedimem.storage.longterm.sqlite.fts import fts_or_query
 from sedimem.storage.longterm.sqlite.schema import (
@@ -153,6 +153,16 @@ def select_records(
     if vectors:
         return [record_from_row(row[:-1], row[-1]) for row in rows]
     return [record_from_row(row) for row in rows]
+
+
+def read_traits(conn: sqlite3.Connection, tenant: str, ids: Sequence[str]) -> Traits:
+    """``(occurred_at, importance)`` of the tenant's records among ``ids``."""
+    rows = conn.execute(
+        "SELECT id, occurred_at, importance FROM lt_record "
+        "WHERE tenant = ? AND id IN (SELECT value FROM json_each(?))",
+        (tenant, json.dumps(list(ids))),
+    )
+    return {str(i): (float(t), float(w)) for i, t, w in rows}
 
 
 def fts_search(

@@ -10,6 +10,8 @@
   the file); in-memory indexes of any process catch up from it.
 - ``lt_kind``: the kinds each tenant has written (to search every kind without a scan).
 - ``lt_embedder``: the one embedder (name, dimension) whose vectors the file holds.
+- ``lt_instance``: a random token made when the tables were created; saved index files
+  carry it, so a file left beside another database of the same name is never trusted.
 
 Append-only: never edit a released migration, add one.
 """
@@ -96,6 +98,13 @@ MIGRATIONS = [
         name TEXT NOT NULL,
         dimension INTEGER NOT NULL
     )
+    """,
+    """
+    CREATE TABLE lt_instance (
+        slot INTEGER PRIMARY KEY CHECK (slot = 1),
+        token TEXT NOT NULL
+    );
+    INSERT INTO lt_instance (slot, token) VALUES (1, lower(hex(randomblob(16))))
     """,
 ]
 

@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import sqlite3
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Self, TypeVar
 
 from sedimem.errors import ConfigurationError, ValidationError
 from sedimem.storage.longterm.base import (
     Decision,
+    Pick,
     Ranked,
     RecordFilter,
     ScoredRecord,
@@ -39,6 +42,7 @@ from sedimem.storage.longterm.sqlite.rows import (
     delete_rows,
     fts_search,
     read_binding,
+    read_traits,
     scan_vectors,
     select_records,
     upsert,
@@ -50,6 +54,8 @@ from sedimem.storage.sqlite.migrations import apply_migrations
 __all__ = ["SqliteLongTermStore"]
 
 T = TypeVar("T")
+
+log = logging.getLogger(__name__)
 
 _CHANGE_LOG_KEEP = 200_000  # entries kept for other processes to catch up from
 _PRUNE_EVERY = 256  # writes between two prunes of the change log
@@ -64,9 +70,14 @@ class SqliteLongTermStore:
         *,
         index: IndexEngine | None,
         max_index_rows: int = 1_000_000,
+        index_dir: Path | None = None,
     ) -> None:
         self._db = db
-        self._registry = None if index is None else IndexRegistry(index, max_rows=max_index_rows)
+        self._registry = (
+            None
+            if index is None
+            else IndexRegistry(index, max_rows=max_index_rows, directory=index_dir)
+        )
         self._writes = 0
 
     @classmethod
@@ -77,6 +88,7 @@ class SqliteLongTermStore:
         index: IndexEngine | None = None,
         max_index_rows: int = 1_000_000,
         busy_timeout_ms: int = 10_000,
+        save_indexes: bool = True,
     ) -> Self:
         """Open (creating or migrating) the long-term tables of the file at ``path``.
 
@@ -84,6 +96,9 @@ class SqliteLongTermStore:
         and closes it); ``None``: search FTS5 and the stored vectors. ``max_index_rows``:
         rows kept in in-memory indexes over all (tenant, kind) pairs; the least recently
         searched are dropped past it (and rebuilt from the file when searched again).
+        ``save_indexes``: keep the indexes in ``<path>.idx/`` (saved by :meth:`warm`,
+        :meth:`save_indexes` and :meth:`aclose`), so that a reopened store searches at once
+        instead of rebuilding them from the rows.
         """
         db = SqliteConnection(path, busy_timeout_ms=busy_timeout_ms)
         try:
@@ -93,7 +108,10 @@ class SqliteLongTermStore:
             if index is not None:
                 await asyncio.to_thread(index.close)
             raise
-        return cls(db, index=index, max_index_rows=max_index_rows)
+        index_dir = None
+        if save_indexes and path != ":memory:" and not path.startswith("file:"):
+            index_dir = Path(path + ".idx")
+        return cls(db, index=index, max_index_rows=max_index_rows, index_dir=index_dir)
 
     @property
     def name(self) -> str:
@@ -207,7 +225,12 @@ class SqliteLongTermStore:
     async def delete(self, tenant: str, ids: Sequence[str]) -> int:
         if not ids:
             return 0
-        return await self._write(lambda conn: delete_rows(conn, tenant, list(ids)))
+        deleted = await self._write(lambda conn: delete_rows(conn, tenant, list(ids)))
+        if deleted:
+            # A saved index may hold what was just deleted: gone from disk now, written
+            # again (without it) the next time indexes are saved.
+            await self.drop_saved_indexes(tenant)
+        return deleted
 
     async def update_locked(
         self, tenant: str, lock_key: str, flt: RecordFilter, decide: Decision
@@ -234,14 +257,22 @@ class SqliteLongTermStore:
         if registry is None:
             return await self._db.run(lambda conn: fts_search(conn, tenant, flt, terms, k))
 
-        def body(conn: sqlite3.Connection) -> list[Ranked]:
-            indexes = registry.indexes(conn, tenant, flt.kind)
-            stems = registry.engine.query_terms(terms)
-            if not stems:
-                return []
-            return _best(k, [i.keyword_search(stems, flt, k) for i in indexes])
+        return await self._read(lambda conn: self._keyword(conn, registry, tenant, flt, terms, k))
 
-        return await self._read(body)
+    def _keyword(
+        self,
+        conn: sqlite3.Connection,
+        registry: IndexRegistry,
+        tenant: str,
+        flt: RecordFilter,
+        terms: Sequence[str],
+        k: int,
+    ) -> list[Ranked]:
+        indexes = registry.indexes(conn, tenant, flt.kind)
+        stems = registry.engine.query_terms(terms)
+        if not stems:
+            return []
+        return _best(k, [i.keyword_search(stems, flt, k) for i in indexes])
 
     async def vector_search(
         self, tenant: str, flt: RecordFilter, vector: Vector, k: int
@@ -249,28 +280,79 @@ class SqliteLongTermStore:
         if k <= 0:
             return []
 
-        def body(conn: sqlite3.Connection) -> list[Ranked]:
-            binding = read_binding(conn)
-            if binding is None:
-                return []  # no embedder bound yet: no record has a vector
-            query = _query_vector(vector, binding)
-            if self._registry is None:
-                return scan_vectors(conn, tenant, flt, query, k)
-            indexes = self._registry.indexes(conn, tenant, flt.kind)
-            return _best(k, [i.vector_search(query, flt, k) for i in indexes])
+        return await self._read(lambda conn: self._vector(conn, tenant, flt, vector, k))
+
+    def _vector(
+        self, conn: sqlite3.Connection, tenant: str, flt: RecordFilter, vector: Vector, k: int
+    ) -> list[Ranked]:
+        binding = read_binding(conn)
+        if binding is None:
+            return []  # no embedder bound yet: no record has a vector
+        query = _query_vector(vector, binding)
+        if self._registry is None:
+            return scan_vectors(conn, tenant, flt, query, k)
+        indexes = self._registry.indexes(conn, tenant, flt.kind)
+        return _best(k, [i.vector_search(query, flt, k) for i in indexes])
+
+    async def fused_search(
+        self,
+        tenant: str,
+        flt: RecordFilter,
+        terms: Sequence[str],
+        vector: Vector | None,
+        pool: int,
+        pick: Pick,
+    ) -> dict[str, StoredRecord]:
+        registry = self._registry
+
+        def body(conn: sqlite3.Connection) -> dict[str, StoredRecord]:
+            keyword: list[Ranked] = []
+            if terms and pool > 0:
+                if registry is None:
+                    keyword = fts_search(conn, tenant, flt, terms, pool)
+                else:
+                    keyword = self._keyword(conn, registry, tenant, flt, terms, pool)
+            similar: list[Ranked] = []
+            if vector is not None and pool > 0:
+                similar = self._vector(conn, tenant, flt, vector, pool)
+            ids = list(dict.fromkeys([i for i, _ in keyword] + [i for i, _ in similar]))
+            if registry is None:
+                traits = read_traits(conn, tenant, ids)
+            else:
+                traits = {}
+                for index in registry.indexes(conn, tenant, flt.kind):
+                    traits.update(index.traits(ids))
+            chosen = pick(keyword, similar, traits)
+            if not chosen:
+                return {}
+            found = select_records(conn, tenant, RecordFilter(ids=tuple(chosen)), "", [])
+            return {row.id: row for row in found}
 
         return await self._read(body)
 
     async def keyword_search_records(
         self, tenant: str, flt: RecordFilter, terms: Sequence[str], k: int
     ) -> list[ScoredRecord]:
-        # the index answers from memory; the rows are a local read
-        return await with_records(self, tenant, await self.keyword_search(tenant, flt, terms, k))
+        registry = self._registry
+        if registry is None or k <= 0 or not terms:
+            return await with_records(
+                self, tenant, await self.keyword_search(tenant, flt, terms, k)
+            )
+        # Search and rows in one trip to the worker thread, from one snapshot.
+        return await self._read(
+            lambda conn: _with_rows(
+                conn, tenant, self._keyword(conn, registry, tenant, flt, terms, k)
+            )
+        )
 
     async def vector_search_records(
         self, tenant: str, flt: RecordFilter, vector: Vector, k: int
     ) -> list[ScoredRecord]:
-        return await with_records(self, tenant, await self.vector_search(tenant, flt, vector, k))
+        if k <= 0:
+            return []
+        return await self._read(
+            lambda conn: _with_rows(conn, tenant, self._vector(conn, tenant, flt, vector, k))
+        )
 
     async def scrub(self) -> str:
         """Erased text out of every byte: rows are already zeroed (``secure_delete``); the
@@ -321,8 +403,27 @@ class SqliteLongTermStore:
 
             jobs = await self._read(body)
             if not wait or not jobs:
+                await self.save_indexes()
                 return
             await asyncio.gather(*(asyncio.wrap_future(j) for j in jobs), return_exceptions=True)
+
+    async def save_indexes(self) -> int:
+        """Write the index files that are behind their indexes; return how many (0 without
+        an index directory). The worker thread is busy meanwhile (about a second per
+        100k rows), so this runs on :meth:`warm` and :meth:`aclose`, never in a search."""
+        registry = self._registry
+        if registry is None or registry.directory is None:
+            return 0
+        return await self._read(registry.save)
+
+    async def drop_saved_indexes(self, tenant: str) -> int:
+        """Delete the tenant's index files now (erasure: a file may hold deleted rows);
+        the indexes in memory are saved again, without them, when indexes are next saved.
+        Returns how many files were deleted."""
+        registry = self._registry
+        if registry is None:
+            return 0
+        return await self._db.run(lambda conn: registry.drop_files(tenant))
 
     async def index_info(self, tenant: str, kind: str) -> dict[str, int] | None:
         """Sizes of the in-memory index of (tenant, kind), ``None`` when not built."""
@@ -333,18 +434,33 @@ class SqliteLongTermStore:
 
         def op(conn: sqlite3.Connection) -> dict[str, int] | None:
             index = registry.peek(tenant, kind)
-            return None if index is None else {**index.info(), "builds": registry.builds}
+            if index is None:
+                return None
+            return {**index.info(), "builds": registry.builds, "loads": registry.loads}
 
         return await self._db.run(op)
 
     async def aclose(self) -> None:
         registry = self._registry
         if registry is not None:
+            try:
+                await self.save_indexes()
+            except Exception:  # a store closing must still close; the files are rebuilt
+                log.exception("saving the indexes of %s failed", self._db.path)
             with contextlib.suppress(Exception):  # already closed: nothing left to release
                 await self._db.run(lambda conn: registry.close())
         await self._db.aclose()
         if registry is not None:
             await asyncio.to_thread(registry.engine.close)
+
+
+def _with_rows(conn: sqlite3.Connection, tenant: str, ranked: list[Ranked]) -> list[ScoredRecord]:
+    """The records of ``ranked`` in rank order, read in the search's own snapshot."""
+    if not ranked:
+        return []
+    found = select_records(conn, tenant, RecordFilter(ids=tuple(i for i, _ in ranked)), "", [])
+    rows = {row.id: row for row in found}
+    return [(rows[i], score) for i, score in ranked if i in rows]
 
 
 def _best(k: int, lists: list[list[Ranked]]) -> list[Ranked]:

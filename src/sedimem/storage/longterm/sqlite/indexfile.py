@@ -1,0 +1,221 @@
+"""Index files: a saved in-memory index beside the SQLite file, safe to trust or detect.
+
+One file per (tenant, kind) in ``<db>.idx/``. Layout::
+
+    MAGIC (8) | header length (u64) | header hash (u64) | header (JSON) | pad | sections
+
+The header holds the caller's metadata (the ``lt_change`` sequence the index reflects, the
+file's instance token, the embedder) and, per section (a named numpy array), its dtype,
+shape, offset, length and xxh3 hash. A file is written to a temporary name, flushed to disk
+and renamed over the old one, so a reader sees a whole old file or a whole new one; a
+truncated or damaged file (a disk that lost writes, a copy cut short) fails the size or
+hash checks and is refused (:class:`IndexFileError`), never served.
+
+Reading maps the file and checks every hash in place, dropping each page from this process
+once hashed (the page cache keeps it): the arrays returned are read-only views of the
+mapping, so the large ones (vectors, the HNSW graph) only occupy the process's memory as
+searches touch them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import json
+import mmap
+import os
+import struct
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import xxhash
+
+__all__ = [
+    "IndexFileError",
+    "index_file",
+    "pack_strings",
+    "read_index_file",
+    "remove_index_files",
+    "unpack_strings",
+    "write_index_file",
+]
+
+MAGIC = b"SDMIDX01"
+_PREFIX = struct.Struct("<8sQQ")
+_ALIGN = 64  # sections start on cache-line boundaries (numpy views of them are aligned)
+_CHUNK = 1 << 24  # bytes hashed at a time while checking a file
+
+
+class IndexFileError(Exception):
+    """An index file that must not be used (missing, truncated, damaged, foreign)."""
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def index_file(directory: Path, tenant: str, kind: str) -> Path:
+    """The file of (tenant, kind): hashed names (any text is a valid tenant or kind), the
+    tenant's part first so that all of a tenant's files can be found by prefix."""
+    return directory / f"{_digest(tenant)}-{_digest(kind)}.idx"
+
+
+def remove_index_files(directory: Path, tenant: str) -> int:
+    """Delete every index file of ``tenant`` (and stray temporary ones); return how many."""
+    removed = 0
+    for path in directory.glob(f"{_digest(tenant)}-*"):
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+            removed += 1
+    return removed
+
+
+def pack_strings(values: Sequence[str]) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
+    """Strings as one UTF-8 blob, joined by newlines, and where each starts (characters):
+    any text round-trips (newline and NUL included); without newlines in them, one
+    ``split`` takes them back."""
+    joined = "\n".join(values)
+    offsets = np.zeros(len(values) + 1, dtype=np.int64)
+    lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values)) + 1
+    np.cumsum(lengths, out=offsets[1:])
+    blob = np.frombuffer(joined.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    return blob, offsets
+
+
+def unpack_strings(blob: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]) -> list[str]:
+    joined = blob.tobytes().decode("utf-8", "surrogatepass")
+    count = offsets.shape[0] - 1
+    if count <= 0:
+        return []
+    parts = joined.split("\n")
+    if len(parts) == count:  # no string held a newline
+        return parts
+    bounds = offsets.tolist()
+    return [joined[a : b - 1] for a, b in itertools.pairwise(bounds)]
+
+
+def write_index_file(path: Path, meta: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]) -> int:
+    """Write atomically (temporary file, fsync, rename); return the file's size."""
+    sections: list[dict[str, Any]] = []
+    offset = 0
+    for name, array in arrays.items():
+        data = np.ascontiguousarray(array)
+        sections.append(
+            {
+                "name": name,
+                "dtype": data.dtype.str,
+                "shape": list(data.shape),
+                "offset": offset,
+                "nbytes": int(data.nbytes),
+                "hash": xxhash.xxh3_64_hexdigest(memoryview(data).cast("B")),
+            }
+        )
+        offset += -(-int(data.nbytes) // _ALIGN) * _ALIGN
+    header = json.dumps({"meta": meta, "sections": sections, "size": offset}).encode()
+    start = -(-(_PREFIX.size + len(header)) // _ALIGN) * _ALIGN
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(_PREFIX.pack(MAGIC, len(header), xxhash.xxh3_64_intdigest(header)))
+            out.write(header)
+            out.write(b"\0" * (start - _PREFIX.size - len(header)))
+            for section, array in zip(sections, arrays.values(), strict=True):
+                data = memoryview(np.ascontiguousarray(array)).cast("B")
+                out.write(data)
+                out.write(b"\0" * (-section["nbytes"] % _ALIGN))
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    _sync_directory(path.parent)
+    return start + offset
+
+
+def _sync_directory(directory: Path) -> None:
+    """Make the rename itself durable (POSIX: fsync the directory)."""
+    with contextlib.suppress(OSError):  # not every platform lets a directory be opened
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def read_index_file(path: Path) -> tuple[dict[str, Any], dict[str, npt.NDArray[Any]]]:
+    """The metadata and arrays of a whole, undamaged file, else :class:`IndexFileError`."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            prefix = f.read(_PREFIX.size)
+            if len(prefix) < _PREFIX.size:
+                raise IndexFileError(f"{path.name}: shorter than its prefix")
+            magic, length, header_hash = _PREFIX.unpack(prefix)
+            if magic != MAGIC or length > size:
+                raise IndexFileError(f"{path.name}: not an index file of this version")
+            header = f.read(length)
+            if len(header) != length or xxhash.xxh3_64_intdigest(header) != header_hash:
+                raise IndexFileError(f"{path.name}: damaged header")
+            parsed = json.loads(header)
+            start = -(-(_PREFIX.size + length) // _ALIGN) * _ALIGN
+            expected = start + int(parsed["size"])
+            if size != expected:
+                raise IndexFileError(f"{path.name}: {size} bytes, expected {expected}")
+            sections: list[dict[str, Any]] = parsed["sections"]
+            mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except OSError as exc:
+        raise IndexFileError(f"{path.name}: {exc}") from exc
+    except (ValueError, KeyError, TypeError) as exc:
+        raise IndexFileError(f"{path.name}: malformed header ({exc})") from exc
+    try:
+        _check_hashes(mapped, start, sections, path)
+        arrays: dict[str, npt.NDArray[Any]] = {}
+        for section in sections:
+            dtype = np.dtype(section["dtype"])
+            count = section["nbytes"] // dtype.itemsize if dtype.itemsize else 0
+            offset = start + section["offset"]
+            flat = np.frombuffer(mapped, dtype=dtype, count=count, offset=offset)
+            arrays[section["name"]] = flat.reshape(section["shape"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise IndexFileError(f"{path.name}: malformed section ({exc})") from exc
+    return parsed["meta"], arrays
+
+
+def _check_hashes(
+    mapped: mmap.mmap, start: int, sections: Iterable[dict[str, Any]], path: Path
+) -> None:
+    """Hash every section in place. Pages are dropped from this process once hashed
+    (they stay in the page cache), so checking a file does not make it resident."""
+    with contextlib.suppress(AttributeError, OSError):  # advice only
+        mapped.madvise(mmap.MADV_SEQUENTIAL)
+    view = memoryview(mapped)
+    try:
+        for section in sections:
+            lo = start + int(section["offset"])
+            hi = lo + int(section["nbytes"])
+            if hi > len(mapped):
+                raise IndexFileError(f"{path.name}: section {section['name']} cut short")
+            hasher = xxhash.xxh3_64()
+            for at in range(lo, hi, _CHUNK):
+                end = min(at + _CHUNK, hi)
+                hasher.update(view[at:end])
+                _drop(mapped, at, end)
+            if hasher.hexdigest() != section["hash"]:
+                raise IndexFileError(f"{path.name}: section {section['name']} is damaged")
+    finally:
+        view.release()
+
+
+def _drop(mapped: mmap.mmap, lo: int, hi: int) -> None:
+    page = mmap.PAGESIZE
+    first = lo // page * page
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        mapped.madvise(mmap.MADV_DONTNEED, first, hi - first)

@@ -1,0 +1,368 @@
+"""Saved indexes beside the SQLite file: loaded on open, caught up from the change log, and
+never served when stale beyond the log, damaged, foreign or from another embedder."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sqlite3
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sedimem.retrieval.index import MemoryIndexEngine
+from sedimem.storage.longterm.base import LongTermStore, RecordFilter
+from sedimem.storage.longterm.sqlite import SqliteLongTermStore
+from sedimem.testing.longterm import make_record, unit_vector
+from tests.storage.longterm.sqlite.test_store import FILTERS, WORDS, random_records
+
+T = "t"
+
+
+def engine() -> MemoryIndexEngine:
+    # HNSW from the first vector, built inline and used for every search: the saved graph
+    # is then part of what a reopened store serves.
+    return MemoryIndexEngine(hnsw_threshold=1, hnsw_background=False, exact_limit=0)
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> str:
+    return str(tmp_path / "sedimem.db")
+
+
+def index_files(db_path: str) -> list[Path]:
+    return sorted(Path(db_path + ".idx").glob("*.idx"))
+
+
+async def open_store(db_path: str) -> SqliteLongTermStore:
+    s = await SqliteLongTermStore.open(db_path, index=engine())
+    await s.bind_embedder("e", 8)
+    return s
+
+
+@pytest.fixture
+async def saved(db_path: str) -> AsyncIterator[list[str]]:
+    """A file whose episode and fact indexes were saved when it was closed; yields the ids
+    of its records."""
+    s = await open_store(db_path)
+    records = random_records(np.random.default_rng(5), 300)
+    await s.put(T, records)
+    await s.warm(T)
+    await s.aclose()
+    assert len(index_files(db_path)) == 2
+    yield [r.id for r in records]
+
+
+async def reference(db_path: str) -> SqliteLongTermStore:
+    """The same file with indexes built from its rows (nothing read from index files)."""
+    return await SqliteLongTermStore.open(db_path, index=engine(), save_indexes=False)
+
+
+async def identical_answers(a: LongTermStore, b: LongTermStore) -> None:
+    """The same ranked hits and scores for every filter, keyword and vector."""
+    for flt in FILTERS:
+        for terms in (["apple"], ["kiwi", "mango", "zzz"], WORDS[3:8]):
+            hits_a = await a.keyword_search(T, flt, terms, 50)
+            hits_b = await b.keyword_search(T, flt, terms, 50)
+            assert [i for i, _ in hits_a] == [i for i, _ in hits_b]
+            assert [s for _, s in hits_a] == pytest.approx([s for _, s in hits_b], rel=1e-6)
+        for seed in range(3):
+            hits_a = await a.vector_search(T, flt, unit_vector(seed), 7)
+            hits_b = await b.vector_search(T, flt, unit_vector(seed), 7)
+            assert [i for i, _ in hits_a] == [i for i, _ in hits_b]
+
+
+async def counts(s: SqliteLongTermStore) -> tuple[int, int]:
+    """(indexes loaded from files, built from rows) so far, after a search."""
+    await s.keyword_search(T, RecordFilter(kind="episode"), ["apple"], 5)
+    info = await s.index_info(T, "episode")
+    assert info is not None
+    return info["loads"], info["builds"]
+
+
+async def test_a_reopened_store_serves_its_saved_indexes(db_path: str, saved: list[str]) -> None:
+    s = await open_store(db_path)
+    ref = await reference(db_path)
+    try:
+        assert await counts(s) == (1, 0)
+        info = await s.index_info(T, "episode")
+        assert info is not None
+        assert info["hnsw_covered"] == info["slots"] > 0  # the graph came with it
+        await identical_answers(s, ref)
+    finally:
+        await s.aclose()
+        await ref.aclose()
+
+
+async def test_a_stale_stamp_catches_up_from_the_change_log(
+    db_path: str, saved: list[str]
+) -> None:
+    # Another handle without indexes writes and deletes: the saved files are now behind.
+    plain = await SqliteLongTermStore.open(db_path)
+    await plain.put(T, random_records(np.random.default_rng(6), 50))
+    await plain.put(T, [make_record("apple", tenant=T, record_id=saved[0], vector=unit_vector(9))])
+    await plain.delete(T, saved[10:20])
+    await plain.aclose()
+    s = await open_store(db_path)
+    ref = await reference(db_path)
+    try:
+        assert await counts(s) == (1, 0)
+        await identical_answers(s, ref)
+    finally:
+        await s.aclose()
+        await ref.aclose()
+
+
+async def test_a_stamp_behind_the_pruned_log_rebuilds(db_path: str, saved: list[str]) -> None:
+    plain = await SqliteLongTermStore.open(db_path)
+    await plain.put(T, [make_record("late apple", tenant=T, vector=unit_vector(3))])
+    await plain.put(T, [make_record("later apple", tenant=T, vector=unit_vector(4))])
+    await plain.aclose()
+    with sqlite3.connect(db_path) as conn:  # as the store's own pruning would, much later
+        conn.execute("DELETE FROM lt_change WHERE seq < (SELECT MAX(seq) FROM lt_change)")
+    s = await open_store(db_path)
+    ref = await reference(db_path)
+    try:
+        assert await counts(s) == (0, 1)
+        await identical_answers(s, ref)
+    finally:
+        await s.aclose()
+        await ref.aclose()
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "empty", "garbage"])
+async def test_a_damaged_file_is_rebuilt_never_served(
+    db_path: str, saved: list[str], damage: str
+) -> None:
+    plain = await SqliteLongTermStore.open(db_path)
+    await plain.delete(T, saved[:5])  # what a damaged file would still answer
+    await plain.aclose()
+    for path in index_files(db_path):
+        data = path.read_bytes()
+        if damage == "truncate":
+            path.write_bytes(data[: len(data) - 100])
+        elif damage == "flip":
+            middle = len(data) // 2
+            path.write_bytes(data[:middle] + bytes([data[middle] ^ 0xFF]) + data[middle + 1 :])
+        elif damage == "empty":
+            path.write_bytes(b"")
+        else:
+            path.write_bytes(b"SDMIDX01" + b"\xff" * 200)
+    s = await open_store(db_path)
+    ref = await reference(db_path)
+    try:
+        assert await counts(s) == (0, 1)
+        await identical_answers(s, ref)
+        found = await s.keyword_search(T, RecordFilter(ids=tuple(saved[:5])), WORDS, 10)
+        assert found == []
+    finally:
+        await s.aclose()
+        await ref.aclose()
+    # closing wrote whole files again: the next open loads them
+    s = await open_store(db_path)
+    try:
+        assert await counts(s) == (1, 0)
+    finally:
+        await s.aclose()
+
+
+async def test_files_of_another_database_or_embedder_are_not_used(
+    db_path: str, saved: list[str], tmp_path: Path
+) -> None:
+    # A new database at the same path (same rows even) with the old index files beside it.
+    shutil.copytree(db_path + ".idx", tmp_path / "kept.idx")
+    Path(db_path).unlink()
+    s = await open_store(db_path)
+    await s.put(T, random_records(np.random.default_rng(5), 300))
+    await s.aclose()  # no index was built: nothing saved over the kept files
+    shutil.rmtree(db_path + ".idx", ignore_errors=True)
+    shutil.copytree(tmp_path / "kept.idx", db_path + ".idx")
+    s = await open_store(db_path)
+    try:
+        assert await counts(s) == (0, 1)
+    finally:
+        await s.aclose()
+    # Another embedder bound (vectors dropped): the saved files are not used either.
+    s = await SqliteLongTermStore.open(db_path, index=engine())
+    await s.bind_embedder("other", 8, replace=True)
+    try:
+        assert await counts(s) == (0, 1)
+        assert await s.vector_search(T, RecordFilter(), unit_vector(1), 5) == []
+    finally:
+        await s.aclose()
+
+
+async def test_rows_written_by_another_process_after_the_save(
+    db_path: str, saved: list[str]
+) -> None:
+    script = f"""
+import asyncio
+from sedimem.retrieval.index import MemoryIndexEngine
+from sedimem.storage.longterm.sqlite import SqliteLongTermStore
+from sedimem.testing.longterm import make_record, unit_vector
+
+async def main():
+    s = await SqliteLongTermStore.open({db_path!r}, index=MemoryIndexEngine(), save_indexes=False)
+    await s.put("t", [make_record("quince apple", tenant="t", record_id="from-child",
+                                  vector=unit_vector(77))])
+    await s.delete("t", {saved[:3]!r})
+    await s.aclose()
+
+asyncio.run(main())
+"""
+    await run_child(script)
+    s = await open_store(db_path)
+    ref = await reference(db_path)
+    try:
+        assert await counts(s) == (1, 0)
+        hits = await s.keyword_search(T, RecordFilter(), ["quince"], 5)
+        assert [i for i, _ in hits] == ["from-child"]
+        await identical_answers(s, ref)
+    finally:
+        await s.aclose()
+        await ref.aclose()
+
+
+async def test_a_kill_between_the_row_commit_and_the_save(db_path: str) -> None:
+    """A process saves its indexes, commits more rows, and is killed (SIGKILL) before it
+    can save again: the next process loads the old files and catches up."""
+    script = f"""
+import asyncio, os, signal
+import numpy as np
+from sedimem.retrieval.index import MemoryIndexEngine
+from sedimem.storage.longterm.base import RecordFilter
+from sedimem.storage.longterm.sqlite import SqliteLongTermStore
+from sedimem.testing.longterm import make_record, unit_vector
+from tests.storage.longterm.sqlite.test_store import random_records
+
+async def main():
+    s = await SqliteLongTermStore.open({db_path!r}, index=MemoryIndexEngine(
+        hnsw_threshold=1, hnsw_background=False, exact_limit=0))
+    await s.bind_embedder("e", 8)
+    records = random_records(np.random.default_rng(8), 200)
+    await s.put("t", records)
+    await s.warm("t")  # saves the indexes
+    await s.put("t", [make_record("after the save", tenant="t", record_id="late",
+                                  vector=unit_vector(5))])
+    await s.delete("t", [r.id for r in records[:7]])
+    await s.keyword_search("t", RecordFilter(), ["after"], 5)  # now in the index in memory
+    os.kill(os.getpid(), signal.SIGKILL)
+
+asyncio.run(main())
+"""
+    await run_child(script, killed=True)
+    s = await open_store(db_path)
+    ref = await reference(db_path)
+    try:
+        loads, builds = await counts(s)
+        # The delete removed the files (erasure); the episodes' index may be rebuilt, but
+        # whatever is served matches the rows.
+        assert loads + builds == 1
+        hits = await s.keyword_search(T, RecordFilter(), ["after"], 5)
+        assert [i for i, _ in hits] == ["late"]
+        await identical_answers(s, ref)
+    finally:
+        await s.aclose()
+        await ref.aclose()
+
+
+async def test_a_kill_after_writes_without_deletes_loads_and_catches_up(db_path: str) -> None:
+    script = f"""
+import asyncio, os, signal
+import numpy as np
+from sedimem.retrieval.index import MemoryIndexEngine
+from sedimem.storage.longterm.sqlite import SqliteLongTermStore
+from sedimem.testing.longterm import make_record, unit_vector
+from tests.storage.longterm.sqlite.test_store import random_records
+
+async def main():
+    s = await SqliteLongTermStore.open({db_path!r}, index=MemoryIndexEngine(
+        hnsw_threshold=1, hnsw_background=False, exact_limit=0))
+    await s.bind_embedder("e", 8)
+    await s.put("t", random_records(np.random.default_rng(8), 200))
+    await s.warm("t")
+    await s.put("t", [make_record("after the save", tenant="t", record_id="late",
+                                  vector=unit_vector(5))])
+    os.kill(os.getpid(), signal.SIGKILL)
+
+asyncio.run(main())
+"""
+    await run_child(script, killed=True)
+    s = await open_store(db_path)
+    ref = await reference(db_path)
+    try:
+        assert await counts(s) == (1, 0)
+        hits = await s.keyword_search(T, RecordFilter(), ["after"], 5)
+        assert [i for i, _ in hits] == ["late"]
+        await identical_answers(s, ref)
+    finally:
+        await s.aclose()
+        await ref.aclose()
+
+
+async def test_a_leftover_temporary_file_is_ignored(db_path: str, saved: list[str]) -> None:
+    (Path(db_path + ".idx") / "whatever.idx.123.tmp").write_bytes(b"half written")
+    s = await open_store(db_path)
+    try:
+        assert await counts(s) == (1, 0)
+    finally:
+        await s.aclose()
+
+
+async def test_deleting_removes_the_saved_files_and_the_next_save_omits_the_rows(
+    db_path: str,
+) -> None:
+    s = await open_store(db_path)
+    await s.put(T, [make_record("zebrafinch nightingale", tenant=T, record_id="secret")])
+    await s.put(T, [make_record(f"common words {i}", tenant=T) for i in range(20)])
+    await s.warm(T)
+    assert b"zebrafinch" in b"".join(p.read_bytes() for p in index_files(db_path))
+    assert await s.delete(T, ["secret"]) == 1
+    assert index_files(db_path) == []  # gone at once, not at the next save
+    assert await s.save_indexes() == 1
+    data = b"".join(p.read_bytes() for p in index_files(db_path))
+    assert b"zebrafinch" not in data
+    assert b"secret" not in data
+    await s.aclose()
+    s = await open_store(db_path)
+    try:
+        assert await counts(s) == (1, 0)
+        assert await s.keyword_search(T, RecordFilter(), ["zebrafinch"], 5) == []
+        assert len(await s.keyword_search(T, RecordFilter(), ["common"], 50)) == 20
+    finally:
+        await s.aclose()
+    # another tenant's files are left alone
+    s = await open_store(db_path)
+    try:
+        await s.put("other", [make_record("kept", tenant="other")])
+        await s.warm("other")
+        assert await s.drop_saved_indexes(T) == 1
+        assert len(index_files(db_path)) == 1
+    finally:
+        await s.aclose()
+
+
+async def test_without_a_file_path_nothing_is_saved(tmp_path: Path) -> None:
+    s = await SqliteLongTermStore.open(":memory:", index=engine())
+    try:
+        await s.put(T, [make_record("apple", tenant=T)])
+        await s.warm(T)
+        assert await s.save_indexes() == 0
+        assert await s.drop_saved_indexes(T) == 0
+    finally:
+        await s.aclose()
+    assert list(tmp_path.iterdir()) == []
+
+
+async def run_child(script: str, *, killed: bool = False) -> None:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", script, stderr=asyncio.subprocess.PIPE
+    )
+    _, err = await proc.communicate()
+    if killed:
+        assert proc.returncode == -9, err.decode()
+    else:
+        assert proc.returncode == 0, err.decode()
