@@ -162,7 +162,7 @@ async def bench_store(
             await warm(SCOPE.tenant, wait=True)
         index_build = time.perf_counter() - start
         if kind == "sqlite":
-            await store.aclose()
+            await store.aclose()  # saves the indexes; closing again below does nothing
             served = serve_elsewhere(tmp / f"recall-{size}.db", questions)
             return {"ingest_per_s": ingest, "index_build_s": index_build, **served}
         fast = EpisodicMemory(store, Precomputed(embedder, questions))

@@ -396,6 +396,7 @@ class MemIndex:
                 slot = self._slot_of_id().get(rid)  # live rows only
             if slot is not None:
                 found[rid] = (float(occurred[slot]), float(importance[slot]))
+        self._returned.clear()  # asked right after the searches: the next ones start afresh
         return found
 
     def _top(self, slots: npt.NDArray[np.int64], scores: Any, k: int) -> list[Ranked]:

@@ -4,10 +4,10 @@ never served when stale beyond the log, damaged, foreign or from another embedde
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import sqlite3
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import numpy as np
@@ -44,7 +44,7 @@ async def open_store(db_path: str) -> SqliteLongTermStore:
 
 
 @pytest.fixture
-async def saved(db_path: str) -> AsyncIterator[list[str]]:
+async def saved(db_path: str) -> list[str]:
     """A file whose episode and fact indexes were saved when it was closed; yields the ids
     of its records."""
     s = await open_store(db_path)
@@ -53,7 +53,7 @@ async def saved(db_path: str) -> AsyncIterator[list[str]]:
     await s.warm(T)
     await s.aclose()
     assert len(index_files(db_path)) == 2
-    yield [r.id for r in records]
+    return [r.id for r in records]
 
 
 async def reference(db_path: str) -> SqliteLongTermStore:
@@ -97,9 +97,7 @@ async def test_a_reopened_store_serves_its_saved_indexes(db_path: str, saved: li
         await ref.aclose()
 
 
-async def test_a_stale_stamp_catches_up_from_the_change_log(
-    db_path: str, saved: list[str]
-) -> None:
+async def test_a_stale_stamp_catches_up_from_the_change_log(db_path: str, saved: list[str]) -> None:
     # Another handle without indexes writes and deletes: the saved files are now behind.
     plain = await SqliteLongTermStore.open(db_path)
     await plain.put(T, random_records(np.random.default_rng(6), 50))
@@ -174,7 +172,7 @@ async def test_files_of_another_database_or_embedder_are_not_used(
 ) -> None:
     # A new database at the same path (same rows even) with the old index files beside it.
     shutil.copytree(db_path + ".idx", tmp_path / "kept.idx")
-    Path(db_path).unlink()
+    os.unlink(db_path)
     s = await open_store(db_path)
     await s.put(T, random_records(np.random.default_rng(5), 300))
     await s.aclose()  # no index was built: nothing saved over the kept files
@@ -354,7 +352,7 @@ async def test_without_a_file_path_nothing_is_saved(tmp_path: Path) -> None:
         assert await s.drop_saved_indexes(T) == 0
     finally:
         await s.aclose()
-    assert list(tmp_path.iterdir()) == []
+    assert os.listdir(tmp_path) == []
 
 
 async def run_child(script: str, *, killed: bool = False) -> None:

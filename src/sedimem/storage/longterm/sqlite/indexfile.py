@@ -212,6 +212,10 @@ def _check_hashes(
                 raise IndexFileError(f"{path.name}: section {section['name']} is damaged")
     finally:
         view.release()
+    # Searches read a few scattered rows: no read-ahead, or each touch maps whole runs of
+    # vectors into the process.
+    with contextlib.suppress(AttributeError, OSError):
+        mapped.madvise(mmap.MADV_RANDOM)
 
 
 def _drop(mapped: mmap.mmap, lo: int, hi: int) -> None:

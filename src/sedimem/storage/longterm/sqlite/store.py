@@ -79,6 +79,7 @@ class SqliteLongTermStore:
             else IndexRegistry(index, max_rows=max_index_rows, directory=index_dir)
         )
         self._writes = 0
+        self._closed = False
 
     @classmethod
     async def open(
@@ -441,6 +442,9 @@ class SqliteLongTermStore:
         return await self._db.run(op)
 
     async def aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
         registry = self._registry
         if registry is not None:
             try:

@@ -1,0 +1,124 @@
+"""Index files: what is written comes back, and anything else is refused."""
+
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+import xxhash
+
+from sedimem.storage.longterm.sqlite.indexfile import (
+    MAGIC,
+    IndexFileError,
+    index_file,
+    pack_strings,
+    read_index_file,
+    remove_index_files,
+    unpack_strings,
+    write_index_file,
+)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [],
+        [""],
+        ["a", "", "b"],
+        ["plain", "ünïcödé", "emoji 🦉"],
+        ["line\nbreak", "nul\0inside", "\n", "end"],
+        ["lone surrogate \udc80"],
+    ],
+)
+def test_strings_round_trip(values: list[str]) -> None:
+    blob, offsets = pack_strings(values)
+    assert unpack_strings(blob, offsets) == values
+
+
+def arrays() -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(1)
+    return {
+        "vectors": rng.random((37, 5), dtype=np.float32),
+        "flags": rng.random(37) > 0.5,
+        "empty": np.empty(0, dtype=np.int64),
+        "codes": np.arange(3, dtype=np.int32),
+    }
+
+
+def test_a_written_file_reads_back_identical_and_read_only(tmp_path: Path) -> None:
+    path = tmp_path / "d" / "x.idx"
+    size = write_index_file(path, {"seq": 7, "name": "é"}, arrays())
+    assert path.stat().st_size == size
+    meta, got = read_index_file(path)
+    assert meta == {"seq": 7, "name": "é"}
+    for name, expected in arrays().items():
+        assert got[name].dtype == expected.dtype
+        np.testing.assert_array_equal(got[name], expected)
+        assert not got[name].flags.writeable
+    assert [p.name for p in path.parent.iterdir()] == ["x.idx"]  # no temporary file left
+
+
+def test_rewriting_replaces_the_whole_file(tmp_path: Path) -> None:
+    path = tmp_path / "x.idx"
+    write_index_file(path, {"seq": 1}, arrays())
+    write_index_file(path, {"seq": 2}, {"only": np.ones(3)})
+    meta, got = read_index_file(path)
+    assert meta == {"seq": 2}
+    assert list(got) == ["only"]
+
+
+def forge(path: Path, header: dict[str, object], body: bytes = b"") -> None:
+    raw = json.dumps(header).encode()
+    prefix = struct.pack("<8sQQ", MAGIC, len(raw), xxhash.xxh3_64_intdigest(raw))
+    start = -(-(len(prefix) + len(raw)) // 64) * 64
+    path.write_bytes(prefix + raw + b"\0" * (start - len(prefix) - len(raw)) + body)
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        {"meta": {}, "sections": [{"name": "a"}], "size": 0},  # a section without fields
+        {"meta": {}, "size": 0},  # no sections
+        {
+            "meta": {},
+            "sections": [
+                {"name": "a", "dtype": "<f4", "shape": [4], "offset": 0, "nbytes": 64, "hash": ""}
+            ],
+            "size": 0,
+        },  # a section past the end
+        {
+            "meta": {},
+            "sections": [
+                {"name": "a", "dtype": "<f4", "shape": [9], "offset": 0, "nbytes": 16, "hash": ""}
+            ],
+            "size": 64,
+        },  # a wrong hash
+    ],
+)
+def test_a_malformed_header_is_refused(tmp_path: Path, header: dict[str, object]) -> None:
+    path = tmp_path / "x.idx"
+    forge(path, header, b"\0" * int(header.get("size", 0)))  # type: ignore[call-overload]
+    with pytest.raises(IndexFileError):
+        read_index_file(path)
+
+
+def test_a_missing_or_foreign_file_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(IndexFileError):
+        read_index_file(tmp_path / "absent.idx")
+    (tmp_path / "other.idx").write_bytes(b"PK\3\4" + b"\0" * 100)
+    with pytest.raises(IndexFileError):
+        read_index_file(tmp_path / "other.idx")
+
+
+def test_files_are_named_per_tenant_and_removed_per_tenant(tmp_path: Path) -> None:
+    a = index_file(tmp_path, "tenant/a", "episode")
+    b = index_file(tmp_path, "tenant/a", "fact")
+    c = index_file(tmp_path, "tenant-b", "episode")
+    assert len({a, b, c}) == 3
+    for path in (a, b, c):
+        write_index_file(path, {}, {"x": np.zeros(1)})
+    assert remove_index_files(tmp_path, "tenant/a") == 2
+    assert [p.name for p in tmp_path.iterdir()] == [c.name]
