@@ -184,6 +184,22 @@ async def bench_store(
     }
 
 
+def memory_mb() -> dict[str, float]:
+    """This process's resident memory now and at its peak, in MB. Linux: VmRSS / VmHWM
+    (getrusage's peak would include the parent's, inherited across fork), and the share
+    of it that is file-backed (mapped index files, reclaimable by the kernel)."""
+    status = Path("/proc/self/status")
+    if not status.exists():
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        return {"rss_mb": peak, "rss_peak_mb": peak}
+    fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+
+    def mb(name: str) -> float:
+        return int(fields.get(name, "0 kB").split()[0]) / 1024
+
+    return {"rss_mb": mb("VmRSS"), "rss_peak_mb": mb("VmHWM"), "rss_file_mb": mb("RssFile")}
+
+
 def serve_elsewhere(path: Path, questions: list[str]) -> dict[str, float]:
     """Serve the closed SQLite store from a new process (see :func:`serve`)."""
     spec = path.with_suffix(".questions.json")
@@ -229,7 +245,7 @@ async def serve(path: Path) -> None:
         "open_ms": (opened - start) * 1000,
         "first_recall_ms": (first - start) * 1000,
         **{f"recall.{k}_ms": v for k, v in p.items()},
-        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        **memory_mb(),
         "load_1m": os.getloadavg()[0],
     }
     print(json.dumps(result))

@@ -95,13 +95,15 @@ class HnswGraph:
         """The graph as bytes (what :meth:`view` takes back), ``None`` when none is ready."""
         if self._index is None:
             return None
-        return np.frombuffer(self._index.save(), dtype=np.uint8)
+        data = self._index.save()
+        assert data is not None  # saved to a buffer (no path given)
+        return np.frombuffer(data, dtype=np.uint8)
 
     def view(self, data: npt.NDArray[np.uint8], covered: int) -> None:
         """Serve a saved graph in place (memory-mapped, not copied); a later extension
         works on a copy, as every extension does."""
         index = Index(ndim=self._dimension, metric="ip", dtype="i8", connectivity=16)
-        index.view(memoryview(data))
+        index.view(data.data)
         self._viewed = data  # the mapping must outlive the index that reads it
         self._index, self.covered = index, covered
 

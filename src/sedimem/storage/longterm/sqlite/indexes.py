@@ -188,14 +188,10 @@ class IndexRegistry:
             return None
         stamp = self._stamp(conn)
         seq = meta.get("seq")
-        usable = (
-            all(meta.get(name) == value for name, value in stamp.items())
-            and meta.get("key") == list(key)
-            and isinstance(seq, int)
-            and seq <= self._cursor  # a file from past this snapshot cannot be rolled back
-        )
-        if not usable:
-            return None
+        if not isinstance(seq, int) or seq > self._cursor:
+            return None  # a file from past this snapshot cannot be rolled back
+        if meta.get("key") != list(key) or any(meta.get(n) != v for n, v in stamp.items()):
+            return None  # another database, embedder or format
         entries: list[tuple[Any, ...]] = []
         if seq < self._cursor:
             (first,) = conn.execute("SELECT MIN(seq) FROM lt_change").fetchone()

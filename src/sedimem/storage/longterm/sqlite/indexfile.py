@@ -112,7 +112,7 @@ def write_index_file(path: Path, meta: dict[str, Any], arrays: dict[str, npt.NDA
                 "shape": list(data.shape),
                 "offset": offset,
                 "nbytes": int(data.nbytes),
-                "hash": xxhash.xxh3_64_hexdigest(memoryview(data).cast("B")),
+                "hash": xxhash.xxh3_64_hexdigest(_raw(data)),
             }
         )
         offset += -(-int(data.nbytes) // _ALIGN) * _ALIGN
@@ -126,8 +126,7 @@ def write_index_file(path: Path, meta: dict[str, Any], arrays: dict[str, npt.NDA
             out.write(header)
             out.write(b"\0" * (start - _PREFIX.size - len(header)))
             for section, array in zip(sections, arrays.values(), strict=True):
-                data = memoryview(np.ascontiguousarray(array)).cast("B")
-                out.write(data)
+                out.write(_raw(array))
                 out.write(b"\0" * (-section["nbytes"] % _ALIGN))
             out.flush()
             os.fsync(out.fileno())
@@ -138,6 +137,11 @@ def write_index_file(path: Path, meta: dict[str, Any], arrays: dict[str, npt.NDA
         raise
     _sync_directory(path.parent)
     return start + offset
+
+
+def _raw(array: npt.NDArray[Any]) -> memoryview:
+    """The bytes of an array (any dtype, bool included), without a copy when contiguous."""
+    return np.ascontiguousarray(array).reshape(-1).view(np.uint8).data
 
 
 def _sync_directory(directory: Path) -> None:
