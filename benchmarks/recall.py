@@ -238,6 +238,7 @@ async def serve(path: Path) -> None:
             t0 = time.perf_counter()
             await fast.recall(q, scope=SCOPE, k=10)
             samples.append((time.perf_counter() - t0) * 1000)
+        memory = memory_mb()  # while serving, before closing releases the indexes
     finally:
         await store.aclose()
     p = percentiles(samples)
@@ -245,7 +246,7 @@ async def serve(path: Path) -> None:
         "open_ms": (opened - start) * 1000,
         "first_recall_ms": (first - start) * 1000,
         **{f"recall.{k}_ms": v for k, v in p.items()},
-        **memory_mb(),
+        **memory,
         "load_1m": os.getloadavg()[0],
     }
     print(json.dumps(result))
