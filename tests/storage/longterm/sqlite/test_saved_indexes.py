@@ -98,11 +98,10 @@ async def test_a_reopened_store_serves_its_saved_indexes(db_path: str, saved: li
 
 
 async def test_a_stale_stamp_catches_up_from_the_change_log(db_path: str, saved: list[str]) -> None:
-    # Another handle without indexes writes and deletes: the saved files are now behind.
+    # Another handle without indexes writes and replaces: the saved files are now behind.
     plain = await SqliteLongTermStore.open(db_path)
     await plain.put(T, random_records(np.random.default_rng(6), 50))
     await plain.put(T, [make_record("apple", tenant=T, record_id=saved[0], vector=unit_vector(9))])
-    await plain.delete(T, saved[10:20])
     await plain.aclose()
     s = await open_store(db_path)
     ref = await reference(db_path)
@@ -135,8 +134,8 @@ async def test_a_stamp_behind_the_pruned_log_rebuilds(db_path: str, saved: list[
 async def test_a_damaged_file_is_rebuilt_never_served(
     db_path: str, saved: list[str], damage: str
 ) -> None:
-    plain = await SqliteLongTermStore.open(db_path)
-    await plain.delete(T, saved[:5])  # what a damaged file would still answer
+    plain = await SqliteLongTermStore.open(db_path)  # what a damaged file would not know:
+    await plain.put(T, [make_record("xylophone", tenant=T, record_id=i) for i in saved[:5]])
     await plain.aclose()
     for path in index_files(db_path):
         data = path.read_bytes()
@@ -154,8 +153,8 @@ async def test_a_damaged_file_is_rebuilt_never_served(
     try:
         assert await counts(s) == (0, 1)
         await identical_answers(s, ref)
-        found = await s.keyword_search(T, RecordFilter(ids=tuple(saved[:5])), WORDS, 10)
-        assert found == []
+        found = await s.keyword_search(T, RecordFilter(), ["xylophone"], 10)
+        assert {i for i, _ in found} == set(saved[:5])
     finally:
         await s.aclose()
         await ref.aclose()
@@ -206,7 +205,7 @@ async def main():
     s = await SqliteLongTermStore.open({db_path!r}, index=MemoryIndexEngine(), save_indexes=False)
     await s.put("t", [make_record("quince apple", tenant="t", record_id="from-child",
                                   vector=unit_vector(77))])
-    await s.delete("t", {saved[:3]!r})
+    await s.put("t", [make_record("replaced", tenant="t", record_id=i) for i in {saved[:3]!r}])
     await s.aclose()
 
 asyncio.run(main())
@@ -364,3 +363,27 @@ async def run_child(script: str, *, killed: bool = False) -> None:
         assert proc.returncode == -9, err.decode()
     else:
         assert proc.returncode == 0, err.decode()
+
+
+async def test_a_delete_by_a_handle_that_saves_nothing_still_removes_the_files(
+    db_path: str, saved: list[str]
+) -> None:
+    plain = await SqliteLongTermStore.open(db_path)  # no index engine at all
+    try:
+        assert await plain.delete(T, saved[:1]) == 1
+        assert index_files(db_path) == []
+    finally:
+        await plain.aclose()
+
+
+async def test_the_erasure_scrub_deletes_every_saved_file(db_path: str, saved: list[str]) -> None:
+    s = await open_store(db_path)
+    try:
+        await s.put("other", [make_record("kept", tenant="other")])
+        await s.warm("other")
+        assert len(index_files(db_path)) == 3
+        assert "3 saved index file(s) deleted" in await s.scrub()
+        assert index_files(db_path) == []
+        assert await counts(s) == (0, 2)  # rebuilt from the rows (the other tenant: 1)
+    finally:
+        await s.aclose()

@@ -65,10 +65,12 @@ def index_file(directory: Path, tenant: str, kind: str) -> Path:
     return directory / f"{_digest(tenant)}-{_digest(kind)}.idx"
 
 
-def remove_index_files(directory: Path, tenant: str) -> int:
-    """Delete every index file of ``tenant`` (and stray temporary ones); return how many."""
+def remove_index_files(directory: Path, tenant: str | None = None) -> int:
+    """Delete every index file of ``tenant`` (every tenant's when ``None``), stray temporary
+    ones included; return how many."""
     removed = 0
-    for path in directory.glob(f"{_digest(tenant)}-*"):
+    pattern = "*.idx*" if tenant is None else f"{_digest(tenant)}-*"
+    for path in directory.glob(pattern):
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
             removed += 1

@@ -36,6 +36,7 @@ from sedimem.storage.longterm.base import (
 from sedimem.storage.longterm.sqlite.engine import IndexEngine
 from sedimem.storage.longterm.sqlite.filter import where
 from sedimem.storage.longterm.sqlite.indexes import IndexRegistry
+from sedimem.storage.longterm.sqlite.indexfile import remove_index_files
 from sedimem.storage.longterm.sqlite.rows import (
     Binding,
     checked_vector,
@@ -71,15 +72,19 @@ class SqliteLongTermStore:
         index: IndexEngine | None,
         max_index_rows: int = 1_000_000,
         index_dir: Path | None = None,
+        save_indexes: bool = True,
     ) -> None:
         self._db = db
         self._registry = (
             None
             if index is None
-            else IndexRegistry(index, max_rows=max_index_rows, directory=index_dir)
+            else IndexRegistry(
+                index, max_rows=max_index_rows, directory=index_dir if save_indexes else None
+            )
         )
         self._writes = 0
         self._closed = False
+        self._index_dir = index_dir
 
     @classmethod
     async def open(
@@ -109,10 +114,16 @@ class SqliteLongTermStore:
             if index is not None:
                 await asyncio.to_thread(index.close)
             raise
-        index_dir = None
-        if save_indexes and path != ":memory:" and not path.startswith("file:"):
+        index_dir = None  # even when this handle saves none, it deletes them (erasure)
+        if path != ":memory:" and not path.startswith("file:"):
             index_dir = Path(path + ".idx")
-        return cls(db, index=index, max_index_rows=max_index_rows, index_dir=index_dir)
+        return cls(
+            db,
+            index=index,
+            max_index_rows=max_index_rows,
+            index_dir=index_dir,
+            save_indexes=save_indexes,
+        )
 
     @property
     def name(self) -> str:
@@ -359,7 +370,8 @@ class SqliteLongTermStore:
         """Erased text out of every byte: rows are already zeroed (``secure_delete``); the
         full-text index is merged into one segment ('optimize': measured to drop deleted
         entries from its pages, 0.7 s at 50k records, where 'rebuild' took 2.6 s); every
-        process's in-memory indexes are rebuilt (a ``!`` entry in the change log), and the
+        process's in-memory indexes are rebuilt (a ``!`` entry in the change log) and every
+        saved index file deleted (written again from the rows at the next save), and the
         WAL is checkpointed and truncated."""
 
         def body(conn: sqlite3.Connection) -> None:
@@ -370,10 +382,11 @@ class SqliteLongTermStore:
             write(conn, body)
             if self._registry is not None:
                 self._registry.reset()
-            return truncate_wal(conn)
+            files = 0 if self._index_dir is None else remove_index_files(self._index_dir)
+            return f"{files} saved index file(s) deleted, {truncate_wal(conn)}"
 
-        wal = await self._db.run(op)
-        return f"sqlite: full-text index merged, in-memory indexes dropped, {wal}"
+        done = await self._db.run(op)
+        return f"sqlite: full-text index merged, in-memory indexes dropped, {done}"
 
     # -- SQLite specifics ------------------------------------------------------------------
 
@@ -421,10 +434,12 @@ class SqliteLongTermStore:
         """Delete the tenant's index files now (erasure: a file may hold deleted rows);
         the indexes in memory are saved again, without them, when indexes are next saved.
         Returns how many files were deleted."""
-        registry = self._registry
-        if registry is None:
+        registry, directory = self._registry, self._index_dir
+        if directory is None:
             return 0
-        return await self._db.run(lambda conn: registry.drop_files(tenant))
+        if registry is not None and registry.directory is not None:
+            return await self._db.run(lambda conn: registry.drop_files(tenant))
+        return await asyncio.to_thread(remove_index_files, directory, tenant)
 
     async def index_info(self, tenant: str, kind: str) -> dict[str, int] | None:
         """Sizes of the in-memory index of (tenant, kind), ``None`` when not built."""
