@@ -33,6 +33,10 @@ def db_path(tmp_path: Path) -> str:
     return str(tmp_path / "sedimem.db")
 
 
+def block_index_directory(db_path: str) -> None:
+    Path(db_path + ".idx").write_text("a file where the directory belongs")
+
+
 def index_files(db_path: str) -> list[Path]:
     return sorted(Path(db_path + ".idx").glob("*.idx"))
 
@@ -387,3 +391,18 @@ async def test_the_erasure_scrub_deletes_every_saved_file(db_path: str, saved: l
         assert await counts(s) == (0, 2)  # rebuilt from the rows (the other tenant: 1)
     finally:
         await s.aclose()
+
+
+async def test_an_unwritable_index_directory_costs_a_rebuild_only(
+    db_path: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    block_index_directory(db_path)
+    s = await open_store(db_path)
+    try:
+        await s.put(T, [make_record("apple", tenant=T)])
+        await s.warm(T)
+        assert await s.save_indexes() == 0
+        assert len(await s.keyword_search(T, RecordFilter(), ["apple"], 5)) == 1
+    finally:
+        await s.aclose()
+    assert "could not save the index" in caplog.text

@@ -234,11 +234,16 @@ class IndexRegistry:
             if key not in self._changed and self._saved.get(key, (-1, -1))[1] == covered:
                 continue
             meta, arrays = index.export()
-            write_index_file(
-                index_file(self._directory, *key),
-                {**stamp, "key": list(key), "seq": self._cursor, "index": meta},
-                arrays,
-            )
+            try:
+                write_index_file(
+                    index_file(self._directory, *key),
+                    {**stamp, "key": list(key), "seq": self._cursor, "index": meta},
+                    arrays,
+                )
+            except OSError as exc:
+                # A full disk or a read-only directory costs the next open a rebuild, no more.
+                log.warning("could not save the index of %s in %s: %s", key, self._directory, exc)
+                continue
             self._saved[key] = (self._cursor, int(meta.get("hnsw_covered", 0)))
             self._changed.discard(key)
             written += 1
