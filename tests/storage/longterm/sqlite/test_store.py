@@ -8,6 +8,7 @@ import sqlite3
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -483,3 +484,40 @@ async def test_accents_and_inflections_match_on_both_paths(
             assert [i for i, _ in await s.keyword_search(T, RecordFilter(), [term], 5)] == [
                 record.id
             ], term
+
+
+async def test_fused_search_gives_the_same_candidates_with_or_without_the_index(
+    store: SqliteLongTermStore, plain: SqliteLongTermStore
+) -> None:
+    records = random_records(np.random.default_rng(21), 200)
+    await store.put(T, records)
+    await store.delete(T, [r.id for r in records[:20]])
+    by_id = {r.id: r for r in records}
+    for flt in FILTERS:
+        seen: list[tuple[set[str], list[str], dict[str, tuple[float, float]]]] = []
+        for s in (store, plain):
+            got: dict[str, Any] = {}
+
+            def pick(
+                keyword: list[tuple[str, float]],
+                vector: list[tuple[str, float]],
+                traits: dict[str, tuple[float, float]],
+                got: dict[str, Any] = got,
+            ) -> list[str]:
+                got.update(keyword=keyword, vector=vector, traits=traits)
+                return [i for i, _ in vector[:3]] + ["deleted-meanwhile"]
+
+            # every match (BM25 scores differ between FTS5 and the index: compare sets)
+            rows = await s.fused_search(T, flt, ["apple", "kiwi"], unit_vector(4), 10_000, pick)
+            assert set(rows) == {i for i, _ in got["vector"][:3]}
+            assert all(rows[i].text == by_id[i].text for i in rows)
+            candidates = {i for i, _ in got["keyword"]} | {i for i, _ in got["vector"]}
+            assert set(got["traits"]) == candidates
+            for i, (occurred, importance) in got["traits"].items():
+                assert occurred == pytest.approx(by_id[i].occurred_at)
+                assert importance == pytest.approx(by_id[i].importance)
+            keyword_ids = {i for i, _ in got["keyword"]}
+            seen.append((keyword_ids, [i for i, _ in got["vector"]], got["traits"]))
+        assert seen[0] == seen[1]
+    nothing = await store.fused_search(T, RecordFilter(), [], None, 10, lambda k, v, t: [])
+    assert nothing == {}
