@@ -391,8 +391,9 @@ class SqliteLongTermStore:
     # -- SQLite specifics ------------------------------------------------------------------
 
     async def warm(self, tenant: str, kind: str | None = None, *, wait: bool = False) -> None:
-        """Build the in-memory indexes now (not on the first search); with ``wait``, also
-        wait until every HNSW graph that is due has been built."""
+        """Build (or load) the in-memory indexes now, not on the first search, and save
+        them beside the file; with ``wait``, first wait until every HNSW graph that is due
+        has been built, so that the saved files hold it."""
         registry = self._registry
         if registry is None:
             return
