@@ -406,3 +406,28 @@ async def test_an_unwritable_index_directory_costs_a_rebuild_only(
     finally:
         await s.aclose()
     assert "could not save the index" in caplog.text
+
+
+async def test_searches_while_the_worker_saves_see_consistent_indexes(
+    db_path: str, saved: list[str]
+) -> None:
+    def every(k: list[tuple[str, float]], v: list[tuple[str, float]], t: object) -> list[str]:
+        return [i for i, _ in k + v]
+
+    s = await open_store(db_path)
+    try:
+        flt = RecordFilter(kind="episode")
+        await s.fused_search(T, flt, ["apple"], unit_vector(2), 20, every)  # index in memory
+        await s.put(T, [make_record("apple pie", tenant=T, record_id="new", vector=unit_vector(2))])
+        results = await asyncio.gather(
+            s.save_indexes(),
+            *(s.fused_search(T, flt, ["apple"], unit_vector(2), 20, every) for _ in range(20)),
+        )
+        assert results[0] == 1
+        after = await s.fused_search(T, flt, ["apple"], unit_vector(2), 20, every)
+        assert "new" in after
+        for found in results[1:]:
+            assert isinstance(found, dict)
+            assert set(found) == set(after)  # whichever thread ran it
+    finally:
+        await s.aclose()
