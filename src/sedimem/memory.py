@@ -29,9 +29,11 @@ from sedimem.consolidation import (
     Consolidator,
     Extractor,
 )
+from sedimem.consolidation.extract import RuleExtractor
 from sedimem.consolidation.llm import OpenAIChatExtractor
 from sedimem.context.models import AssembledContext, ContextFormat
 from sedimem.context.tokens import Tokenizer
+from sedimem.conversation import Conversations
 from sedimem.embed.base import Embedder
 from sedimem.embed.factory import open_embedder
 from sedimem.footprint import Counts, MemoryProfile, UserCounts
@@ -47,6 +49,7 @@ from sedimem.scope import SYSTEM_TENANT, Scope
 from sedimem.storage.longterm.base import LongTermStore, RecordFilter
 from sedimem.storage.working.base import WorkingStore
 from sedimem.storage.working.factory import open_working_store
+from sedimem.types.conversation import IngestResult, Message
 from sedimem.working.memory import WorkingMemory
 
 __all__ = ["Memory", "MemoryHealth", "MemoryProfile", "MemoryStats", "StoreHealth", "UserCounts"]
@@ -138,6 +141,11 @@ class Memory:
         self.lifecycle = Lifecycle(self.working, longterm_store, embedder, clock=clock)
         self.reflection = Reflection(self.episodes, clock=clock)
         self.keys = ApiKeys(longterm_store, clock=clock)
+        # one extractor for both paths: ingest reads new turns with it, the facts job the rest
+        extractor = extractor or RuleExtractor()
+        self.conversations = Conversations(
+            longterm_store, embedder, self.facts, extractor, clock=clock
+        )
         self.consolidator = Consolidator(
             longterm_store,
             self.episodes,
@@ -329,6 +337,20 @@ class Memory:
             tokenizer=self._tokenizer,
         )
 
+    async def ingest(
+        self,
+        messages: Sequence[Message | Mapping[str, object]],
+        scope: Scope,
+        *,
+        background: bool = False,
+    ) -> IngestResult:
+        """File chat turns (``role`` user / assistant / system / tool, ``content``, optional
+        ``name``, ``timestamp``, ``id``) as conversational episodes of ``scope``, once per
+        message, and learn the facts they state with the configured extractor (inline, or
+        in a background job: ``conversations.job(job_id, tenant=...)``). See
+        :mod:`sedimem.conversation.ingest`."""
+        return await self.conversations.ingest(messages, scope, background=background)
+
     async def forget(
         self,
         tenant: str,
@@ -411,6 +433,7 @@ class Memory:
         )
 
     async def aclose(self) -> None:
+        await self.conversations.aclose()
         try:
             await self._working_store.aclose()
         finally:

@@ -23,6 +23,7 @@ from sedimem.api.routes import (
     facts,
     gdpr,
     lifecycle,
+    messages,
     ops,
     procedures,
     search,
@@ -82,6 +83,7 @@ def create_app(memory: Memory, settings: Settings) -> FastAPI:
     app.include_router(lifecycle.router)
     app.include_router(episodes.router(settings.server.max_page_size))
     app.include_router(facts.router)
+    app.include_router(messages.router)
     app.include_router(procedures.router)
     app.include_router(search.router)
     app.include_router(blocks.router)

@@ -1,5 +1,6 @@
 """The records sedimem stores and returns (pydantic models, validated)."""
 
+from sedimem.types.conversation import IngestResult, Message
 from sedimem.types.longterm import Episode, Fact, Outcome, Procedure
 from sedimem.types.search import Hit, Page, ScoreBreakdown
 from sedimem.types.working import (
@@ -15,6 +16,8 @@ __all__ = [
     "Episode",
     "Fact",
     "Hit",
+    "IngestResult",
+    "Message",
     "Outcome",
     "Page",
     "Procedure",

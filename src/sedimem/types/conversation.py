@@ -1,0 +1,104 @@
+"""Chat turns as agents have them, and what ingesting them did.
+
+The limits are stated here, once: the REST and MCP schemas take them from these types.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import AwareDatetime, ConfigDict, Field, StringConstraints
+
+from sedimem.types._base import Model
+from sedimem.types.longterm import Fact
+from sedimem.types.text import NO_NUL, Label
+
+__all__ = [
+    "FUTURE_TOLERANCE_SECONDS",
+    "MAX_MESSAGES",
+    "MAX_MESSAGE_CHARS",
+    "IngestResult",
+    "Message",
+    "Role",
+]
+
+#: At most this many messages in one ingest call (split a longer history into calls).
+MAX_MESSAGES = 500
+#: At most this many characters in one message's content.
+MAX_MESSAGE_CHARS = 32_000
+#: How far in the future a message's timestamp may lie (clocks drift); later is refused.
+FUTURE_TOLERANCE_SECONDS = 300.0
+
+#: Who spoke: the agent's user, the agent itself, its instructions, or a tool's output.
+Role = Literal["user", "assistant", "system", "tool"]
+
+MessageText = Annotated[
+    str, StringConstraints(min_length=1, max_length=MAX_MESSAGE_CHARS, pattern=NO_NUL)
+]
+
+
+class Message(Model):
+    """One chat turn."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    role: Role = Field(description="Who spoke: user, assistant, system or tool.")
+    content: MessageText = Field(description=f"What was said (1..{MAX_MESSAGE_CHARS} characters).")
+    name: Label | None = Field(
+        default=None,
+        description="The speaker's name (first-person statements are filed under it; "
+        "default: the role).",
+    )
+    timestamp: AwareDatetime | None = Field(
+        default=None,
+        description="When it was said (default: now); at most "
+        f"{int(FUTURE_TOLERANCE_SECONDS)} s in the future.",
+    )
+    id: Annotated[str, StringConstraints(min_length=1, max_length=256, pattern=NO_NUL)] | None = (
+        Field(
+            default=None,
+            description="The message's own id: sending it again is a no-op. Without one, the "
+            "turn is known by its scope owner, role, timestamp and content.",
+        )
+    )
+
+
+class IngestResult(Model):
+    """What one ingest did: the turns it filed and the facts extracted from them.
+
+    ``status`` is ``done`` when extraction ran inline; a background ingest returns
+    ``pending`` with its ``job_id`` at once (the turns are filed already) and its status
+    route later answers with the same shape.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    status: Literal["pending", "running", "done", "failed"] = "done"
+    job_id: str | None = Field(default=None, description="Set for a background ingest.")
+    stored: list[str] = Field(
+        default_factory=list, description="Episode ids of the turns filed by this call."
+    )
+    duplicates: list[str] = Field(
+        default_factory=list, description="Episode ids of turns already filed (not re-read)."
+    )
+    inserted: list[str] = Field(default_factory=list, description="Ids of new facts.")
+    reinforced: list[str] = Field(
+        default_factory=list, description="Ids of facts already believed, counted again."
+    )
+    superseded: list[str] = Field(
+        default_factory=list, description="Ids of facts a new value or an ending retired."
+    )
+    ended: list[str] = Field(
+        default_factory=list,
+        description="Ids of the closed versions recorded for facts the turns say ended.",
+    )
+    possible_conflicts: list[Fact] = Field(
+        default_factory=list,
+        description="Current facts of a subject and predicate that a new fact may contradict "
+        "(the predicate is not declared single-valued): both are kept.",
+    )
+    error: str | None = Field(
+        default=None, description="Why extraction failed (the turns stay filed)."
+    )
+    finished_at: datetime | None = None
