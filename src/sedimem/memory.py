@@ -49,7 +49,7 @@ from sedimem.scope import SYSTEM_TENANT, Scope
 from sedimem.storage.longterm.base import LongTermStore, RecordFilter
 from sedimem.storage.working.base import WorkingStore
 from sedimem.storage.working.factory import open_working_store
-from sedimem.types.conversation import IngestResult, Message
+from sedimem.types.conversation import IngestResult, MessageFields
 from sedimem.working.memory import WorkingMemory
 
 __all__ = ["Memory", "MemoryHealth", "MemoryProfile", "MemoryStats", "StoreHealth", "UserCounts"]
@@ -339,7 +339,7 @@ class Memory:
 
     async def ingest(
         self,
-        messages: Sequence[Message | Mapping[str, object]],
+        messages: Sequence[MessageFields | Mapping[str, object]],
         scope: Scope,
         *,
         background: bool = False,

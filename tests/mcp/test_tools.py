@@ -611,3 +611,26 @@ async def test_nul_in_text_is_refused_naming_the_field(memory: Memory) -> None:
         assert "statement: contains a NUL character" in error_of(fact)
         found = data_of(await client.call_tool("recall", {"query": "d"}))
         assert all(not hits for hits in found.values() if isinstance(hits, list))
+
+
+async def test_ingest_messages_files_turns_once_and_learns_facts(memory: Memory) -> None:
+    turns = [
+        {"role": "user", "name": "Ana", "content": "I work at Acme.", "id": "t1"},
+        {"role": "assistant", "content": "Noted, Acme it is.", "id": "t2"},
+    ]
+    async with client_as(memory, local_key("acme", user="ana")) as client:
+        first = data_of(
+            await client.call_tool("ingest_messages", {"messages": turns, "session": "s1"})
+        )
+        assert len(first["stored"]) == 2
+        assert len(first["inserted"]) == 1
+        again = data_of(await client.call_tool("ingest_messages", {"messages": turns}))
+        assert again["stored"] == []
+        assert sorted(again["duplicates"]) == sorted(first["stored"])
+        bad = await client.call_tool(
+            "ingest_messages", {"messages": [{"role": "robot", "content": "hi"}]}
+        )
+        assert "role" in error_of(bad)
+    scope = Scope(tenant="acme", user="ana")
+    (fact,) = await memory.facts.current("Ana", "works_at", scope=scope)
+    assert fact.object == "Acme"

@@ -43,6 +43,7 @@ from sedimem.types.conversation import (
     MAX_MESSAGES,
     IngestResult,
     Message,
+    MessageFields,
 )
 from sedimem.types.longterm import Episode, Fact
 
@@ -67,7 +68,7 @@ def message_key(owner: Scope, message: Message) -> str:
     return f"message:{digest[:48]}"
 
 
-def _parse(messages: Sequence[Message | Mapping[str, Any]], now: float) -> list[Message]:
+def _parse(messages: Sequence[MessageFields | Mapping[str, Any]], now: float) -> list[Message]:
     if isinstance(messages, (str, bytes, Mapping)) or not 1 <= len(messages) <= MAX_MESSAGES:
         count = len(messages) if isinstance(messages, Sequence) else "not a list"
         raise ValidationError(
@@ -76,8 +77,10 @@ def _parse(messages: Sequence[Message | Mapping[str, Any]], now: float) -> list[
     parsed: list[Message] = []
     for index, raw in enumerate(messages):
         field = f"messages[{index}]"
-        if not isinstance(raw, (Message, Mapping)):
+        if not isinstance(raw, (MessageFields, Mapping)):
             raise ValidationError(field, "is not a message", allowed="an object: role, content")
+        if isinstance(raw, MessageFields) and not isinstance(raw, Message):
+            raw = raw.model_dump(exclude_unset=True)
         try:
             message = raw if isinstance(raw, Message) else Message(**raw)
         except ValidationError as exc:
@@ -141,7 +144,7 @@ class Conversations:
 
     async def ingest(
         self,
-        messages: Sequence[Message | Mapping[str, Any]],
+        messages: Sequence[MessageFields | Mapping[str, Any]],
         scope: Scope,
         *,
         background: bool = False,

@@ -36,15 +36,16 @@ sedimem is your layered memory. At the start of a task call assemble_context (or
 with what you are about to do; keep the task's state in working memory (working_set, \
 append_scratchpad, checkpoint / restore, working_get to resume), all per session id. When a \
 task ends, remember it as an episode (tier 'episodic': description, outcome, actions, \
-lessons_learned); store durable facts with tier 'semantic' and reusable step lists with tier \
-'procedural'; after following a procedure found by search_procedures, call record_outcome. \
-To correct a memory use its id: edit_memory, invalidate_fact (a fact no longer true) or \
-delete_memory; a fact stored with cardinality 'one' replaces the current value of its subject \
-and predicate (declare_predicates does so for every later write). Pinned blocks (persona, \
-user profile, instructions; always first in a context): list_blocks, update_block, \
-append_block, delete_block. Scope fields (project, user, agent_type, agent, session) are \
-optional; your API key may fix some of them. Errors name the argument and the allowed \
-range: fix it and call again."""
+lessons_learned); pass the conversation's turns to ingest_messages (stored once, the \
+facts they state learned); store durable facts with tier 'semantic' and reusable step lists \
+with tier 'procedural'; after following a procedure found by search_procedures, call \
+record_outcome. To correct a memory use its id: edit_memory, invalidate_fact (a fact no \
+longer true) or delete_memory; a fact stored with cardinality 'one' replaces the current \
+value of its subject and predicate (declare_predicates does so for every later write). \
+Pinned blocks (persona, user profile, instructions; always first in a context): \
+list_blocks, update_block, append_block, delete_block. Scope fields (project, user, \
+agent_type, agent, session) are optional; your API key may fix some of them. Errors name \
+the argument and the allowed range: fix it and call again."""
 
 
 class MemoryServer(MCPServer[Any]):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import AwareDatetime, ConfigDict, Field, StringConstraints
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints
 
 from sedimem.types._base import Model
 from sedimem.types.longterm import Fact
@@ -20,6 +20,7 @@ __all__ = [
     "MAX_MESSAGE_CHARS",
     "IngestResult",
     "Message",
+    "MessageFields",
     "Role",
 ]
 
@@ -38,8 +39,9 @@ MessageText = Annotated[
 ]
 
 
-class Message(Model):
-    """One chat turn."""
+class MessageFields(BaseModel):
+    """One chat turn's fields and limits (what an interface's schema publishes; plain
+    pydantic, so a framework reports the offending nested field itself)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -62,6 +64,10 @@ class Message(Model):
             "turn is known by its scope owner, role, timestamp and content.",
         )
     )
+
+
+class Message(MessageFields, Model):
+    """One chat turn (invalid input raises :class:`sedimem.ValidationError`)."""
 
 
 class IngestResult(Model):

@@ -12,7 +12,7 @@ from pydantic import Field
 from sedimem.api.auth import Caller
 from sedimem.api.narrowing import ScopeFields, resolve
 from sedimem.api.state import MemoryDep
-from sedimem.types.conversation import MAX_MESSAGES, IngestResult, Message
+from sedimem.types.conversation import MAX_MESSAGES, IngestResult, MessageFields
 from sedimem.types.text import NO_NUL
 
 __all__ = ["MessagesIn", "router"]
@@ -23,7 +23,7 @@ router = APIRouter(prefix="/v1/messages", tags=["messages"])
 class MessagesIn(ScopeFields):
     """Chat turns of one scope (a session, when given, is where they were said)."""
 
-    messages: list[Message] = Field(
+    messages: list[MessageFields] = Field(
         min_length=1,
         max_length=MAX_MESSAGES,
         description=f"The turns, oldest first (1..{MAX_MESSAGES}).",

@@ -14,6 +14,7 @@ from sedimem.mcp.tools.admin import AdminTools
 from sedimem.mcp.tools.base import ToolEnv
 from sedimem.mcp.tools.blocks import BlockTools
 from sedimem.mcp.tools.context import ContextTool
+from sedimem.mcp.tools.conversation import ConversationTool
 from sedimem.mcp.tools.edit import EditTools
 from sedimem.mcp.tools.remember import RememberTool
 from sedimem.mcp.tools.search import SearchTools
@@ -44,8 +45,10 @@ def tool_specs(env: ToolEnv) -> list[ToolSpec]:
     context = ContextTool(env)
     edit = EditTools(env)
     blocks = BlockTools(env)
+    conversation = ConversationTool(env)
     return [
         ToolSpec(remember.remember, "Remember"),
+        ToolSpec(conversation.ingest_messages, "Remember a conversation", idempotent=True),
         ToolSpec(search.recall, "Recall memories", read_only=True),
         ToolSpec(context.assemble_context, "Assemble context", read_only=True),
         ToolSpec(search.search_procedures, "Search procedures", read_only=True),
@@ -72,6 +75,7 @@ def tool_specs(env: ToolEnv) -> list[ToolSpec]:
 
 TOOL_NAMES = (
     "remember",
+    "ingest_messages",
     "recall",
     "assemble_context",
     "search_procedures",
