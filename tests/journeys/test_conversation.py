@@ -9,6 +9,7 @@ the test is skipped with a reason when the file is absent.
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -100,3 +101,45 @@ def test_a_locomo_conversation_through_messages() -> None:
             assert sum(len(a["duplicates"]) for a in again) == turns
             assert all(a["stored"] == a["inserted"] == a["reinforced"] == [] for a in again)
             assert client.get("/v1/stats", params=owner).json() == stats
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_two_servers_file_a_turn_once(postgres_url: str) -> None:
+    """The same turns posted at once to two processes on one store are filed once."""
+    admin = "admin-secret-for-two-servers"
+    env = {
+        "SEDIMEM_ADMIN_KEY": admin,
+        "SEDIMEM_STORE_URL": postgres_url,
+        "SEDIMEM_WORKING_URL": "memory://",
+    }
+    turns = [
+        {"role": "user", "name": "Ana", "content": f"I live in city {n}.",
+         "timestamp": f"2024-05-01T09:00:{n:02d}+00:00"}
+        for n in range(20)
+    ]  # fmt: skip
+    with SedimemServer(env=env) as one, SedimemServer(env=env) as two:
+        with httpx.Client(base_url=one.url, headers={"Authorization": f"Bearer {admin}"}) as c:
+            created = c.post("/v1/keys", json={"tenant": "acme"})
+            assert created.status_code == 201, created.text
+            headers = {"Authorization": f"Bearer {created.json()['secret']}"}
+
+        def post(server: SedimemServer) -> dict[str, Any]:
+            with httpx.Client(base_url=server.url, headers=headers, timeout=120) as client:
+                response = client.post("/v1/messages", json={"user": "ana", "messages": turns})
+                assert response.status_code == 200, response.text
+                answer: dict[str, Any] = response.json()
+                return answer
+
+        with ThreadPoolExecutor(2) as pool:
+            answers = list(pool.map(post, [one, two]))
+        assert sum(len(a["stored"]) for a in answers) == len(turns)
+        assert sum(len(a["duplicates"]) for a in answers) == len(turns)
+        with httpx.Client(base_url=two.url, headers=headers, timeout=60) as client:
+            stats = client.get("/v1/stats", params={"user": "ana"}).json()
+            assert stats["episodes"] == len(turns)
+            # the city is single-valued: one current value, the last one said
+            now = client.get(
+                "/v1/facts", params={"subject": "Ana", "predicate": "lives_in", "user": "ana"}
+            ).json()["items"]
+            assert [f["object"] for f in now] == ["city 19"]
