@@ -1,19 +1,21 @@
 """Ingesting chat turns on every long-term backend: episodes once per message, facts by the
 cardinality rules, endings, background jobs and bad input."""
 
+import json
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from sedimem.consolidation import OpenAIChatExtractor
 from sedimem.conversation import Conversations
 from sedimem.embed import HashEmbedder
-from sedimem.errors import NotFound, SedimemError, ValidationError
+from sedimem.errors import NotFound, ValidationError
 from sedimem.memory import Memory
 from sedimem.scope import Scope
+from sedimem.testing.llm_server import ScriptedLLMServer
 from sedimem.types.conversation import MAX_MESSAGE_CHARS, MAX_MESSAGES, Message
-from sedimem.types.longterm import Episode, Fact
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 
@@ -155,20 +157,31 @@ async def test_small_clock_drift_is_tolerated(memory: Memory, scope: Scope) -> N
     assert episode.occurred_at == soon
 
 
-class Failing:
-    """An extractor whose model answered nothing usable."""
-
-    async def extract(self, episode: Episode) -> list[Fact]:
-        raise SedimemError("the model's reply was not valid JSON after 3 tries")
-
-
-async def test_extraction_failure_is_reported_and_turns_stay(memory: Memory, scope: Scope) -> None:
-    service = Conversations(memory.longterm_store, memory.embedder, memory.facts, Failing())
-    result = await service.ingest([turn("I live in Oslo.", 0)], scope)
-    assert result.status == "failed"
-    assert "not valid JSON" in (result.error or "")
-    assert len(result.stored) == 1
-    assert (await memory.stats(scope)).episodes == 1
-    # the facts job reads the turn again with the memory's own extractor
+async def test_llm_extractor_facts_and_a_reply_that_is_not_json(
+    memory: Memory, scope: Scope, llm_server: ScriptedLLMServer
+) -> None:
+    """The configured extractor reads the turns: a good reply becomes facts; a reply that
+    is not JSON after its retry is reported, the turns stay filed, and the facts job (with
+    the memory's own extractor) reads them later."""
+    lisbon = {"statement": "Ana lives in Lisbon.", "subject": "Ana", "predicate": "lives_in",
+              "object": "Lisbon", "confidence": 0.9}  # fmt: skip
+    llm_server.script_chat(
+        {"content": json.dumps({"facts": [lisbon]})},
+        {"content": "not json {"},
+        {"content": '{"facts": [{"statement": "Ana lives in Lis'},
+    )
+    async with OpenAIChatExtractor(
+        llm_server.base_url, "m", retry_wait=0, invalid_retries=1
+    ) as llm:
+        service = Conversations(memory.longterm_store, memory.embedder, memory.facts, llm)
+        good = await service.ingest([turn("Guess where I live now!", 0)], scope)
+        assert good.status == "done"
+        assert len(good.inserted) == 1
+        failed = await service.ingest([turn("I live in Oslo.", 5)], scope)
+    assert failed.status == "failed"
+    assert "JSON" in (failed.error or "")
+    assert len(failed.stored) == 1
+    assert (await memory.stats(scope)).episodes == 2
     await memory.consolidate(scope.tenant, jobs=["facts"])
-    assert (await memory.facts.current("Ana", "lives_in", scope=scope))[0].object == "Oslo"
+    (now,) = await memory.facts.current("Ana", "lives_in", scope=scope)
+    assert now.object == "Oslo"
