@@ -156,6 +156,10 @@ class Driver(abc.ABC):
     ) -> Learned: ...
 
     @abc.abstractmethod
+    async def ingest(self, who: Who, messages: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """Chat turns in (``memory.ingest``); what was stored, skipped and learned."""
+
+    @abc.abstractmethod
     async def record_episode(
         self,
         who: Who,

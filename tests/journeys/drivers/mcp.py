@@ -196,6 +196,12 @@ class McpDriver(Driver):
             possible_conflicts=tuple(f["id"] for f in stored.get("possible_conflicts", [])),
         )
 
+    async def ingest(self, who: Who, messages: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        result: dict[str, Any] = await self.tool(
+            "ingest_messages", messages=list(messages), **who.fields()
+        )
+        return result
+
     async def record_episode(
         self,
         who: Who,

@@ -171,6 +171,10 @@ class PythonDriver(Driver):
             result = await self.memory.facts.learn(fact)
         return _learned(result)
 
+    async def ingest(self, who: Who, messages: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        result = await self.memory.ingest(messages, self._scope(who))
+        return result.model_dump(mode="json")
+
     async def record_episode(
         self,
         who: Who,

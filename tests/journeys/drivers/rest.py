@@ -242,6 +242,11 @@ class RestDriver(Driver):
         )
         return _learned(await self.call("POST", "/v1/facts", json=body))
 
+    async def ingest(self, who: Who, messages: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        body = {"messages": list(messages), **who.fields()}
+        result: dict[str, Any] = await self.call("POST", "/v1/messages", json=body)
+        return result
+
     async def record_episode(
         self,
         who: Who,

@@ -1,0 +1,45 @@
+"""A conversation handed over turn by turn: what the user said in session 1 is in session 2's
+context, the same turns sent again change nothing, and a move told in session 2 supersedes
+the old city."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.journeys.conftest import Drive
+from tests.journeys.drivers.base import Who
+
+pytestmark = pytest.mark.slow  # real server processes, six runs each
+
+ANA = Who(user="ana", agent_type="concierge")
+
+
+def said(n: int, role: str, content: str) -> dict[str, str]:
+    name = {"user": "Ana"}.get(role, "Concierge")
+    return {"id": f"t{n}", "role": role, "name": name, "content": content,
+            "timestamp": f"2024-05-0{n}T09:00:00+00:00"}  # fmt: skip
+
+
+async def test_turns_told_in_one_session_serve_the_next(drive: Drive) -> None:
+    async with drive() as d:
+        first = ANA.in_session("chat-1")
+        turns = [
+            said(1, "user", "I live in Oslo."),
+            said(2, "assistant", "Oslo it is: I will look for trains from there."),
+        ]
+        told = await d.ingest(first, turns)
+        assert len(told["stored"]) == 2
+        assert len(told["inserted"]) >= 1
+        before = await d.stats(ANA)
+        again = await d.ingest(first, turns)
+        assert again["stored"] == []
+        assert len(again["duplicates"]) == 2
+        assert await d.stats(ANA) == before
+
+        second = ANA.in_session("chat-2")
+        context = await d.assemble(second, "Where does Ana live?")
+        assert "Ana lives in Oslo" in context or "I live in Oslo" in context
+        moved = await d.ingest(second, [said(3, "user", "I moved to Bergen.")])
+        assert len(moved["superseded"]) == 1
+        (now,) = [v for v in await d.history(ANA, "Ana", "lives_in") if v.get("valid_to") is None]
+        assert now["object"] == "Bergen"
