@@ -28,6 +28,7 @@ from sedimem.consolidation import (
     ConsolidationWorker,
     Consolidator,
     Extractor,
+    JobReport,
 )
 from sedimem.consolidation.extract import RuleExtractor
 from sedimem.consolidation.llm import OpenAIChatExtractor
@@ -41,6 +42,7 @@ from sedimem.keys import API_KEY, ApiKeys
 from sedimem.lifecycle import Lifecycle
 from sedimem.llm.usage import Metered
 from sedimem.longterm import EpisodicMemory, ProceduralMemory, SemanticMemory
+from sedimem.longterm.catalog import Catalog
 from sedimem.longterm.documents import Documents
 from sedimem.longterm.stores import open_longterm_store
 from sedimem.reflection import Reflection, ReflectionReport
@@ -146,6 +148,7 @@ class Memory:
         self.conversations = Conversations(
             longterm_store, embedder, self.facts, extractor, clock=clock
         )
+        self.catalog = Catalog(longterm_store, clock=clock)
         self.consolidator = Consolidator(
             longterm_store,
             self.episodes,
@@ -268,6 +271,36 @@ class Memory:
             if len(page) < _SESSION_PAGE:
                 return found
             after = page[-1].cursor
+
+    async def live_sessions(self, scope: Scope) -> list[Scope]:
+        """Every session with working state inside ``scope``: those whose project, user,
+        agent type and agent equal the ones ``scope`` sets (its unset fields match any).
+
+        Reads the tenant's session index page by page (cost: the tenant's live sessions).
+        """
+        fields = ("project", "user", "agent_type", "agent")
+        wanted = {f: getattr(scope, f) for f in fields if getattr(scope, f) is not None}
+        found: list[Scope] = []
+        after: str | None = None
+        while True:
+            page = await self._working_store.idle_sessions(
+                scope.tenant, 0.0, self._clock.now(), _SESSION_PAGE, after
+            )
+            for idle in page:
+                session = Scope.from_canonical(idle.scope)
+                if session is None or session.session is None or session.tenant != scope.tenant:
+                    continue
+                if all(getattr(session, f) == v for f, v in wanted.items()):
+                    found.append(session)
+            if len(page) < _SESSION_PAGE:
+                return found
+            after = page[-1].cursor
+
+    async def consolidation_runs(
+        self, tenant: str, *, limit: int = 50, job: str | None = None
+    ) -> list[JobReport]:
+        """The logged consolidation runs of ``tenant`` (of one job when given), newest first."""
+        return await self.consolidator.runs(tenant, limit, job=job)
 
     def documents(self, scope: Scope) -> Documents:
         """The keyed JSON documents of the scope's owner (what LangGraph's store keeps)."""

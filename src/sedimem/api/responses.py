@@ -8,12 +8,14 @@ from typing import Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field
 
 from sedimem.blocks import BLOCK
+from sedimem.consolidation.models import JobReport
 from sedimem.keys import ApiKey, IssuedKey
 from sedimem.longterm.records import EPISODE, FACT, PROCEDURE
+from sedimem.scope import Scope
 from sedimem.types.blocks import Block
 from sedimem.types.longterm import Episode, Fact, LearnResult, Procedure
 from sedimem.types.search import Hit
-from sedimem.types.working import CheckpointInfo, ScratchpadEntry
+from sedimem.types.working import CheckpointInfo, KeyEntry, ScratchpadEntry
 
 __all__ = [
     "BlockList",
@@ -23,6 +25,7 @@ __all__ = [
     "Forked",
     "Health",
     "ImportCounts",
+    "KeyEntries",
     "KeyList",
     "KvEntry",
     "KvItems",
@@ -30,7 +33,9 @@ __all__ = [
     "NewKey",
     "ProcedureMatches",
     "Recalled",
+    "RunList",
     "Scratchpad",
+    "SessionList",
 ]
 
 
@@ -69,6 +74,22 @@ class KvEntry(_Out):
 
 class KvItems(_Out):
     items: dict[str, Any]
+
+
+class KeyEntries(_Out):
+    items: list[KeyEntry]
+
+
+class SessionList(_Out):
+    """Live sessions (with working state), each by its full scope."""
+
+    items: list[Scope]
+
+
+class RunList(_Out):
+    """Consolidation runs, newest first."""
+
+    items: list[JobReport]
 
 
 class Scratchpad(_Out):

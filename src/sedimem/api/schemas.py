@@ -46,6 +46,7 @@ __all__ = [
     "ForgetRequest",
     "ForkRequest",
     "Instant",
+    "JobName",
     "KeyRequest",
     "KvPut",
     "MatchRequest",

@@ -11,7 +11,14 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 from sedimem.types._base import Model
 from sedimem.types.text import NO_NUL
 
-__all__ = ["CheckpointInfo", "ScratchpadEntry", "TaskState", "TaskStatus", "WorkingStats"]
+__all__ = [
+    "CheckpointInfo",
+    "KeyEntry",
+    "ScratchpadEntry",
+    "TaskState",
+    "TaskStatus",
+    "WorkingStats",
+]
 
 
 class TaskStatus(StrEnum):
@@ -46,6 +53,21 @@ class ScratchpadEntry(BaseModel):
     id: str
     text: str
     created_at: datetime
+
+
+class KeyEntry(BaseModel):
+    """A user key of a session with its value and how long it has left."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    value: Any
+    expires_at: AwareDatetime | None = Field(
+        default=None, description="When the key expires on its own; unset: with the session."
+    )
+    ttl_left_seconds: float | None = Field(
+        default=None, description="Seconds until `expires_at` (unset: no TTL of its own)."
+    )
 
 
 class CheckpointInfo(BaseModel):

@@ -17,6 +17,7 @@ from sedimem.storage.working.base import SessionRef, WorkingStore
 from sedimem.types.text import check_no_nul
 from sedimem.types.working import (
     CheckpointInfo,
+    KeyEntry,
     ScratchpadEntry,
     TaskState,
     TaskStatus,
@@ -103,6 +104,24 @@ class WorkingMemory:
     async def get_all(self) -> dict[str, Any]:
         items = await self._store.items(self._ref, self._clock.now())
         return {k: json.loads(v.value) for k, v in sorted(items.items())}
+
+    async def entries(self) -> list[KeyEntry]:
+        """The user keys, sorted, each with its value and the time it has left."""
+        now = self._clock.now()
+        items = await self._store.items(self._ref, now)
+        return [
+            KeyEntry(
+                key=key,
+                value=json.loads(stored.value),
+                expires_at=None
+                if stored.expires_at is None
+                else utc_from_timestamp(stored.expires_at),
+                ttl_left_seconds=None
+                if stored.expires_at is None
+                else max(0.0, stored.expires_at - now),
+            )
+            for key, stored in sorted(items.items())
+        ]
 
     async def clear(self) -> int:
         """Remove the user keys (not task state, scratchpad or checkpoints); return how many."""

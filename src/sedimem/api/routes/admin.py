@@ -1,10 +1,11 @@
-"""API keys: the admin issues and lists them; a key of the tenant may revoke too."""
+"""API keys: the admin issues and lists them; a key of the tenant may revoke too, and any
+key may read its own description (what the web inspector shows and obeys)."""
 
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 
-from sedimem.api.auth import Admin, AdminOrCaller, require_unnarrowed
+from sedimem.api.auth import Admin, AdminOrCaller, Caller, require_unnarrowed
 from sedimem.api.responses import KeyList, NewKey
 from sedimem.api.schemas import KeyRequest
 from sedimem.api.state import MemoryDep
@@ -34,6 +35,11 @@ async def list_keys(
     include_revoked: Annotated[bool, Query(), AS_BOOLEAN] = False,
 ) -> KeyList:
     return KeyList(items=await memory.keys.list(tenant, include_revoked=include_revoked))
+
+
+@router.get("/self", summary="The calling key: its tenant and what it is narrowed to")
+async def own_key(caller: Caller) -> ApiKey:
+    return caller
 
 
 @router.delete("/{key_id}", summary="Revoke a key (admin, or a key of the same tenant)")

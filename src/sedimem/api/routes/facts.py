@@ -1,5 +1,6 @@
 """Facts: learn one (insert, reinforce or supersede), ask what holds, read a timeline,
-correct, invalidate or delete one by id, and declare which predicates are single-valued.
+list the current ones, correct, invalidate or delete one by id, and declare which
+predicates are single-valued.
 
 By-id routes go through the service with the key's scope: another tenant's id is absent
 (404), a record outside the key's narrowing is refused (403).
@@ -15,10 +16,12 @@ from sedimem.api.narrowing import ScopeQuery, resolve
 from sedimem.api.responses import FactList, Learned
 from sedimem.api.schemas import FactIn, FactPatch, PredicatesIn
 from sedimem.api.state import MemoryDep
-from sedimem.api.values import AS_BOOLEAN, Instant
+from sedimem.api.values import AS_BOOLEAN, AS_INTEGER, Instant
 from sedimem.errors import NotFound
+from sedimem.longterm.catalog import MAX_LISTING
 from sedimem.types.edits import PredicateCardinalities
 from sedimem.types.longterm import Fact, Label
+from sedimem.types.search import Page
 from sedimem.types.text import NO_NUL
 
 __all__ = ["router"]
@@ -76,6 +79,23 @@ async def history(
         include_retired=include_retired,
     )
     return FactList(items=facts)
+
+
+@router.get("/current", summary="The facts believed now, a page at a time (oldest first)")
+async def current_facts(
+    caller: Caller,
+    memory: MemoryDep,
+    query: ScopeQuery,
+    subject: Annotated[Label | None, Query(description="Only this subject's facts.")] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_LISTING, description="Page size."), AS_INTEGER] = 100,
+    cursor: Annotated[
+        str | None,
+        Query(max_length=64, pattern=NO_NUL, description="`next_cursor` of the previous page."),
+    ] = None,
+) -> Page[Fact]:
+    return await memory.catalog.facts(
+        resolve(caller, query), subject=subject, limit=limit, cursor=cursor
+    )
 
 
 @router.get("/predicates", summary="Which predicates are single-valued for the tenant")

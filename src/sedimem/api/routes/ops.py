@@ -1,5 +1,5 @@
 """Operations: liveness, readiness, metrics; and the tenant-wide jobs (reflect,
-consolidate, stats, profile)."""
+consolidate and its run log, stats, profile)."""
 
 from typing import Annotated
 
@@ -8,8 +8,8 @@ from fastapi import APIRouter, Query, Response
 from sedimem.api.auth import Caller, require_unnarrowed
 from sedimem.api.metrics import CONTENT_TYPE
 from sedimem.api.narrowing import OwnerQuery, ScopeQuery, resolve
-from sedimem.api.responses import Health
-from sedimem.api.schemas import ConsolidateRequest, ReflectRequest, time_range
+from sedimem.api.responses import Health, RunList
+from sedimem.api.schemas import ConsolidateRequest, JobName, ReflectRequest, time_range
 from sedimem.api.state import MemoryDep, MetricsDep
 from sedimem.api.values import AS_INTEGER
 from sedimem.consolidation import JOBS, ConsolidationReport
@@ -70,6 +70,20 @@ async def consolidate(
     report = await memory.consolidate(caller.tenant, jobs=body.jobs or JOBS, dry_run=body.dry_run)
     metrics.consolidated(report)
     return report
+
+
+@router.get(
+    "/consolidation/runs",
+    summary="The logged consolidation runs of the key's tenant, newest first",
+)
+async def consolidation_runs(
+    caller: Caller,
+    memory: MemoryDep,
+    job: Annotated[JobName | None, Query(description="Only this job's runs.")] = None,
+    limit: Annotated[int, Query(ge=1, le=1000, description="How many."), AS_INTEGER] = 50,
+) -> RunList:
+    require_unnarrowed(caller, "the consolidation log")
+    return RunList(items=await memory.consolidation_runs(caller.tenant, limit=limit, job=job))
 
 
 @router.get(

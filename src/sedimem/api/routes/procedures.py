@@ -1,16 +1,21 @@
-"""Procedures: record (a same-named one becomes its next version), match a task, count uses."""
+"""Procedures: record (a same-named one becomes its next version), list, match a task,
+count uses."""
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Query
 
 from sedimem.api.auth import Caller
-from sedimem.api.narrowing import resolve
+from sedimem.api.narrowing import ScopeQuery, resolve
 from sedimem.api.responses import ProcedureMatches
 from sedimem.api.schemas import MatchRequest, OutcomeRequest, ProcedureIn, ProcedurePatch
 from sedimem.api.state import MemoryDep
+from sedimem.api.values import AS_INTEGER
 from sedimem.errors import NotFound
+from sedimem.longterm.catalog import MAX_LISTING
 from sedimem.types.longterm import Procedure
+from sedimem.types.search import Page
+from sedimem.types.text import NO_NUL
 
 __all__ = ["router"]
 
@@ -22,6 +27,20 @@ ProcedureId = Annotated[str, Path(max_length=64)]
 @router.post("", status_code=201, summary="Record a procedure")
 async def record(body: ProcedureIn, caller: Caller, memory: MemoryDep) -> Procedure:
     return await memory.procedures.record(body.to_record(resolve(caller, body)))
+
+
+@router.get("", summary="The procedures the scope sees, a page at a time (oldest first)")
+async def list_procedures(
+    caller: Caller,
+    memory: MemoryDep,
+    query: ScopeQuery,
+    limit: Annotated[int, Query(ge=1, le=MAX_LISTING, description="Page size."), AS_INTEGER] = 100,
+    cursor: Annotated[
+        str | None,
+        Query(max_length=64, pattern=NO_NUL, description="`next_cursor` of the previous page."),
+    ] = None,
+) -> Page[Procedure]:
+    return await memory.catalog.procedures(resolve(caller, query), limit=limit, cursor=cursor)
 
 
 @router.post("/match", summary="Procedures for a task: how well they match x how often they worked")

@@ -6,7 +6,16 @@ from fastapi import APIRouter, Path
 
 from sedimem.api.auth import Caller
 from sedimem.api.narrowing import OwnerFields, OwnerQuery, resolve
-from sedimem.api.responses import CheckpointList, Created, Forked, KvEntry, KvItems, Scratchpad
+from sedimem.api.responses import (
+    CheckpointList,
+    Created,
+    Forked,
+    KeyEntries,
+    KvEntry,
+    KvItems,
+    Scratchpad,
+    SessionList,
+)
 from sedimem.api.schemas import (
     CheckpointCreate,
     ForkRequest,
@@ -24,9 +33,10 @@ from sedimem.types.text import NO_NUL
 from sedimem.types.working import TaskState, WorkingStats
 from sedimem.working.memory import WorkingMemory
 
-__all__ = ["SessionId", "router"]
+__all__ = ["SessionId", "listing", "router"]
 
 router = APIRouter(prefix="/v1/sessions/{session}", tags=["working memory"])
+listing = APIRouter(prefix="/v1/sessions", tags=["working memory"])
 
 SessionId = Annotated[Identifier, Path(description="The session: working memory's address.")]
 Key = Annotated[
@@ -41,6 +51,11 @@ Key = Annotated[
 CheckpointId = Annotated[str, Path(max_length=64, pattern=NO_NUL)]
 
 _ABSENT = object()
+
+
+@listing.get("", summary="The live sessions (with working state) inside the scope")
+async def list_sessions(caller: Caller, memory: MemoryDep, query: OwnerQuery) -> SessionList:
+    return SessionList(items=await memory.live_sessions(resolve(caller, query)))
 
 
 def _working(
@@ -80,6 +95,13 @@ async def get_values(
     session: SessionId, caller: Caller, memory: MemoryDep, query: OwnerQuery
 ) -> KvItems:
     return KvItems(items=await _working(memory, caller, session, query).get_all())
+
+
+@router.get("/keys", summary="Every key of the session with its value and the time it has left")
+async def get_entries(
+    session: SessionId, caller: Caller, memory: MemoryDep, query: OwnerQuery
+) -> KeyEntries:
+    return KeyEntries(items=await _working(memory, caller, session, query).entries())
 
 
 @router.put("/task", summary="Set the task state")
