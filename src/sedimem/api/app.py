@@ -12,7 +12,7 @@ from typing import Any
 from fastapi import Depends, FastAPI
 
 from sedimem import __version__
-from sedimem.api import docs_pages, handlers
+from sedimem.api import docs_pages, handlers, ui
 from sedimem.api.limits import BodyLimit
 from sedimem.api.metrics import Backends, Metrics, MetricsMiddleware
 from sedimem.api.openapi import build_openapi
@@ -73,12 +73,14 @@ def create_app(memory: Memory, settings: Settings) -> FastAPI:
     app.state.sedimem = AppState(memory=memory, settings=settings, metrics=metrics)
     handlers.install(app)
     docs_pages.install(app)
+    ui.install(app)
     # added last = outermost: metrics see every answer, the 413s included
     app.add_middleware(BodyLimit, max_bytes=settings.server.max_body_bytes)
     app.add_middleware(MetricsMiddleware, metrics=metrics)
 
     app.include_router(ops.probes)
     app.include_router(admin.router)
+    app.include_router(working.listing)
     app.include_router(working.router)
     app.include_router(lifecycle.router)
     app.include_router(episodes.router(settings.server.max_page_size))
