@@ -54,8 +54,16 @@ class ApiKey(Model):
     user: Identifier | None = None
     agent: Identifier | None = None
     label: str | None = Field(default=None, max_length=200, pattern=NO_NUL)
+    read_only: bool = Field(
+        default=False, description="May read (and search, assemble) but never write or erase."
+    )
     created_at: datetime
     revoked_at: datetime | None = None
+
+    def require_writer(self, operation: str) -> None:
+        """Refuse ``operation`` (a write) to a read-only key."""
+        if self.read_only:
+            raise PermissionDenied(f"this key is read-only: {operation} writes")
 
     @property
     def scope(self) -> Scope:
@@ -106,6 +114,7 @@ class ApiKeys:
         user: str | None = None,
         agent: str | None = None,
         label: str | None = None,
+        read_only: bool = False,
     ) -> IssuedKey:
         scope = Scope.parse(tenant=tenant, project=project, user=user, agent=agent)
         key = ApiKey(
@@ -115,6 +124,7 @@ class ApiKeys:
             user=scope.user,
             agent=scope.agent,
             label=label,
+            read_only=read_only,
             created_at=utc_from_timestamp(self._clock.now()),
         )
         secret = _PREFIX + secrets.token_urlsafe(32)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hmac
 from typing import Annotated
 
-from fastapi import Depends
+from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from sedimem.api.problems import Unauthenticated
@@ -26,6 +26,7 @@ __all__ = [
     "Caller",
     "authenticate",
     "is_admin",
+    "writes",
     "require_admin",
     "require_unnarrowed",
     "require_user_at_most",
@@ -58,17 +59,33 @@ def is_admin(settings: Settings, token: str) -> bool:
     return hmac.compare_digest(sent, expected.get_secret_value().encode())
 
 
+#: Routes that take a body (so a POST) but only read: a read-only key may call them.
+READING_POSTS = frozenset({"/v1/recall", "/v1/context", "/v1/procedures/match", "/v1/reflect"})
+_READING_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def writes(request: Request) -> bool:
+    """Whether the request may change what is stored (a read-only key may not send it)."""
+    route = request.scope.get("route")
+    path = getattr(route, "path", request.url.path)
+    return request.method not in _READING_METHODS and path not in READING_POSTS
+
+
 async def authenticate(
+    request: Request,
     credentials: Annotated[Credentials, Depends(api_key_scheme)],
     memory: MemoryDep,
 ) -> ApiKey:
-    """The live API key the request carries."""
+    """The live API key the request carries (a read-only key: on a reading route only)."""
     if credentials is None:
         raise Unauthenticated("an API key is required: Authorization: Bearer <key>")
     try:
-        return await memory.keys.authenticate(credentials.credentials)
+        key = await memory.keys.authenticate(credentials.credentials)
     except PermissionDenied as exc:
         raise Unauthenticated(str(exc)) from exc
+    if writes(request):
+        key.require_writer(f"{request.method} {getattr(request.scope.get('route'), 'path', '')}")
+    return key
 
 
 async def require_admin(
@@ -83,6 +100,7 @@ async def require_admin(
 
 
 async def admin_or_caller(
+    request: Request,
     admin: Annotated[Credentials, Depends(admin_scheme)],
     credentials: Annotated[Credentials, Depends(api_key_scheme)],
     settings: SettingsDep,
@@ -91,7 +109,7 @@ async def admin_or_caller(
     """``None`` for the admin, else the caller's API key."""
     if admin is not None and is_admin(settings, admin.credentials):
         return None
-    return await authenticate(credentials, memory)
+    return await authenticate(request, credentials, memory)
 
 
 def require_unnarrowed(key: ApiKey, operation: str) -> None:

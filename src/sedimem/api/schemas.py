@@ -392,3 +392,6 @@ class KeyRequest(_Body):
     user: Identifier | None = None
     agent: Identifier | None = None
     label: KeyLabel | None = None
+    read_only: bool = Field(
+        default=False, description="A key that reads (and searches) but never writes or erases."
+    )

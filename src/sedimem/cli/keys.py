@@ -20,6 +20,9 @@ def create(
     user: Annotated[str | None, typer.Option(help="Restrict the key to a user.")] = None,
     agent: Annotated[str | None, typer.Option(help="Restrict the key to an agent.")] = None,
     label: Annotated[str | None, typer.Option(help="A note to recognise the key by.")] = None,
+    read_only: Annotated[
+        bool, typer.Option("--read-only", help="A key that reads but never writes or erases.")
+    ] = False,
     store: Store = None,
 ) -> None:
     """Create a key and print it once (only its hash is stored)."""
@@ -27,7 +30,7 @@ def create(
     async def main() -> None:
         async with open_memory(store=store) as memory:
             issued = await memory.keys.create(
-                tenant, project=project, user=user, agent=agent, label=label
+                tenant, project=project, user=user, agent=agent, label=label, read_only=read_only
             )
         console.print(f"key id: {issued.key.id}", highlight=False)
         console.print(issued.secret, highlight=False, soft_wrap=True)
@@ -63,6 +66,8 @@ def list_keys(
                 parts.append(f"revoked={key.revoked_at.isoformat(timespec='seconds')}")
             if key.label:
                 parts.append(f"label={key.label!r}")
+            if key.read_only:
+                parts.append("read-only")
             console.print("  ".join(parts), highlight=False, soft_wrap=True)
         if not keys:
             console.print("no keys", highlight=False)

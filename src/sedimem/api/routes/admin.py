@@ -22,7 +22,12 @@ router = APIRouter(prefix="/v1/keys", tags=["keys"])
 @router.post("", status_code=201, summary="Issue a key (admin): the secret is shown this once")
 async def create_key(body: KeyRequest, _: Admin, memory: MemoryDep) -> NewKey:
     issued = await memory.keys.create(
-        body.tenant, project=body.project, user=body.user, agent=body.agent, label=body.label
+        body.tenant,
+        project=body.project,
+        user=body.user,
+        agent=body.agent,
+        label=body.label,
+        read_only=body.read_only,
     )
     return NewKey.of(issued)
 

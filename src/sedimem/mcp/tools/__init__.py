@@ -37,39 +37,40 @@ class ToolSpec:
 
 
 def tool_specs(env: ToolEnv) -> list[ToolSpec]:
-    """Every tool, bound to ``env``, in the order hosts list them."""
-    remember = RememberTool(env)
-    search = SearchTools(env)
-    admin = AdminTools(env)
-    working = WorkingTools(env)
+    """Every tool, bound to ``env``, in the order hosts list them. Tools that write are
+    bound to ``env.writing()``: a read-only key may call only the reading ones."""
+    writing = env.writing()
+    search, search_w = SearchTools(env), SearchTools(writing)
+    admin, admin_w = AdminTools(env), AdminTools(writing)
+    working, working_w = WorkingTools(env), WorkingTools(writing)
     context = ContextTool(env)
-    edit = EditTools(env)
-    blocks = BlockTools(env)
-    conversation = ConversationTool(env)
+    edit, edit_w = EditTools(env), EditTools(writing)
+    blocks, blocks_w = BlockTools(env), BlockTools(writing)
+    conversation = ConversationTool(writing)  # ingest writes episodes and facts
     return [
-        ToolSpec(remember.remember, "Remember"),
+        ToolSpec(RememberTool(writing).remember, "Remember"),
         ToolSpec(conversation.ingest_messages, "Remember a conversation", idempotent=True),
         ToolSpec(search.recall, "Recall memories", read_only=True),
         ToolSpec(context.assemble_context, "Assemble context", read_only=True),
         ToolSpec(search.search_procedures, "Search procedures", read_only=True),
-        ToolSpec(search.record_outcome, "Record a procedure's outcome"),
+        ToolSpec(search_w.record_outcome, "Record a procedure's outcome"),
         ToolSpec(admin.reflect, "Reflect on episodes", read_only=True),
         ToolSpec(admin.get_memory_stats, "Memory statistics", read_only=True),
-        ToolSpec(admin.forget, "Forget (erase) memories", destructive=True, idempotent=True),
+        ToolSpec(admin_w.forget, "Forget (erase) memories", destructive=True, idempotent=True),
         ToolSpec(working.working_get, "Read working memory", read_only=True),
-        ToolSpec(working.working_set, "Set a working-memory key", idempotent=True),
-        ToolSpec(working.append_scratchpad, "Append to the scratchpad"),
-        ToolSpec(working.checkpoint, "Checkpoint working memory"),
-        ToolSpec(working.restore, "Restore a checkpoint", destructive=True, idempotent=True),
-        ToolSpec(edit.edit_memory, "Edit a memory", destructive=True),
-        ToolSpec(edit.delete_memory, "Delete a memory", destructive=True, idempotent=True),
-        ToolSpec(edit.invalidate_fact, "Stop believing a fact", idempotent=True),
-        ToolSpec(edit.declare_predicates, "Declare single-valued predicates", idempotent=True),
+        ToolSpec(working_w.working_set, "Set a working-memory key", idempotent=True),
+        ToolSpec(working_w.append_scratchpad, "Append to the scratchpad"),
+        ToolSpec(working_w.checkpoint, "Checkpoint working memory"),
+        ToolSpec(working_w.restore, "Restore a checkpoint", destructive=True, idempotent=True),
+        ToolSpec(edit_w.edit_memory, "Edit a memory", destructive=True),
+        ToolSpec(edit_w.delete_memory, "Delete a memory", destructive=True, idempotent=True),
+        ToolSpec(edit_w.invalidate_fact, "Stop believing a fact", idempotent=True),
+        ToolSpec(edit_w.declare_predicates, "Declare single-valued predicates", idempotent=True),
         ToolSpec(edit.list_predicates, "Single-valued predicates", read_only=True),
         ToolSpec(blocks.list_blocks, "List pinned blocks", read_only=True),
-        ToolSpec(blocks.update_block, "Write a pinned block", idempotent=True),
-        ToolSpec(blocks.append_block, "Append to a pinned block"),
-        ToolSpec(blocks.delete_block, "Delete a pinned block", destructive=True, idempotent=True),
+        ToolSpec(blocks_w.update_block, "Write a pinned block", idempotent=True),
+        ToolSpec(blocks_w.append_block, "Append to a pinned block"),
+        ToolSpec(blocks_w.delete_block, "Delete a pinned block", destructive=True, idempotent=True),
     ]
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -30,6 +30,17 @@ class ToolEnv:
 
     def key(self) -> ApiKey:
         return self.key_source()
+
+    def writing(self) -> ToolEnv:
+        """The same memory for tools that write: a read-only key is refused there."""
+        source = self.key_source
+
+        def writer() -> ApiKey:
+            key = source()
+            key.require_writer("this tool")
+            return key
+
+        return replace(self, key_source=writer)
 
     def scope(
         self,

@@ -1,0 +1,90 @@
+"""A read-only key reads, searches and assembles through every interface, and writes nothing:
+REST refuses its writes with 403, MCP refuses its writing tools."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+from pydantic import SecretStr
+
+from sedimem.api import create_app
+from sedimem.config import Settings
+from sedimem.embed import HashEmbedder
+from sedimem.memory import Memory
+from tests.mcp.conftest import client_as, data_of, error_of, local_key
+
+ADMIN = "admin-key-for-read-only-tests"
+
+
+async def test_rest_reads_but_refuses_every_write(tmp_path: Path) -> None:
+    settings = Settings(home=tmp_path, admin_key=SecretStr(ADMIN))
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    async with await Memory.open(url, embedder=HashEmbedder(64), settings=settings) as memory:
+        app = create_app(memory, settings)
+        transport = httpx.ASGITransport(app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+            admin = {"Authorization": f"Bearer {ADMIN}"}
+            issued = await client.post(
+                "/v1/keys", json={"tenant": "acme", "read_only": True}, headers=admin
+            )
+            assert issued.status_code == 201
+            assert issued.json()["key"]["read_only"] is True
+            writer = {"Authorization": f"Bearer {(await memory.keys.create('acme')).secret}"}
+            reader = {"Authorization": f"Bearer {issued.json()['secret']}"}
+            episode = {"description": "Deployed the billing service", "task_type": "deploy"}
+            assert (
+                await client.post("/v1/episodes", json=episode, headers=writer)
+            ).status_code == 201
+
+            me = await client.get("/v1/keys/self", headers=reader)
+            assert me.json()["read_only"] is True
+            assert (await client.get("/v1/episodes", headers=reader)).json()["items"]
+            recall = await client.post("/v1/recall", json={"query": "billing"}, headers=reader)
+            assert recall.status_code == 200
+            assert recall.json()["episodes"]
+            context = {"query": "billing", "budget_tokens": 100}
+            assert (
+                await client.post("/v1/context", json=context, headers=reader)
+            ).status_code == 200
+            match = {"task_description": "deploy"}
+            assert (
+                await client.post("/v1/procedures/match", json=match, headers=reader)
+            ).status_code == 200
+
+            writes = [
+                ("POST", "/v1/episodes", episode),
+                ("POST", "/v1/facts", {"statement": "x"}),
+                ("PUT", "/v1/sessions/s/kv/k", {"value": 1}),
+                ("PUT", "/v1/blocks/persona", {"content": "x"}),
+                ("POST", "/v1/forget", {"user": "ana"}),
+                ("POST", "/v1/consolidate", {}),
+            ]
+            for method, path, body in writes:
+                refused = await client.request(method, path, json=body, headers=reader)
+                assert refused.status_code == 403, (path, refused.text)
+                assert "read-only" in refused.json()["detail"]
+            # nothing was written: one episode still, no block, no working state
+            assert len((await client.get("/v1/episodes", headers=writer)).json()["items"]) == 1
+            assert (await client.get("/v1/blocks", headers=writer)).json()["items"] == []
+            sessions = await client.get("/v1/sessions", headers=writer)
+            assert sessions.json()["items"] == []
+
+
+async def test_mcp_offers_a_read_only_key_the_reading_tools_only(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    async with await Memory.open(working=url, store=url, embedder=HashEmbedder(64)) as memory:
+        async with client_as(memory, local_key()) as client:
+            body = {"tier": "episodic", "description": "Booked the night train to Oslo"}
+            data_of(await client.call_tool("remember", body))
+        reader = local_key().model_copy(update={"read_only": True})
+        async with client_as(memory, reader) as client:
+            found = data_of(await client.call_tool("recall", {"query": "night train"}))
+            assert found
+            refused = error_of(await client.call_tool("remember", body))
+            assert "read-only" in refused
+            assert "read-only" in error_of(
+                await client.call_tool("working_set", {"session": "s", "key": "k", "value": 1})
+            )
+            assert "read-only" in error_of(await client.call_tool("forget", {"user": "ana"}))
+        assert (await memory.stats(local_key().scope)).episodes == 1
