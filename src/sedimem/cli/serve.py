@@ -22,7 +22,8 @@ def serve(
         int | None, typer.Option(min=0, max=65535, help="Port (0: any free port) [8077].")
     ] = None,
 ) -> None:
-    """Serve the REST API (/v1, docs at /docs) and MCP (/mcp) on one port.
+    """Serve the REST API (/v1, docs at /docs), the web inspector (/ui) and MCP (/mcp) on
+    one port.
 
     Stores come from SEDIMEM_* (default: one SQLite file under SEDIMEM_HOME); the admin
     key (POST /v1/keys) from SEDIMEM_ADMIN_KEY. On first start on a loopback address, a key
@@ -44,6 +45,7 @@ def _announce(what: Announcement) -> None:
     console.print(f"[bold]sedimem[/] serving on {what.base_url}", highlight=False)
     console.print(f"  REST API docs: {what.docs_url}", highlight=False)
     console.print(f"  OpenAPI:       {what.base_url}/openapi.json", highlight=False)
+    console.print(f"  Inspector:     {what.base_url}/ui", highlight=False)
     console.print(
         f"  MCP endpoint:  {what.mcp_url}  (streamable HTTP, Bearer key)", highlight=False
     )

@@ -8,6 +8,7 @@ Tenant ``globex`` holds one episode of its own: nothing of it may show for acme'
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +26,7 @@ class Seeded:
     key_a: str  # tenant acme, narrowed to nothing
     key_b: str  # tenant globex
     key_ana: str  # tenant acme, narrowed to user ana
+    key_reader: str  # tenant acme, read-only
     checkpoint: str
 
 
@@ -37,7 +39,7 @@ def _ok(response: httpx.Response) -> Any:
     return None if response.status_code == 204 else response.json()
 
 
-def new_key(url: str, tenant: str, **narrowing: str) -> str:
+def new_key(url: str, tenant: str, **narrowing: str | bool) -> str:
     with client(url, ADMIN) as admin:
         secret: str = _ok(admin.post("/v1/keys", json={"tenant": tenant, **narrowing}))["secret"]
     return secret
@@ -92,6 +94,7 @@ def seed(server: SedimemServer) -> Seeded:
     key_a = new_key(url, "acme")
     key_b = new_key(url, "globex")
     key_ana = new_key(url, "acme", user="ana")
+    key_reader = new_key(url, "acme", read_only=True)
     with client(url, key_a) as a:
         for user, task, text, outcome, actions, lessons, importance, at in EPISODES:
             body: dict[str, Any] = {
@@ -105,6 +108,7 @@ def seed(server: SedimemServer) -> Seeded:
         _ok(a.post("/v1/facts", json={
             "user": "ana", "subject": "ana", "predicate": "lives_in", "object": "Lisbon",
             "statement": "Ana lives in Lisbon", "valid_from": "2020-01-01T00:00:00Z"}))  # fmt: skip
+        time.sleep(1.5)  # learned later: the first belief has a visible span of record time
         _ok(a.post("/v1/facts", json={
             "user": "ana", "subject": "ana", "predicate": "lives_in", "object": "Porto",
             "statement": "Ana lives in Porto", "valid_from": "2024-06-01T00:00:00Z"}))  # fmt: skip
@@ -144,4 +148,11 @@ def seed(server: SedimemServer) -> Seeded:
         _ok(b.post("/v1/facts", json={
             "subject": "globex", "predicate": "ceo", "object": "Hank",
             "statement": "Globex is run by Hank"}))  # fmt: skip
-    return Seeded(url=url, key_a=key_a, key_b=key_b, key_ana=key_ana, checkpoint=checkpoint["id"])
+    return Seeded(
+        url=url,
+        key_a=key_a,
+        key_b=key_b,
+        key_ana=key_ana,
+        key_reader=key_reader,
+        checkpoint=checkpoint["id"],
+    )

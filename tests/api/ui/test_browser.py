@@ -143,7 +143,9 @@ def test_every_view_opens_and_shows_the_seeded_memory(
     assert page.locator("#bitemporal .version.retired").count() == 1
     chain = [c.inner_text() for c in page.locator("#fact-detail td.chain").all()]
     assert chain == ["→ v2, v3", "→ v3", ""]
+    page.set_viewport_size({"width": 1100, "height": 1080})  # the chart below the list
     shot(page, screenshots, "facts")
+    page.set_viewport_size({"width": 1100, "height": 800})
 
     open_view(page, "procedures")
     deploy = page.locator("section", has_text="safe deploy (v2)")
@@ -321,8 +323,10 @@ def test_a_key_of_another_tenant_sees_nothing_of_the_first(page: Any, seeded: Se
     assert page.get_by_role("button", name="Globex is run by Hank").count() == 1  # its own
 
 
-def test_read_only_mode_offers_no_edit(page: Any, seeded: Seeded) -> None:
-    sign_in(page, seeded, seeded.key_a, read_only=True)
+@pytest.mark.parametrize("chosen", [False, True], ids=["read-only-key", "read-only-chosen"])
+def test_read_only_mode_offers_no_edit(page: Any, seeded: Seeded, chosen: bool) -> None:
+    # a key that cannot write turns read-only mode on; a person may choose it for any key
+    sign_in(page, seeded, seeded.key_a if chosen else seeded.key_reader, read_only=chosen)
     assert page.locator("#read-only-badge").is_visible()
     open_view(page, "session", f"name={SESSION}&user=ana")
     assert page.get_by_role("button", name="Restore").count() == 0

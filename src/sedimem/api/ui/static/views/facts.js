@@ -89,7 +89,7 @@ function chainTable(versions, box, ctx, canInvalidate, canCorrect) {
           onclick: () => correct(box, v, ctx) }, "Correct") : null,
         current && canInvalidate ? h("button", { type: "button", class: "small danger",
           onclick: () => invalidate(box, v, ctx) }, "Invalidate") : null));
-    }), "Versions, oldest record first; a retired version is kept as history");
+    }), "Versions in world-time order; a retired version is kept as history");
 }
 
 async function invalidate(box, fact, ctx) {
@@ -120,23 +120,24 @@ async function correct(box, fact, ctx) {
 // Each version is a rectangle: across, the world time it was true for; up, the system time
 // it was believed. An open end (still true, still believed) runs to the edge, dashed.
 function chart(versions) {
-  const W = 720, H = 300, L = 70, R = 20, T = 20, B = 50;
+  const W = 760, H = 300, L = 100, R = 20, T = 20, B = 50;
   const now = Date.now();
-  const ts = [];
-  for (const v of versions) {
-    for (const t of [v.valid_from, v.valid_to, v.recorded_at, v.invalidated_at]) if (t) ts.push(Date.parse(t));
-  }
-  ts.push(now);
-  const lo = Math.min(...ts);
-  const hiRaw = Math.max(...ts);
-  const hi = hiRaw + Math.max((hiRaw - lo) * 0.08, 60000);
-  const x = (t) => L + ((t - lo) / (hi - lo)) * (W - L - R);
-  const y = (t) => H - B - ((t - lo) / (hi - lo)) * (H - T - B);
+  // each axis has its own scale: world time spans years, record time often seconds
+  const domain = (times) => {
+    const lo = Math.min(...times);
+    const top = Math.max(...times);
+    return [lo, top + Math.max((top - lo) * 0.08, 1000)];
+  };
+  const at = (t) => Date.parse(t);
+  const [vx0, vx1] = domain([now, ...versions.flatMap((v) => [v.valid_from, v.valid_to].filter(Boolean).map(at))]);
+  const [ry0, ry1] = domain([now, ...versions.flatMap((v) => [v.recorded_at, v.invalidated_at].filter(Boolean).map(at))]);
+  const x = (t) => L + ((t - vx0) / (vx1 - vx0)) * (W - L - R);
+  const y = (t) => H - B - ((t - ry0) / (ry1 - ry0)) * (H - T - B);
   const shapes = versions.map((v, i) => {
-    const x0 = x(Date.parse(v.valid_from));
-    const x1 = v.valid_to ? x(Date.parse(v.valid_to)) : W - R;
-    const y0 = y(Date.parse(v.recorded_at));
-    const y1 = v.invalidated_at ? y(Date.parse(v.invalidated_at)) : T;
+    const x0 = x(at(v.valid_from));
+    const x1 = v.valid_to ? x(at(v.valid_to)) : W - R;
+    const y0 = y(at(v.recorded_at));
+    const y1 = v.invalidated_at ? y(at(v.invalidated_at)) : T;
     const open = !v.valid_to || !v.invalidated_at;
     return svg("g", { class: `version ${v.invalidated_at ? "retired" : "current"}`, "data-id": v.id },
       svg("rect", { x: x0, y: y1, width: Math.max(2, x1 - x0), height: Math.max(2, y0 - y1),
@@ -145,19 +146,20 @@ function chart(versions) {
       svg("title", {}, `v${i + 1}: ${v.statement}\nvalid ${when(v.valid_from)} – ${v.valid_to ? when(v.valid_to) : "now"}\n` +
         `believed ${when(v.recorded_at)} – ${v.invalidated_at ? when(v.invalidated_at) : "now"}`));
   });
-  const loText = when(new Date(lo).toISOString());
-  const hiText = when(new Date(hi).toISOString());
+  const iso = (t) => when(new Date(t).toISOString());
   return svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "bitemporal", role: "img", id: "bitemporal",
     "aria-label": `${versions.length} version(s) drawn by valid time (across) and record time (up)` },
   svg("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, class: "axis" }),
   svg("line", { x1: L, y1: H - B, x2: L, y2: T, class: "axis" }),
   svg("line", { x1: x(now), y1: H - B, x2: x(now), y2: T, class: "now" }),
   svg("line", { x1: L, y1: y(now), x2: W - R, y2: y(now), class: "now" }),
-  svg("text", { x: (L + W - R) / 2, y: H - 12, class: "axis-label" }, "valid time (true in the world) →"),
+  svg("text", { x: (L + W - R) / 2, y: H - 8, class: "axis-label" }, "valid time (true in the world) →"),
   svg("text", { x: 14, y: (T + H - B) / 2, class: "axis-label", transform: `rotate(-90 14 ${(T + H - B) / 2})` },
     "record time (believed) →"),
-  svg("text", { x: L, y: H - B + 16, class: "tick" }, loText),
-  svg("text", { x: W - R, y: H - B + 16, class: "tick end" }, hiText),
+  svg("text", { x: L, y: H - B + 16, class: "tick" }, iso(vx0)),
+  svg("text", { x: W - R, y: H - B + 16, class: "tick end" }, iso(vx1)),
+  svg("text", { x: L - 4, y: H - B, class: "tick end" }, iso(ry0).slice(11)),
+  svg("text", { x: L - 4, y: T + 8, class: "tick end" }, iso(ry1).slice(11)),
   svg("text", { x: x(now) - 4, y: T + 10, class: "tick end" }, "now"),
   shapes);
 }
