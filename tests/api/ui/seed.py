@@ -138,6 +138,7 @@ def seed(server: SedimemServer) -> Seeded:
             a.post(f"{base}/checkpoints", params=q, json={"description": "before fix"})
         )
         _ok(a.put(f"{base}/kv/step", params=q, json={"value": "patched mock"}))
+        _ok(a.put(f"{base}/kv/lock", params=q, json={"value": True, "ttl_seconds": 900}))
         _ok(a.patch(f"{base}/task", params=q, json={"current_step": 3, "progress_percent": 75.0}))
         _ok(a.post(f"{base}/scratchpad", params=q, json={"text": "pinned payment-mock 2.1"}))
         _ok(a.post("/v1/consolidate", json={"jobs": ["facts", "procedures", "decay"]}))

@@ -277,8 +277,50 @@ def test_invalidating_a_fact_changes_its_history(page: Any, seeded: Seeded) -> N
     assert "green tea" not in [f["object"] for f in current["items"]]
 
 
+def test_edits_are_confirmed_and_shown_at_once(page: Any, seeded: Seeded) -> None:
+    sign_in(page, seeded, seeded.key_a)
+    # a pinned block, edited in place
+    open_view(page, "blocks")
+    page.locator("[data-block='persona']").get_by_role("button", name="Edit").click()
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_label("Content").fill("You are a careful release engineer who writes tests.")
+    page.evaluate("document.querySelector('.view')?.classList.add('stale')")
+    dialog.get_by_role("button", name="Save").click()
+    ready(page, "blocks")
+    assert "who writes tests" in page.locator("[data-block='persona']").inner_text()
+    # a fact, corrected: a new version, the old one kept as history
+    with api(seeded) as a:
+        paths = a.get("/openapi.json").json()["paths"]
+    if "/v1/facts/{fact_id}" in paths and "patch" in paths["/v1/facts/{fact_id}"]:
+        open_view(page, "facts", "subject=checkout")
+        page.get_by_role(
+            "button", name="The checkout service is owned by the payments team"
+        ).click()
+        history = page.locator("#fact-detail section")
+        history.get_by_role("button", name="Correct").click()
+        dialog = page.get_by_role("dialog")
+        dialog.get_by_label("Value").fill("platform team")
+        dialog.get_by_label("Statement").fill("The checkout service is owned by the platform team")
+        dialog.get_by_role("button", name="Correct").click()
+        page.wait_for_selector("#fact-detail section[data-versions='2'][data-current='1']")
+        assert "platform team" in page.locator("#fact-detail tr[data-current='true']").inner_text()
+    # an episode, deleted
+    if "delete" in paths.get("/v1/episodes/{episode_id}", {}):
+        narrow_to(page, "ana")
+        open_view(page, "episodes")
+        page.get_by_role("button", name=re.compile("caching prices")).click()
+        page.get_by_role("button", name="Delete episode").click()
+        page.evaluate("document.querySelector('.view')?.classList.add('stale')")
+        page.get_by_role("dialog").get_by_role("button", name="Delete").click()
+        ready(page, "episodes")
+        expect(page.locator("#episode-list li", has_text="caching prices")).to_have_count(0)
+        with api(seeded) as a:
+            left = a.get("/v1/episodes", params={"user": "ana"}).json()["items"]
+        assert "caching prices" not in " ".join(e["description"] for e in left)
+
+
 def test_forgetting_a_user_needs_the_typed_name_and_leaves_nothing(
-    page: Any, seeded: Seeded
+    page: Any, seeded: Seeded, screenshots: Path
 ) -> None:
     sign_in(page, seeded, seeded.key_a)
     open_view(page, "gdpr")
@@ -290,10 +332,12 @@ def test_forgetting_a_user_needs_the_typed_name_and_leaves_nothing(
     dialog.get_by_label("Type bob to confirm").fill("bo")
     assert confirm.is_disabled()
     dialog.get_by_label("Type bob to confirm").fill("bob")
+    shot(page, screenshots, "gdpr-forget")
     confirm.click()
     receipt = page.locator("#forget-receipt")
     receipt.wait_for()
     assert receipt.locator("[data-kind='episodes']").inner_text() == "1"
+    shot(page, screenshots, "gdpr-receipt")
     narrow_to(page, "bob")
     open_view(page, "episodes")
     assert page.locator("#episode-list li", has_text="billing service").count() == 0
