@@ -18,7 +18,7 @@ export async function render(root, ctx) {
     const box = section(`${p.name} (v${p.version})`,
       h("p", {}, h("strong", {}, "When: "), p.trigger),
       h("p", { class: "muted" }, `${p.success_count} success(es), ${p.failure_count} failure(s), `,
-        `success rate ${num(rate(p), 2)}; last used `, timeEl(p.last_used_at), "; updated ", timeEl(p.updated_at)),
+        `success rate ${num(rate(p), 2)}; last used `, p.last_used_at ? timeEl(p.last_used_at) : "never", "; updated ", timeEl(p.updated_at)),
       h("h4", {}, `Steps of v${p.version}`), h("ol", {}, p.steps.map((s) => h("li", {}, s))),
       history.length ? h("details", {}, h("summary", {}, `${history.length} earlier version(s)`),
         history.map((old) => [h("h5", {}, `v${old.version}`),
@@ -51,6 +51,6 @@ function rates(items) {
       svg("text", { x: L - 8, y: y + 16, class: "tick end" }, p.name.slice(0, 28)),
       svg("rect", { x: L, y, width: W - L - 60, height: rowH - 8, class: "track" }),
       svg("rect", { x: L, y, width: (W - L - 60) * rate(p), height: rowH - 8, class: "bar success" }),
-      svg("text", { x: W - 52, y: y + 16, class: "tick" }, `${num(rate(p), 2)} (${tries})`));
+      svg("text", { x: W - 52, y: y + 16, class: "tick" }, `${num(rate(p), 2)} (${tries} uses)`));
   }));
 }
