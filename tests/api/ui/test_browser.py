@@ -174,6 +174,26 @@ def test_every_view_opens_and_shows_the_seeded_memory(
     shot(page, screenshots, "gdpr")
 
 
+def test_the_overview_lists_users_and_narrows_to_one(page: Any, seeded: Seeded) -> None:
+    with api(seeded) as a:
+        stats = a.get("/openapi.json").json()["paths"]["/v1/stats"]["get"]
+    if "by_user" not in [p["name"] for p in stats.get("parameters", [])]:
+        pytest.skip("this server does not count per user")
+    sign_in(page, seeded, seeded.key_a)
+    with api(seeded) as a:
+        users = a.get("/v1/stats", params={"by_user": "true"}).json()["by_user"]
+    ana = next(u for u in users if u["user"] == "ana")
+    row = page.locator("section", has_text="Users").locator("tr", has_text="ana")
+    assert row.locator("td").nth(1).inner_text() == str(ana["episodes"])
+    page.evaluate("document.querySelector('.view')?.classList.add('stale')")
+    row.get_by_role("button", name="ana").click()
+    ready(page, "overview")
+    assert page.locator("#scope-user").input_value() == "ana"
+    with api(seeded) as a:
+        seen = a.get("/v1/stats", params={"user": "ana"}).json()  # hers and the shared ones
+    assert page.locator("[data-count='Episodes']").inner_text() == str(seen["episodes"])
+
+
 def test_the_score_parts_shown_are_the_apis(page: Any, seeded: Seeded, screenshots: Path) -> None:
     sign_in(page, seeded, seeded.key_a)
     narrow_to(page, "ana")

@@ -84,6 +84,14 @@ const ctx = {
   get who() { return who; },
   get readOnly() { return session.readOnly; },
   scope,
+  // narrow every view to these fields (as the scope bar does), then show the view again
+  narrow(fields) {
+    const next = { ...chosenScope(), ...fields };
+    for (const field of SCOPE_FIELDS) if (!next[field] || who[field]) delete next[field];
+    sessionStorage.setItem(SCOPE_KEY, JSON.stringify(next));
+    renderScopeBar();
+    route();
+  },
   go(hash) { if (location.hash === hash) route(); else location.hash = hash; },
   refresh() { route(); },
 };

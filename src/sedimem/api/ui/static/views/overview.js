@@ -55,7 +55,10 @@ export async function render(root, ctx) {
   const users = counts.by_user;
   root.append(section("Users", users && users.length
     ? table(["User", "Episodes", "Current facts", "Procedures"], users.map((u) =>
-      h("tr", {}, h("td", {}, u.user ?? h("em", {}, "no user")), h("td", {}, u.episodes),
+      h("tr", {}, h("td", {}, u.user && !ctx.who.user
+        ? h("button", { type: "button", class: "link", title: `narrow every view to user ${u.user}`,
+          onclick: () => ctx.narrow({ user: u.user }) }, u.user)
+        : u.user ?? h("em", {}, "no user")), h("td", {}, u.episodes),
         h("td", {}, u.current_facts), h("td", {}, u.procedures))))
     : empty(users ? "No user has records yet." : "Per-user counts need a newer server.")));
   const recent = profile.recent_sessions || [];
