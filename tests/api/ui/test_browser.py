@@ -95,6 +95,7 @@ def test_every_view_opens_and_shows_the_seeded_memory(
     page: Any, seeded: Seeded, screenshots: Path
 ) -> None:
     sign_in(page, seeded, seeded.key_a)
+    shot(page, screenshots, "overview")  # tenant-wide: every user's records, per user
     narrow_to(page, "ana")
     ready(page, "overview")
     with api(seeded) as a:
@@ -110,7 +111,6 @@ def test_every_view_opens_and_shows_the_seeded_memory(
     }
     assert page.locator("#live-sessions").inner_text().startswith(SESSION)
     assert page.locator("[data-lag='facts']").inner_text() != "never run"
-    shot(page, screenshots, "overview")
 
     open_view(page, "session", f"name={SESSION}&user=ana")
     assert page.locator("#task").get_by_text("75%").count() == 1
