@@ -56,3 +56,17 @@ def test_errors_exit_1_with_the_message(home: Path) -> None:
     bad = runner.invoke(app, ["keys", "create", "--tenant", "x" * 200])
     assert bad.exit_code == 1
     assert "scope.tenant" in bad.output
+
+
+def test_a_read_only_key_is_created_and_listed_as_such(home: Path) -> None:
+    runner = CliRunner()
+    created = runner.invoke(app, ["keys", "create", "--tenant", "acme", "--read-only"])
+    assert created.exit_code == 0, created.output
+    secret = next(w for w in created.output.split() if w.startswith("sdm_"))
+
+    async def read_only() -> bool:
+        async with await Memory.open(f"sqlite:///{home / 'sedimem.db'}") as memory:
+            return (await memory.keys.authenticate(secret)).read_only
+
+    assert asyncio.run(read_only()) is True
+    assert "read-only" in runner.invoke(app, ["keys", "list", "--tenant", "acme"]).output
