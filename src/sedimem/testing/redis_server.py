@@ -24,6 +24,8 @@ __all__ = ["RedisServer", "find_redis_server"]
 
 _ENV_BINARY = "SEDIMEM_REDIS_SERVER"
 _HOST = LOOPBACK
+# how long a cluster node may be silent before its replica takes over (ms)
+_NODE_TIMEOUT_MS = 1000
 
 
 def find_redis_server() -> str | None:
@@ -32,6 +34,21 @@ def find_redis_server() -> str | None:
     if configured:
         return configured if os.access(configured, os.X_OK) else None
     return shutil.which("redis-server")
+
+
+def _cluster_port() -> int:
+    """A free port whose cluster bus port (+10000) is free and in range too."""
+    for _ in range(200):
+        port = free_port()
+        if port > 55535:
+            continue
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind((_HOST, port + 10000))
+            except OSError:
+                continue
+        return port
+    raise StoreUnavailable("no free port pair for a Redis Cluster node")
 
 
 def _answers_ping(port: int) -> bool:
@@ -55,12 +72,19 @@ class RedisServer(ServerProcess):
     not_ready = "did not answer PING"
 
     def __init__(
-        self, binary: str | None = None, *, startup_timeout: float = 10.0, durable: bool = True
+        self,
+        binary: str | None = None,
+        *,
+        startup_timeout: float = 10.0,
+        durable: bool = True,
+        cluster: bool = False,
     ) -> None:
         super().__init__(startup_timeout=startup_timeout)
         self._binary = binary or find_redis_server()
         # durable=False: no append-only file (benchmarks that must not measure the disk)
         self._durable = durable
+        # cluster=True: a Redis Cluster node (see redis_cluster.py), failing over in ~1 s
+        self._cluster = cluster
 
     @property
     def url(self) -> str:
@@ -77,7 +101,7 @@ class RedisServer(ServerProcess):
         if self._dir is None:
             self._dir = Path(tempfile.mkdtemp(prefix="sedimem-redis-"))
         if self._port is None:
-            self._port = free_port()
+            self._port = _cluster_port() if self._cluster else free_port()
         log = self._dir / "redis.log"
         command = [
             self._binary,
@@ -90,6 +114,12 @@ class RedisServer(ServerProcess):
             "--daemonize", "no",
             "--logfile", str(log),
         ]  # fmt: skip
+        if self._cluster:
+            command += [
+                "--cluster-enabled", "yes",
+                "--cluster-config-file", "nodes.conf",
+                "--cluster-node-timeout", str(_NODE_TIMEOUT_MS),
+            ]  # fmt: skip
         # a file, not a pipe: a pipe nobody reads could fill up and stall the server
         with (self._dir / "stderr.log").open("ab") as stderr:
             try:

@@ -69,6 +69,22 @@ class TestRedisWithFallbackStore(WorkingStoreConformance):
         await store.aclose()
 
 
+@pytest.mark.redis
+class TestRedisClusterStore(TestRedisStore):
+    """The same suite on a real Redis Cluster (3 masters, 3 replicas) via redis+cluster://."""
+
+    @pytest.fixture
+    def redis_url(self, redis_cluster_url: str) -> str:
+        return redis_cluster_url
+
+
+@pytest.mark.redis
+class TestRedisClusterWithFallbackStore(TestRedisWithFallbackStore):
+    @pytest.fixture
+    def redis_url(self, redis_cluster_url: str) -> str:
+        return redis_cluster_url
+
+
 def _ref(session: str = "s", tenant: str = "t", user: str | None = "u") -> SessionRef:
     scope = Scope(tenant=tenant, user=user, session=session)
     return SessionRef(scope.digest, tenant, user, ttl=3600)

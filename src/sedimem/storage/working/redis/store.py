@@ -40,16 +40,23 @@ its session's slot (Cluster-safe), and index upkeep is a separate command.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Self
 
-from redis.asyncio import Redis
+from redis.asyncio import Redis, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+from redis.exceptions import (
+    ClusterDownError,
+    NoScriptError,
+    RedisClusterException,
+    RedisError,
+    TryAgainError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from sedimem.errors import ConfigurationError, LimitExceeded, StoreError, StoreUnavailable
@@ -71,7 +78,20 @@ from sedimem.storage.working.redis.scripts import (
 )
 from sedimem.storage.working.redis.version import PROCESS_CLOCK, HybridClock
 
-__all__ = ["RedisWorkingStore", "entry_stamp"]
+__all__ = ["CLUSTER_SCHEMES", "RedisWorkingStore", "entry_stamp"]
+
+#: URL schemes of a Redis Cluster (any node's address seeds the client's slot map)
+CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
+# Errors meaning "not reachable now": the fallback serves the call. On a Cluster these
+# include a slot without a master (failover under way) and a slot being migrated. A
+# RedisClusterException (no node known for a slot, say) is not a RedisError.
+_UNAVAILABLE = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    ClusterDownError,
+    TryAgainError,
+    RedisClusterException,
+)
 
 # Re-register a session in the drop indexes this often (seconds, per process).
 _REGISTER_EVERY = 3600.0
@@ -86,12 +106,29 @@ class RedisWorkingStore:
     """Working memory in Redis 7 (standalone, or Cluster-compatible key layout)."""
 
     def __init__(
-        self, client: Redis, *, location: str = "redis", clock: HybridClock | None = None
+        self,
+        client: Redis | RedisCluster,
+        *,
+        location: str = "redis",
+        clock: HybridClock | None = None,
     ) -> None:
         self._client = client
+        self._cluster = isinstance(client, RedisCluster)
+        self._loading = asyncio.Lock()
         self.clock = clock or PROCESS_CLOCK  # versions of this store's writes
         # bound once: the hot path skips an attribute lookup (and redis-py leaves it untyped)
         self._execute: Callable[..., Awaitable[Any]] = client.execute_command
+        if self._cluster:
+            # the Cluster client routes by the command's name, which it wants as text
+            execute, initialize = client.execute_command, client.initialize
+
+            async def routed(*command: Any, **options: Any) -> Any:
+                # Read the slot map before the command, not lazily inside it: concurrent
+                # commands racing the client's own first initialisation lose connections.
+                await initialize()
+                return await execute(*_named(command), **options)
+
+            self._execute = routed
         self._location = location
         self._keys: dict[str, cmd.Keys] = {}
         # digest -> monotonic time until which this process need not register it again
@@ -101,18 +138,34 @@ class RedisWorkingStore:
 
     @classmethod
     def from_url(cls, url: str, *, clock: HybridClock | None = None) -> Self:
-        """A store with its own connection pool; options in the URL's query win."""
+        """A store with its own connection pool; options in the URL's query win.
+
+        ``redis+cluster://host:port`` (or ``rediss+cluster://``) opens a Redis Cluster
+        client seeded by that node; it follows MOVED / ASK redirections (a redirected
+        command never ran) and, like the standalone client, never retries a command after
+        a connection error: the caller (the outage fallback) decides.
+        """
+        scheme, sep, rest = url.partition("://")
         try:
-            client = Redis.from_url(
-                url,
-                decode_responses=True,
-                socket_connect_timeout=1.0,
-                socket_timeout=5.0,
-                # No client-side retry: a retried write whose reply was lost would run twice.
-                # Stale pooled connections are dropped after a connection error instead.
-                retry=Retry(NoBackoff(), 0),
-            )
-        except ValueError as exc:
+            if sep and scheme in CLUSTER_SCHEMES:
+                client: Redis | RedisCluster = RedisCluster.from_url(
+                    f"{CLUSTER_SCHEMES[scheme]}://{rest}",
+                    decode_responses=True,
+                    socket_connect_timeout=1.0,
+                    socket_timeout=5.0,
+                    retry=Retry(NoBackoff(), 0),
+                )
+            else:
+                client = Redis.from_url(
+                    url,
+                    decode_responses=True,
+                    socket_connect_timeout=1.0,
+                    socket_timeout=5.0,
+                    # No client-side retry: a retried write whose reply was lost would run
+                    # twice. Stale pooled connections are dropped after a connection error.
+                    retry=Retry(NoBackoff(), 0),
+                )
+        except (ValueError, RedisClusterException) as exc:
             raise ConfigurationError(f"invalid Redis URL {url!r}: {exc}") from exc
         return cls(client, location=url, clock=clock)
 
@@ -145,22 +198,49 @@ class RedisWorkingStore:
             try:
                 return await self._execute(*command)
             except NoScriptError:
-                await self._execute("SCRIPT", "LOAD", ALL[command[1]].source)
+                await self._load((ALL[command[1]].source,))
                 return await self._execute(*command)
-        except (RedisConnectionError, RedisTimeoutError) as exc:
+        except _UNAVAILABLE as exc:
             raise await self._unavailable(exc) from exc
         except RedisError as exc:
             raise StoreError(f"Redis failed: {exc}") from exc
 
+    async def _load(self, sources: Sequence[str]) -> None:
+        """Load scripts: on a Cluster into every master (a script cache is per node)."""
+        for source in sources:
+            if isinstance(self._client, RedisCluster):
+                async with self._loading:  # one loader at a time, not one per caller
+                    await self._client.script_load(source)  # into every master
+            else:
+                await self._execute("SCRIPT", "LOAD", source)
+
     async def _pipeline(self, commands: list[cmd.Command], *, transaction: bool) -> list[Any]:
-        """Several commands in one round trip; a MULTI/EXEC when ``transaction``."""
+        """Several commands in one round trip; a MULTI/EXEC when ``transaction``.
+
+        On a Cluster the commands are grouped per node (one round trip each; a transaction
+        must stay in one slot), and SCRIPT LOAD, which a pipeline cannot route, runs first
+        on every master, its reply dropped.
+        """
         try:
+            if self._cluster:
+                loads = [c[2] for c in commands if c[:2] == ("SCRIPT", "LOAD")]
+                if loads:
+                    await self._load(loads)
+                    rest = iter(
+                        await self._pipeline(
+                            [c for c in commands if c[:2] != ("SCRIPT", "LOAD")],
+                            transaction=transaction,
+                        )
+                    )
+                    return [None if c[:2] == ("SCRIPT", "LOAD") else next(rest) for c in commands]
+            if isinstance(self._client, RedisCluster):
+                await self._client.initialize()
             async with self._client.pipeline(transaction=transaction) as pipe:
                 for command in commands:
-                    pipe.execute_command(*command)
+                    pipe.execute_command(*_named(command) if self._cluster else command)
                 result: list[Any] = await pipe.execute()
                 return result
-        except (RedisConnectionError, RedisTimeoutError) as exc:
+        except _UNAVAILABLE as exc:
             raise await self._unavailable(exc) from exc
         except RedisError as exc:
             raise StoreError(f"Redis failed: {exc}") from exc
@@ -482,20 +562,46 @@ class RedisWorkingStore:
         return bool(await self._run(cmd.drop_idle(k, ref, touched_ms, version)))
 
     async def ping(self) -> bool:
+        """True when Redis answers; on a Cluster, every master, with all slots served."""
         try:
-            return bool(await self._run(("PING",)))
-        except StoreError:
+            if not isinstance(self._client, RedisCluster):
+                return bool(await self._run(("PING",)))
+            await self._client.initialize()
+            for node in self._client.get_primaries():
+                info = await node.execute_command("CLUSTER", "INFO")
+                if "cluster_state:ok" not in str(info):
+                    return False
+            return True
+        except _UNAVAILABLE:
+            return False
+        except (StoreError, RedisError):
             return False
 
     async def drop_idle_connections(self) -> None:
-        """Close the pooled connections not in use (made before a restart, say)."""
-        await self._client.connection_pool.disconnect(inuse_connections=False)
+        """Close the pooled connections not in use (made before a restart, say).
+
+        A Cluster client closes all its connections and reads the slot map again on its
+        next command (a failover may have moved masters).
+        """
+        if isinstance(self._client, RedisCluster):
+            await self._client.aclose()
+        else:
+            await self._client.connection_pool.disconnect(inuse_connections=False)
 
     async def aclose(self) -> None:
-        await self._client.aclose(close_connection_pool=True)
+        if isinstance(self._client, RedisCluster):
+            await self._client.aclose()
+        else:
+            await self._client.aclose(close_connection_pool=True)
 
 
 _NO_REGISTRATION = frozenset({"delete_checkpoint", "drop_session"})
+
+
+def _named(command: Sequence[Any]) -> tuple[Any, ...]:
+    """The command with its name as text (commands.py spells the hot ones as bytes)."""
+    name = command[0]
+    return (name.decode() if isinstance(name, bytes) else name, *command[1:])
 
 
 def _split_cursor(cursor: str) -> tuple[str, str]:
