@@ -1,4 +1,5 @@
-"""Open a working store from a URL: ``memory://``, ``sqlite:///path`` or ``redis://...``."""
+"""Open a working store from a URL: ``memory://``, ``sqlite:///path``, ``redis://...`` or
+``redis+cluster://host:port`` (a Redis Cluster, seeded by any of its nodes)."""
 
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ async def open_working_store(url: str, settings: WorkingSettings | None = None) 
         from sedimem.storage.working.sqlite import SqliteWorkingStore
 
         return await SqliteWorkingStore.open(sqlite_path(url), settings=settings)
-    if scheme in ("redis", "rediss", "unix"):
+    if scheme in ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster"):
         from sedimem.storage.working.redis import RedisWorkingStore
 
         redis_store = RedisWorkingStore.from_url(url)
