@@ -47,19 +47,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Self
 
 from redis.asyncio import Redis, RedisCluster
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
-from redis.exceptions import (
-    ClusterDownError,
-    NoScriptError,
-    RedisClusterException,
-    RedisError,
-    TryAgainError,
-)
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.exceptions import NoScriptError, RedisError
 
-from sedimem.errors import ConfigurationError, LimitExceeded, StoreError, StoreUnavailable
+from sedimem.errors import LimitExceeded, StoreError, StoreUnavailable
 from sedimem.storage.working.base import (
     IdleSession,
     SessionCounts,
@@ -68,6 +58,13 @@ from sedimem.storage.working.base import (
     StoredValue,
 )
 from sedimem.storage.working.redis import commands as cmd
+from sedimem.storage.working.redis.client import (
+    CLUSTER_SCHEMES,
+    UNAVAILABLE,
+    connect,
+    executor,
+    named,
+)
 from sedimem.storage.working.redis.commands import AT, CB, CP, CX, EX, KV, SP, TASK, entry_stamp
 from sedimem.storage.working.redis.scripts import (
     ALL,
@@ -79,19 +76,6 @@ from sedimem.storage.working.redis.scripts import (
 from sedimem.storage.working.redis.version import PROCESS_CLOCK, HybridClock
 
 __all__ = ["CLUSTER_SCHEMES", "RedisWorkingStore", "entry_stamp"]
-
-#: URL schemes of a Redis Cluster (any node's address seeds the client's slot map)
-CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
-# Errors meaning "not reachable now": the fallback serves the call. On a Cluster these
-# include a slot without a master (failover under way) and a slot being migrated. A
-# RedisClusterException (no node known for a slot, say) is not a RedisError.
-_UNAVAILABLE = (
-    RedisConnectionError,
-    RedisTimeoutError,
-    ClusterDownError,
-    TryAgainError,
-    RedisClusterException,
-)
 
 # Re-register a session in the drop indexes this often (seconds, per process).
 _REGISTER_EVERY = 3600.0
@@ -116,19 +100,7 @@ class RedisWorkingStore:
         self._cluster = isinstance(client, RedisCluster)
         self._loading = asyncio.Lock()
         self.clock = clock or PROCESS_CLOCK  # versions of this store's writes
-        # bound once: the hot path skips an attribute lookup (and redis-py leaves it untyped)
-        self._execute: Callable[..., Awaitable[Any]] = client.execute_command
-        if self._cluster:
-            # the Cluster client routes by the command's name, which it wants as text
-            execute, initialize = client.execute_command, client.initialize
-
-            async def routed(*command: Any, **options: Any) -> Any:
-                # Read the slot map before the command, not lazily inside it: concurrent
-                # commands racing the client's own first initialisation lose connections.
-                await initialize()
-                return await execute(*_named(command), **options)
-
-            self._execute = routed
+        self._execute: Callable[..., Awaitable[Any]] = executor(client)
         self._location = location
         self._keys: dict[str, cmd.Keys] = {}
         # digest -> monotonic time until which this process need not register it again
@@ -138,36 +110,9 @@ class RedisWorkingStore:
 
     @classmethod
     def from_url(cls, url: str, *, clock: HybridClock | None = None) -> Self:
-        """A store with its own connection pool; options in the URL's query win.
-
-        ``redis+cluster://host:port`` (or ``rediss+cluster://``) opens a Redis Cluster
-        client seeded by that node; it follows MOVED / ASK redirections (a redirected
-        command never ran) and, like the standalone client, never retries a command after
-        a connection error: the caller (the outage fallback) decides.
-        """
-        scheme, sep, rest = url.partition("://")
-        try:
-            if sep and scheme in CLUSTER_SCHEMES:
-                client: Redis | RedisCluster = RedisCluster.from_url(
-                    f"{CLUSTER_SCHEMES[scheme]}://{rest}",
-                    decode_responses=True,
-                    socket_connect_timeout=1.0,
-                    socket_timeout=5.0,
-                    retry=Retry(NoBackoff(), 0),
-                )
-            else:
-                client = Redis.from_url(
-                    url,
-                    decode_responses=True,
-                    socket_connect_timeout=1.0,
-                    socket_timeout=5.0,
-                    # No client-side retry: a retried write whose reply was lost would run
-                    # twice. Stale pooled connections are dropped after a connection error.
-                    retry=Retry(NoBackoff(), 0),
-                )
-        except (ValueError, RedisClusterException) as exc:
-            raise ConfigurationError(f"invalid Redis URL {url!r}: {exc}") from exc
-        return cls(client, location=url, clock=clock)
+        """A store over :func:`~sedimem.storage.working.redis.client.connect`'s client
+        (``redis://``, ``rediss://``, ``unix://``, ``redis+cluster://``)."""
+        return cls(connect(url), location=url, clock=clock)
 
     @property
     def name(self) -> str:
@@ -200,7 +145,7 @@ class RedisWorkingStore:
             except NoScriptError:
                 await self._load((ALL[command[1]].source,))
                 return await self._execute(*command)
-        except _UNAVAILABLE as exc:
+        except UNAVAILABLE as exc:
             raise await self._unavailable(exc) from exc
         except RedisError as exc:
             raise StoreError(f"Redis failed: {exc}") from exc
@@ -237,10 +182,10 @@ class RedisWorkingStore:
                 await self._client.initialize()
             async with self._client.pipeline(transaction=transaction) as pipe:
                 for command in commands:
-                    pipe.execute_command(*_named(command) if self._cluster else command)
+                    pipe.execute_command(*named(command) if self._cluster else command)
                 result: list[Any] = await pipe.execute()
                 return result
-        except _UNAVAILABLE as exc:
+        except UNAVAILABLE as exc:
             raise await self._unavailable(exc) from exc
         except RedisError as exc:
             raise StoreError(f"Redis failed: {exc}") from exc
@@ -572,7 +517,7 @@ class RedisWorkingStore:
                 if "cluster_state:ok" not in str(info):
                     return False
             return True
-        except _UNAVAILABLE:
+        except UNAVAILABLE:
             return False
         except (StoreError, RedisError):
             return False
@@ -596,12 +541,6 @@ class RedisWorkingStore:
 
 
 _NO_REGISTRATION = frozenset({"delete_checkpoint", "drop_session"})
-
-
-def _named(command: Sequence[Any]) -> tuple[Any, ...]:
-    """The command with its name as text (commands.py spells the hot ones as bytes)."""
-    name = command[0]
-    return (name.decode() if isinstance(name, bytes) else name, *command[1:])
 
 
 def _split_cursor(cursor: str) -> tuple[str, str]:
