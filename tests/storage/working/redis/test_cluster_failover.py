@@ -68,18 +68,20 @@ async def run_workload(cluster: RedisCluster, disturb: Callable[[], Awaitable[No
 
     writers = [asyncio.create_task(writer(w)) for w in range(WRITERS)]
     try:
-        await wait_until(lambda: done >= 400)
-        await disturb()
-        mark = done
-        await wait_until(lambda: done >= mark + 400)
-        await wait_until(lambda: not store.using_fallback)
-        mark = done
-        await wait_until(lambda: done >= mark + 200)  # and on the cluster again
+        try:
+            await wait_until(lambda: done >= 400)
+            await disturb()
+            mark = done
+            await wait_until(lambda: done >= mark + 400)
+            await wait_until(lambda: not store.using_fallback)
+            mark = done
+            await wait_until(lambda: done >= mark + 200)  # and on the cluster again
+        finally:
+            stop.set()
+            await asyncio.gather(*writers)  # any exception a caller saw would surface here
+        assert store.pending_writes == 0
     finally:
-        stop.set()
-        await asyncio.gather(*writers)  # any exception a caller saw would surface here
-    assert store.pending_writes == 0
-    await store.aclose()
+        await store.aclose()
 
     direct = RedisWorkingStore.from_url(cluster.url)
     try:

@@ -126,7 +126,7 @@ class TestRedisSpecifics:
         await redis_store.set_task(ref, {"task_id": '"t"'}, 0.0)
         await redis_store.put_checkpoint(ref, "c1", "{}", "{}", time.time() + 100, time.time())
         await redis_store.delete(ref, "gone", 0.0)  # a tombstone
-        keys = await client.keys(f"ms:{{{ref.digest}}}:*")
+        keys = await client.keys(f"sdm:{{{ref.digest}}}:*")
         suffixes = sorted(str(k).rsplit(":", 1)[1] for k in keys)
         assert suffixes == ["at", "cb", "cp", "cx", "kv", "sp", "task", "tb", "vr"]
 
@@ -140,7 +140,7 @@ class TestRedisSpecifics:
         await redis_store.set_task(ref, {"task_id": '"t"'}, now)
         await redis_store.delete(ref, "gone", now)
         await redis_store.put_checkpoint(ref, "c1", "{}", "{}", now + 1000, now)
-        kv, ex, task, sp, vr, tb, cp, cb, cx, at = (f"ms:{{{ref.digest}}}:{s}" for s in _SUFFIXES)
+        kv, ex, task, sp, vr, tb, cp, cb, cx, at = (f"sdm:{{{ref.digest}}}:{s}" for s in _SUFFIXES)
         for key in (kv, ex, task, sp, vr, tb, at):
             assert 90_000 < await client.pttl(key) <= 100_000
         for key in (cp, cb, cx):  # the checkpoint's own lifetime, not the session's
@@ -162,7 +162,7 @@ class TestRedisSpecifics:
         ref, now = _ref(), 1_000_000_000.0
         await redis_store.put_checkpoint(ref, "old", "i1", "c1", now + 10, now)
         await redis_store.put_checkpoint(ref, "new", "i2", "c2", now + 100, now + 20)
-        assert await client.hkeys(f"ms:{{{ref.digest}}}:cb") == ["new"]
+        assert await client.hkeys(f"sdm:{{{ref.digest}}}:cb") == ["new"]
         assert await redis_store.delete_checkpoint(ref, "old", now + 20) is False
         assert await redis_store.delete_checkpoint(ref, "new", now + 20) is True
 
@@ -186,8 +186,8 @@ class TestRedisSpecifics:
         await redis_store.set(ref, "short", "1", 10.0, 0.0, 2)
         await redis_store.set(ref, "long", "1", None, 0.0, 2)
         await redis_store.set(ref, "new", "1", None, 11.0, 2)
-        assert sorted(await client.hkeys(f"ms:{{{ref.digest}}}:kv")) == ["long", "new"]
-        assert await client.zcard(f"ms:{{{ref.digest}}}:ex") == 0
+        assert sorted(await client.hkeys(f"sdm:{{{ref.digest}}}:kv")) == ["long", "new"]
+        assert await client.zcard(f"sdm:{{{ref.digest}}}:ex") == 0
         assert await redis_store.delete(ref, "short", 11.0) is False
         counts = await redis_store.counts(ref, 11.0)
         assert counts.keys == 2
@@ -207,7 +207,7 @@ class TestRedisSpecifics:
         self, redis_store: RedisWorkingStore, client: Redis
     ) -> None:
         ref = _ref()
-        await client.set(f"ms:{{{ref.digest}}}:kv", "not a hash")
+        await client.set(f"sdm:{{{ref.digest}}}:kv", "not a hash")
         with pytest.raises(StoreError) as caught:
             await redis_store.set(ref, "k", "1", None, 0.0, 10)
         assert not isinstance(caught.value, StoreUnavailable)
@@ -259,7 +259,7 @@ class TestRedisSpecifics:
     ) -> None:
         short = SessionRef(_ref("a").digest, "t", None, ttl=0.05)
         await redis_store.set(short, "k", "1", None, 0.0, 10)
-        index = next(iter(await client.keys("ms:ix:*")))
+        index = next(iter(await client.keys("sdm:ix:*")))
         assert await client.zrange(index, 0, -1) == [short.digest]
         # scores are server time + lifetime + two re-registration periods: never too early
         score = await client.zscore(index, short.digest)
@@ -366,11 +366,11 @@ class TestRedisIdleSessions:
         ref = _scoped()
         await redis_store.set(ref, "k", "1", None, 0.0, 10)  # the caller's clock says 1970
         seconds, micros = await client.time()
-        stamp = await client.get(f"ms:{{{ref.digest}}}:at")
+        stamp = await client.get(f"sdm:{{{ref.digest}}}:at")
         assert stamp is not None
         assert abs(int(stamp) - (seconds * 1000 + micros // 1000)) < 2000
-        (index,) = await client.keys("ms:ix:*:idle")
-        tenant_index = next(k for k in await client.keys("ms:ix:*") if not k.endswith("idle"))
+        (index,) = await client.keys("sdm:ix:*:idle")
+        tenant_index = next(k for k in await client.keys("sdm:ix:*") if not k.endswith("idle"))
         assert index.split("}")[0] == tenant_index.split("}")[0]  # one hash tag per tenant
         assert await client.zrange(index, 0, -1) == [f"{ref.digest}|{ref.scope}"]
         assert 0 < await client.pttl(index) <= (3600 + 20) * 1000
@@ -393,7 +393,7 @@ class TestRedisIdleSessions:
         gone, busy, idle = _scoped("gone"), _scoped("busy"), _scoped("idle")
         for ref in (gone, busy, idle):
             await redis_store.set(ref, "k", "1", None, 0.0, 10)
-        (index,) = await client.keys("ms:ix:*:idle")
+        (index,) = await client.keys("sdm:ix:*:idle")
         await asyncio.sleep(0.3)
         await redis_store.drop_session(gone)
         await redis_store.set(busy, "k", "2", None, 0.0, 10)  # no index refresh this soon
@@ -412,7 +412,7 @@ class TestRedisIdleSessions:
     ) -> None:
         ref = _scoped()
         await redis_store.set(ref, "k", "1", None, 0.0, 10)
-        (index,) = await client.keys("ms:ix:*:idle")
+        (index,) = await client.keys("sdm:ix:*:idle")
         member = f"{ref.digest}|{ref.scope}"
         score = await client.zscore(index, member)
         assert score is not None

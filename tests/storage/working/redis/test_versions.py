@@ -124,9 +124,9 @@ async def test_tombstones_are_pruned_past_the_session_lifetime(
     await b.delete(ref, "old", T)
     await b.delete(ref, "recent", T + 5)
     await b.delete(ref, "new", T + 12)  # "old" is more than 10 s older: forgotten
-    assert await client.zrange(f"ms:{{{ref.digest}}}:tb", 0, -1) == ["recent", "new"]
+    assert await client.zrange(f"sdm:{{{ref.digest}}}:tb", 0, -1) == ["recent", "new"]
     await b.set(ref, "new", "back", None, T + 13, 10)  # a live write clears its tombstone
-    assert await client.zrange(f"ms:{{{ref.digest}}}:tb", 0, -1) == ["recent"]
+    assert await client.zrange(f"sdm:{{{ref.digest}}}:tb", 0, -1) == ["recent"]
 
 
 async def test_clears_order_against_keys_both_ways(
@@ -226,8 +226,8 @@ async def test_a_dropped_session_is_not_revived_by_an_older_replay(
     older = a.tick(t)  # stamped then, replayed after the drop
     await b.set(ref, "x", "B", None, t, 10)
     await b.drop_session(ref)
-    left = await client.keys(f"ms:{{{ref.digest}}}:*")
-    assert left == [f"ms:{{{ref.digest}}}:vr"]  # versions only, no data
+    left = await client.keys(f"sdm:{{{ref.digest}}}:*")
+    assert left == [f"sdm:{{{ref.digest}}}:vr"]  # versions only, no data
     assert await client.pttl(left[0]) > 3_000_000
     await replay(
         b,
@@ -239,7 +239,7 @@ async def test_a_dropped_session_is_not_revived_by_an_older_replay(
     counts = await b.counts(ref, t)
     assert (counts.keys, counts.scratchpad_entries, counts.checkpoints) == (0, 0, 0)
     assert not counts.has_task_state
-    assert await client.keys(f"ms:{{{ref.digest}}}:*") == left  # no data, no stamp
+    assert await client.keys(f"sdm:{{{ref.digest}}}:*") == left  # no data, no stamp
 
 
 async def test_a_session_dropped_as_idle_keeps_its_versions_too(
@@ -250,10 +250,10 @@ async def test_a_session_dropped_as_idle_keeps_its_versions_too(
     t = time.time() - 60
     older = a.tick(t)
     await b.set(ref, "x", "B", None, t, 10)
-    stamp = await client.get(f"ms:{{{ref.digest}}}:at")
+    stamp = await client.get(f"sdm:{{{ref.digest}}}:at")
     assert stamp is not None
     assert await b.drop_idle_session(ref, int(stamp) / 1000)  # as consolidation does
-    assert await client.keys(f"ms:{{{ref.digest}}}:*") == [f"ms:{{{ref.digest}}}:vr"]
+    assert await client.keys(f"sdm:{{{ref.digest}}}:*") == [f"sdm:{{{ref.digest}}}:vr"]
     await replay(b, ("set", ref, older, ("x", "A", None, t, 10)))
     assert await b.get(ref, "x", t) is None
     assert not await b.drop_idle_session(ref, int(stamp) / 1000)  # gone already
@@ -351,7 +351,7 @@ async def test_entries_of_an_earlier_release_read_and_are_overwritten(
 ) -> None:
     a, b = stores
     ref = fresh_ref()
-    kv = f"ms:{{{ref.digest}}}:kv"
+    kv = f"sdm:{{{ref.digest}}}:kv"
     await client.hset(kv, mapping={"plain": '|{"n": 1}', "piped": '|"a|b"', "ttl": f"{T + 9}|1"})
     assert await b.get(ref, "plain", T) == '{"n": 1}'
     assert await b.get(ref, "piped", T) == '"a|b"'

@@ -20,7 +20,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from sedimem.errors import ConfigurationError
 
-__all__ = ["CLUSTER_SCHEMES", "UNAVAILABLE", "connect", "executor", "named"]
+__all__ = ["CLUSTER_SCHEMES", "UNAVAILABLE", "connect", "executor", "named", "torn_down"]
 
 #: URL schemes of a Redis Cluster (any node's address seeds the client's slot map)
 CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
@@ -34,6 +34,18 @@ UNAVAILABLE = (
     TryAgainError,
     RedisClusterException,
 )
+
+
+def torn_down(exc: BaseException) -> bool:
+    """True for a Cluster command whose connection the client closed under it.
+
+    redis-py's Cluster client, reading a new slot map after a failover, closes connections
+    another command is still opening or using; that command then fails inside the client
+    with an ``AttributeError`` on the closed stream (``'NoneType' object has no attribute
+    'writelines'``) instead of a ``ConnectionError``. Its reply never arrived, exactly as
+    when a connection drops, so the store treats it as unavailable too.
+    """
+    return isinstance(exc, AttributeError) and "'NoneType' object" in str(exc)
 
 
 def connect(url: str) -> Redis | RedisCluster:

@@ -64,7 +64,7 @@ Command = tuple[Any, ...]
 
 
 def session_keys(digest: str) -> Keys:
-    return tuple(f"ms:{{{digest}}}:{suffix}".encode() for suffix in _KEY_SUFFIXES)
+    return tuple(f"sdm:{{{digest}}}:{suffix}".encode() for suffix in _KEY_SUFFIXES)
 
 
 def _live(k: Keys) -> Keys:
@@ -82,13 +82,13 @@ def _short_hash(text: str) -> str:
 
 def index_keys(tenant: str, user: str | None) -> tuple[str, str | None]:
     """The tenant's index and the (tenant, user) index; one hash tag, so one slot."""
-    tenant_key = f"ms:ix:{{{_short_hash(tenant)}}}"
+    tenant_key = f"sdm:ix:{{{_short_hash(tenant)}}}"
     return tenant_key, None if user is None else f"{tenant_key}:u:{_short_hash(user)}"
 
 
 def idle_key(tenant: str) -> str:
     """The tenant's idle index (the tenant's hash tag, as its other indexes)."""
-    return f"ms:ix:{{{_short_hash(tenant)}}}:idle"
+    return f"sdm:ix:{{{_short_hash(tenant)}}}:idle"
 
 
 def _ttl_ms(ref: SessionRef) -> bytes:

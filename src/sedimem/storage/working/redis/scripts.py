@@ -440,7 +440,7 @@ return #new
 )
 
 # -- idle sessions (consolidation) ------------------------------------------------------------
-# The per-tenant idle index ``ms:ix:{<tenant hash>}:idle`` is a zset of "<digest>|<scope>"
+# The per-tenant idle index ``sdm:ix:{<tenant hash>}:idle`` is a zset of "<digest>|<scope>"
 # scored by the server time (ms) of a recent write. It is refreshed by the writers at most
 # every few seconds (not inside the write scripts: it lives in another slot), so a score is
 # a lower bound of the session's latest write; the session's stamp key is the exact value.

@@ -3,20 +3,20 @@
 Layout: all keys of a session share the hash tag ``{<digest>}`` (so they live in one slot
 on Redis Cluster):
 
-- ``ms:{d}:kv``   hash   user key -> ``"<expiry>|<version>|<value>"`` (expiry in epoch
+- ``sdm:{d}:kv``   hash   user key -> ``"<expiry>|<version>|<value>"`` (expiry in epoch
   seconds, or empty; version: see ``version.py``): a read is one plain HGET, and a key whose
   expiry is <= now is absent at once
-- ``ms:{d}:ex``   zset   user key -> expiry, for the keys with one: counts live keys and finds
+- ``sdm:{d}:ex``   zset   user key -> expiry, for the keys with one: counts live keys and finds
   expired ones to purge (lazily, when the key limit is reached); always a subset of ``kv``
-- ``ms:{d}:task`` hash   task field -> value
-- ``ms:{d}:sp``   list   scratchpad entries, capped with LTRIM
-- ``ms:{d}:vr``   hash   versions of whole-session writes: ``a`` keys cleared, ``t`` task
+- ``sdm:{d}:task`` hash   task field -> value
+- ``sdm:{d}:sp``   list   scratchpad entries, capped with LTRIM
+- ``sdm:{d}:vr``   hash   versions of whole-session writes: ``a`` keys cleared, ``t`` task
   state, ``s`` / ``sx`` scratchpad cleared (version / entry stamp), ``c`` checkpoints dropped
-- ``ms:{d}:tb``   zset   tombstones: deleted user key -> microseconds of its version, pruned
+- ``sdm:{d}:tb``   zset   tombstones: deleted user key -> microseconds of its version, pruned
   past the session's idle lifetime (``vr`` and ``tb`` live one idle lifetime after their
   latest write)
-- ``ms:{d}:cp`` / ``ms:{d}:cb`` / ``ms:{d}:cx``: checkpoint info / content / expiry (zset)
-- ``ms:{d}:at``   string server time (ms) of the latest write: what consolidation calls idle
+- ``sdm:{d}:cp`` / ``sdm:{d}:cb`` / ``sdm:{d}:cx``: checkpoint info / content / expiry (zset)
+- ``sdm:{d}:at``   string server time (ms) of the latest write: what consolidation calls idle
 
 Every write carries a version (a hybrid logical clock with the writer's id). A live write
 always lands, with a version above the one it replaces; a write replayed from an outage's
@@ -64,6 +64,7 @@ from sedimem.storage.working.redis.client import (
     connect,
     executor,
     named,
+    torn_down,
 )
 from sedimem.storage.working.redis.commands import AT, CB, CP, CX, EX, KV, SP, TASK, entry_stamp
 from sedimem.storage.working.redis.scripts import (
@@ -149,6 +150,10 @@ class RedisWorkingStore:
             raise await self._unavailable(exc) from exc
         except RedisError as exc:
             raise StoreError(f"Redis failed: {exc}") from exc
+        except AttributeError as exc:
+            if self._cluster and torn_down(exc):
+                raise await self._unavailable(exc) from exc
+            raise
 
     async def _load(self, sources: Sequence[str]) -> None:
         """Load scripts: on a Cluster into every master (a script cache is per node)."""
@@ -189,6 +194,10 @@ class RedisWorkingStore:
             raise await self._unavailable(exc) from exc
         except RedisError as exc:
             raise StoreError(f"Redis failed: {exc}") from exc
+        except AttributeError as exc:
+            if self._cluster and torn_down(exc):
+                raise await self._unavailable(exc) from exc
+            raise
 
     async def _unavailable(self, exc: Exception) -> StoreUnavailable:
         # The server may have restarted without its data: register sessions again.
@@ -521,6 +530,10 @@ class RedisWorkingStore:
             return False
         except (StoreError, RedisError):
             return False
+        except AttributeError as exc:
+            if torn_down(exc):
+                return False
+            raise
 
     async def drop_idle_connections(self) -> None:
         """Close the pooled connections not in use (made before a restart, say).
