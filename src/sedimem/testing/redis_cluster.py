@@ -62,6 +62,15 @@ def cluster_info(port: int) -> dict[str, str]:
     return dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
 
 
+def _synced(port: int) -> bool:
+    """A master, or a replica whose link to its master is up."""
+    try:
+        text = ask(port, "INFO", "replication")
+    except OSError:
+        return False
+    return "role:master" in text or "master_link_status:up" in text
+
+
 class RedisCluster:
     """Six cluster nodes (3 masters, 3 replicas); ``nodes`` can be killed and restarted."""
 
@@ -71,8 +80,10 @@ class RedisCluster:
 
     @property
     def url(self) -> str:
-        """A cluster URL for the working store: any node seeds the client's slot map."""
-        return f"redis+cluster://{LOOPBACK}:{self.nodes[0].port}"
+        """A cluster URL for the working store: any node seeds the client's slot map (the
+        first one running, so the URL still works after a node was killed)."""
+        seed = next((n for n in self.nodes if n.running), self.nodes[0])
+        return f"redis+cluster://{LOOPBACK}:{seed.port}"
 
     def start(self) -> Self:
         cli = find_redis_cli()
@@ -96,12 +107,22 @@ class RedisCluster:
         return self
 
     def wait_healthy(self) -> None:
-        """Wait until every running node reports ``cluster_state:ok`` and 3 masters."""
+        """Wait until every running node reports ``cluster_state:ok`` and 3 masters, and
+        every replica has synced with its master.
+
+        A replica that never synced refuses to take over a dead master ("disconnected from
+        master for longer than allowed"), so a master killed too early would stay down.
+        """
         deadline = time.monotonic() + self._startup_timeout
         while time.monotonic() < deadline:
-            infos = [cluster_info(n.port) for n in self.nodes if n.running]
-            if infos and all(
-                i.get("cluster_state") == "ok" and i.get("cluster_size") == "3" for i in infos
+            running = [n for n in self.nodes if n.running]
+            infos = [cluster_info(n.port) for n in running]
+            if (
+                infos
+                and all(
+                    i.get("cluster_state") == "ok" and i.get("cluster_size") == "3" for i in infos
+                )
+                and all(_synced(n.port) for n in running)
             ):
                 return
             time.sleep(0.1)

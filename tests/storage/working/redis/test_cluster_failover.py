@@ -3,8 +3,8 @@
 Each test gets a cluster of its own (3 masters, 3 replicas) and drives acknowledged writes
 from several tasks through the store ``open_working_store`` builds for a
 ``redis+cluster://`` URL (Redis behind the outage fallback), while a replica takes over
-its master by ``CLUSTER FAILOVER``. Afterwards every acknowledged write is read back from
-the cluster directly. (A killed master is not tested yet: see docs/working-memory.md.)
+its master by ``CLUSTER FAILOVER``, or a master is killed (SIGKILL) and its replica is
+promoted. Afterwards every acknowledged write is read back from the cluster directly.
 """
 
 from __future__ import annotations
@@ -111,3 +111,19 @@ async def test_a_manual_failover_mid_workload_loses_nothing(
 
     assert await run_workload(cluster, failover) >= 1000
     assert cluster.role(replica) == "master"
+
+
+async def test_a_killed_master_mid_workload_loses_nothing(
+    dedicated_redis_cluster: RedisCluster,
+) -> None:
+    cluster = dedicated_redis_cluster
+    victim = cluster.masters()[-1]
+
+    async def kill() -> None:
+        victim.kill()
+        # its replica is promoted once the others agree the master failed (~2-3 s)
+        await wait_until(lambda: len(cluster.masters()) == 3)
+        await asyncio.to_thread(cluster.wait_healthy)
+
+    assert await run_workload(cluster, kill) >= 1000
+    assert not victim.running

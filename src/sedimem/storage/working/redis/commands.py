@@ -51,6 +51,7 @@ _MERGE_WINDOW = timedelta(seconds=60)
 
 # Constant arguments are bytes (redis-py passes bytes through without encoding them).
 EVALSHA: Final = b"EVALSHA"
+EVAL: Final = b"EVAL"
 HGET: Final = b"HGET"
 _KEY_SUFFIXES = ("kv", "ex", "task", "sp", "vr", "tb", "cp", "cb", "cx", "at")
 # positions in Keys

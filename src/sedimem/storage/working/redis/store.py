@@ -139,13 +139,18 @@ class RedisWorkingStore:
     # -- the wire ------------------------------------------------------------------------
 
     async def _run(self, command: cmd.Command) -> Any:
-        """Run one command; a script the server does not know (yet) is loaded once."""
+        """Run one command; a script the server does not know (yet) is sent whole once.
+
+        EVAL runs the script and caches it on the node that runs it, which is the node the
+        key's slot lives on now: after a Cluster failover, a promoted replica has an empty
+        script cache, and loading scripts "into every master" by a client whose slot map is
+        stale would miss it.
+        """
         try:
             try:
                 return await self._execute(*command)
             except NoScriptError:
-                await self._load((ALL[command[1]].source,))
-                return await self._execute(*command)
+                return await self._execute(cmd.EVAL, ALL[command[1]].source, *command[2:])
         except UNAVAILABLE as exc:
             raise await self._unavailable(exc) from exc
         except RedisError as exc:
@@ -517,6 +522,15 @@ class RedisWorkingStore:
 
     async def ping(self) -> bool:
         """True when Redis answers; on a Cluster, every master, with all slots served."""
+        answered = await self._answers()
+        if not answered and self._cluster:
+            # A killed master stays in the client's node list (and is asked again on every
+            # ping) until the client reads the slot map again, which names its replica.
+            with contextlib.suppress(Exception):
+                await self.drop_idle_connections()
+        return answered
+
+    async def _answers(self) -> bool:
         try:
             if not isinstance(self._client, RedisCluster):
                 return bool(await self._run(("PING",)))
