@@ -50,6 +50,7 @@ async def test_turns_become_episodes_and_facts_once(memory: Memory, scope: Scope
     ]
     first = await memory.ingest(messages, scope)
     assert first.status == "done"
+    assert first.usage is None  # the rule extractor calls no model
     assert len(first.stored) == 3
     assert first.duplicates == []
     assert len(first.inserted) >= 2
@@ -178,6 +179,13 @@ async def test_llm_extractor_facts_and_a_reply_that_is_not_json(
         assert good.status == "done"
         assert len(good.inserted) == 1
         failed = await service.ingest([turn("I live in Oslo.", 5)], scope)
+    # each ingest reports its own share of the model's calls and tokens
+    assert good.usage is not None
+    assert (good.usage.requests, good.usage.invalid_replies) == (1, 0)
+    assert good.usage.prompt_tokens > 0
+    assert good.usage.completion_tokens > 0
+    assert failed.usage is not None
+    assert (failed.usage.requests, failed.usage.invalid_replies) == (2, 2)
     assert failed.status == "failed"
     assert "JSON" in (failed.error or "")
     assert len(failed.stored) == 1
@@ -185,3 +193,29 @@ async def test_llm_extractor_facts_and_a_reply_that_is_not_json(
     await memory.consolidate(scope.tenant, jobs=["facts"])
     (now,) = await memory.facts.current("Ana", "lives_in", scope=scope)
     assert now.object == "Oslo"
+
+
+async def test_a_note_is_filed_once_and_read_for_facts(memory: Memory, scope: Scope) -> None:
+    first = await memory.remember("Ana works at Acme.", scope)
+    (note,) = first.stored
+    assert (await memory.episodes.get(note, scope=scope)).task_type == "note"
+    assert len(first.inserted) == 1
+    again = await memory.remember("Ana works at Acme.", scope.model_copy(update={"session": "s2"}))
+    assert (again.stored, again.duplicates, again.inserted) == ([], [note], [])
+    elsewhere = await memory.remember("Ana works at Acme.", Scope(tenant=scope.tenant, user="bo"))
+    assert len(elsewhere.stored) == 1  # another owner's note is its own
+    with pytest.raises(ValidationError, match="description"):
+        await memory.remember("", scope)
+
+
+async def test_kind_of_names_the_kind_of_an_id_within_the_tenant(
+    memory: Memory, scope: Scope
+) -> None:
+    result = await memory.remember("Ana works at Acme.", scope)
+    assert await memory.kind_of(result.stored[0], scope) == "episode"
+    assert await memory.kind_of(result.inserted[0], scope) == "fact"
+    for missing, where in (("nope", scope), (result.stored[0], Scope(tenant="other"))):
+        with pytest.raises(NotFound, match="no episode, fact or procedure"):
+            await memory.kind_of(missing, where)
+    with pytest.raises(ValidationError, match="id"):
+        await memory.kind_of("a\x00b", scope)

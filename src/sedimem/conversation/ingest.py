@@ -29,10 +29,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sedimem.clock import Clock, SystemClock, utc_from_timestamp
+from sedimem.consolidation.context import MeteredExtractor
 from sedimem.consolidation.extract import EndingExtractor, Extractor
 from sedimem.embed.base import Embedder
 from sedimem.errors import NotFound, SedimemError, ValidationError
 from sedimem.ids import new_id
+from sedimem.llm.usage import Usage
 from sedimem.longterm import records
 from sedimem.longterm.semantic import SemanticMemory
 from sedimem.longterm.vectors import embed_all
@@ -44,10 +46,11 @@ from sedimem.types.conversation import (
     IngestResult,
     Message,
     MessageFields,
+    ModelUsage,
 )
 from sedimem.types.longterm import Episode, Fact
 
-__all__ = ["MAX_JOBS", "Conversations", "message_key"]
+__all__ = ["MAX_JOBS", "NOTE_TYPE", "Conversations", "message_key", "note_key"]
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +58,8 @@ log = logging.getLogger(__name__)
 MAX_JOBS = 1000
 #: What the episodes of chat turns are filed as.
 TASK_TYPE = "conversation"
+#: What a note (plain text remembered without a conversation) is filed as.
+NOTE_TYPE = "note"
 
 
 def message_key(owner: Scope, message: Message) -> str:
@@ -66,6 +71,12 @@ def message_key(owner: Scope, message: Message) -> str:
         identity = ["turn", message.role, when, message.content]
     digest = hashlib.sha256("\x00".join([owner.canonical, *identity]).encode()).hexdigest()
     return f"message:{digest[:48]}"
+
+
+def note_key(owner: Scope, text: str) -> str:
+    """The unique key of a note: its owner and text (the same note again is a duplicate)."""
+    digest = hashlib.sha256("\x00".join([owner.canonical, "note", text]).encode()).hexdigest()
+    return f"note:{digest[:48]}"
 
 
 def _parse(messages: Sequence[MessageFields | Mapping[str, Any]], now: float) -> list[Message]:
@@ -153,7 +164,11 @@ class Conversations:
         background job whose status :meth:`job` answers)."""
         now = self._clock.now()
         parsed = _parse(messages, now)
-        stored, duplicates = await self._file(parsed, scope, now)
+        owner = scope.owner
+        keyed = [(m, message_key(owner, m)) for m in parsed]
+        stored, duplicates = await self._file(
+            [(_episode(m, scope, key, now), key) for m, key in keyed], scope
+        )
         if not background:
             return await self._extract(stored, duplicates)
         job_id = new_id()
@@ -174,6 +189,20 @@ class Conversations:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return pending
+
+    async def note(self, text: str, scope: Scope) -> IngestResult:
+        """File ``text`` as a note episode of ``scope`` and learn the facts it states, like
+        one chat turn: once per owner and text (the same note again is reported as a
+        duplicate and not read again). Extraction runs inline."""
+        episode = Episode(
+            scope=scope,
+            task_type=NOTE_TYPE,
+            description=text,
+            occurred_at=utc_from_timestamp(self._clock.now()),
+        )
+        key = note_key(scope.owner, episode.description)
+        stored, duplicates = await self._file([(episode, key)], scope)
+        return await self._extract(stored, duplicates)
 
     def job(self, job_id: str, *, tenant: str) -> IngestResult:
         """A background ingest's status, for its tenant (``NotFound`` otherwise, or once
@@ -201,16 +230,14 @@ class Conversations:
             self._jobs.popitem(last=False)
 
     async def _file(
-        self, messages: list[Message], scope: Scope, now: float
+        self, keyed: list[tuple[Episode, str]], scope: Scope
     ) -> tuple[list[Episode], list[str]]:
-        owner = scope.owner
-        episodes = [_episode(m, scope, message_key(owner, m), now) for m in messages]
-        vectors = await embed_all(self._embedder, [e.search_text() for e in episodes])
+        """Write each episode unless one with its unique key is filed already."""
+        vectors = await embed_all(self._embedder, [e.search_text() for e, _ in keyed])
         stored: list[Episode] = []
         duplicates: list[str] = []
         claimed: set[str] = set()
-        for episode, vector in zip(episodes, vectors, strict=True):
-            key = str(episode.metadata["message_key"])
+        for (episode, key), vector in zip(keyed, vectors, strict=True):
             if key in claimed:  # the same turn twice in one call
                 continue
             claimed.add(key)
@@ -244,9 +271,11 @@ class Conversations:
         ended: list[str] = []
         conflicts: dict[str, Fact] = {}
         error: str | None = None
+        metered = isinstance(self._extractor, MeteredExtractor)
+        usage = Usage()  # this call's share of the model's calls and tokens
         try:
             for episode in stored:
-                for fact in await self._extractor.extract(episode):
+                for fact in await self._facts_of(episode, usage):
                     learned = await self._facts.learn(fact)
                     if learned.action == "reinforced":
                         reinforced.append(learned.fact.id)
@@ -273,4 +302,10 @@ class Conversations:
             possible_conflicts=list(conflicts.values()),
             error=error,
             finished_at=utc_from_timestamp(self._clock.now()),
+            usage=ModelUsage(**usage.counts()) if metered else None,
         )
+
+    async def _facts_of(self, episode: Episode, usage: Usage) -> list[Fact]:
+        if isinstance(self._extractor, MeteredExtractor):
+            return await self._extractor.extract_metered(episode, usage)
+        return await self._extractor.extract(episode)

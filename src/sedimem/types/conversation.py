@@ -20,6 +20,7 @@ __all__ = [
     "MAX_MESSAGE_CHARS",
     "IngestResult",
     "Message",
+    "ModelUsage",
     "MessageFields",
     "Role",
 ]
@@ -70,6 +71,25 @@ class Message(MessageFields, Model):
     """One chat turn (invalid input raises :class:`sedimem.ValidationError`)."""
 
 
+class ModelUsage(Model):
+    """What one piece of work asked of the configured model endpoint (the LLM extractor)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    requests: int = Field(default=0, ge=0, description="HTTP requests sent, retries included.")
+    retries: int = Field(default=0, ge=0, description="Requests that retried an earlier one.")
+    failures: int = Field(
+        default=0, ge=0, description="Calls that failed after their retries (or were refused)."
+    )
+    prompt_tokens: int = Field(default=0, ge=0, description="Tokens sent, as the endpoint counted.")
+    completion_tokens: int = Field(
+        default=0, ge=0, description="Tokens generated, as the endpoint counted."
+    )
+    invalid_replies: int = Field(
+        default=0, ge=0, description="Replies that were not valid JSON of the facts schema."
+    )
+
+
 class IngestResult(Model):
     """What one ingest did: the turns it filed and the facts extracted from them.
 
@@ -106,5 +126,10 @@ class IngestResult(Model):
     )
     error: str | None = Field(
         default=None, description="Why extraction failed (the turns stay filed)."
+    )
+    usage: ModelUsage | None = Field(
+        default=None,
+        description="Model calls and tokens the extraction took; unset when the extractor "
+        "calls no model (the rule extractor).",
     )
     finished_at: datetime | None = None
