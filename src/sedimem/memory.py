@@ -37,11 +37,13 @@ from sedimem.context.tokens import Tokenizer
 from sedimem.conversation import Conversations
 from sedimem.embed.base import Embedder
 from sedimem.embed.factory import open_embedder
+from sedimem.errors import NotFound
 from sedimem.footprint import Counts, MemoryProfile, UserCounts
 from sedimem.keys import API_KEY, ApiKeys
 from sedimem.lifecycle import Lifecycle
 from sedimem.llm.usage import Metered
-from sedimem.longterm import EpisodicMemory, ProceduralMemory, SemanticMemory
+from sedimem.longterm import EpisodicMemory, ProceduralMemory, SemanticMemory, records
+from sedimem.longterm.arguments import check_text
 from sedimem.longterm.catalog import Catalog
 from sedimem.longterm.documents import Documents
 from sedimem.longterm.stores import open_longterm_store
@@ -54,9 +56,25 @@ from sedimem.storage.working.factory import open_working_store
 from sedimem.types.conversation import IngestResult, MessageFields
 from sedimem.working.memory import WorkingMemory
 
-__all__ = ["Memory", "MemoryHealth", "MemoryProfile", "MemoryStats", "StoreHealth", "UserCounts"]
+__all__ = [
+    "Memory",
+    "MemoryHealth",
+    "MemoryProfile",
+    "MemoryStats",
+    "RecordKind",
+    "StoreHealth",
+    "UserCounts",
+]
 
 log = logging.getLogger(__name__)
+
+#: The kinds of long-term record addressed by id.
+RecordKind = Literal["episode", "fact", "procedure"]
+_RECORD_KINDS: dict[str | None, RecordKind] = {
+    records.EPISODE: "episode",
+    records.FACT: "fact",
+    records.PROCEDURE: "procedure",
+}
 
 _SESSION_PAGE = 500
 
@@ -383,6 +401,24 @@ class Memory:
         in a background job: ``conversations.job(job_id, tenant=...)``). See
         :mod:`sedimem.conversation.ingest`."""
         return await self.conversations.ingest(messages, scope, background=background)
+
+    async def remember(self, text: str, scope: Scope) -> IngestResult:
+        """File plain ``text`` as a note episode of ``scope`` (once per owner and text) and
+        learn the facts the configured extractor reads in it, as :meth:`ingest` does for a
+        chat turn."""
+        return await self.conversations.note(text, scope)
+
+    async def kind_of(self, record_id: str, scope: Scope) -> RecordKind:
+        """Which long-term record ``record_id`` names in ``scope``'s tenant: ``episode``,
+        ``fact`` or ``procedure``. ``NotFound`` when the tenant holds none of them with
+        that id (another tenant's id included); whether ``scope`` may read or change it is
+        the tier's own call to decide."""
+        check_text("id", record_id)
+        rows = await self._longterm.get(scope.tenant, [record_id])
+        kind = rows[0].kind if rows else None
+        if kind not in _RECORD_KINDS:
+            raise NotFound(f"no episode, fact or procedure has the id {record_id!r}")
+        return _RECORD_KINDS[kind]
 
     async def forget(
         self,

@@ -8,10 +8,24 @@ from datetime import datetime
 from sedimem.errors import ValidationError
 from sedimem.types.text import check_no_nul
 
-__all__ = ["MAX_K", "aware_timestamp", "check_k", "check_query", "check_session", "check_text"]
+__all__ = [
+    "MAX_K",
+    "MAX_QUERY_CHARS",
+    "aware_timestamp",
+    "check_k",
+    "check_query",
+    "check_session",
+    "check_text",
+]
 
+#: Most hits one search returns (per tier), for every interface.
 MAX_K = 1000
+#: The longest query text.
+MAX_QUERY_CHARS = 10_000
 _SESSION_ID = re.compile(r"[^\x00-\x1f\x7f]{1,128}")  # as a scope's Identifier
+
+
+_QUERY_ALLOWED = f"1..{MAX_QUERY_CHARS} characters"
 
 
 def check_k(k: int) -> int:
@@ -22,9 +36,9 @@ def check_k(k: int) -> int:
 
 def check_query(query: str) -> str:
     if not isinstance(query, str) or not query.strip():
-        raise ValidationError("query", "must be non-empty text", allowed="1..10000 characters")
-    if len(query) > 10_000:
-        raise ValidationError("query", "is too long", allowed="1..10000 characters")
+        raise ValidationError("query", "must be non-empty text", allowed=_QUERY_ALLOWED)
+    if len(query) > MAX_QUERY_CHARS:
+        raise ValidationError("query", "is too long", allowed=_QUERY_ALLOWED)
     return check_no_nul("query", query)
 
 

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 from pydantic import AwareDatetime, ConfigDict, Field, StringConstraints
 
 from sedimem.types._base import Model
-from sedimem.types.longterm import Cardinality, Importance, Outcome
+from sedimem.types.longterm import Cardinality, FactValue, Importance, Outcome
 from sedimem.types.text import NO_NUL, Label, Text
 
 __all__ = [
@@ -65,7 +65,7 @@ class FactChanges(_Changes):
     fact instead."""
 
     statement: Text | None = None
-    object: Annotated[str, StringConstraints(max_length=10_000, pattern=NO_NUL)] | None = None
+    object: FactValue | None = None
     confidence: Importance | None = None
     valid_from: AwareDatetime | None = None
     valid_to: AwareDatetime | None = None

@@ -25,6 +25,8 @@ __all__ = [
     "Cardinality",
     "Episode",
     "Fact",
+    "FactValue",
+    "MAX_ID_CHARS",
     "Label",
     "LearnResult",
     "Outcome",
@@ -35,6 +37,10 @@ __all__ = [
 ]
 
 Importance = Annotated[float, Field(ge=0.0, le=1.0)]
+#: A fact's value (its object).
+FactValue = Annotated[str, StringConstraints(max_length=10_000, pattern=NO_NUL)]
+#: The longest record id (ours are UUIDv7 text; imported records may bring their own).
+MAX_ID_CHARS = 64
 #: How many values a predicate holds at a time: "one" (a new value supersedes the old one)
 #: or "many" (values accumulate).
 Cardinality = Literal["one", "many"]
@@ -57,7 +63,7 @@ class Outcome(StrEnum):
 class _Record(Model):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: str = Field(default_factory=new_id, min_length=1, max_length=64, pattern=NO_NUL)
+    id: str = Field(default_factory=new_id, min_length=1, max_length=MAX_ID_CHARS, pattern=NO_NUL)
     scope: Scope = Field(default_factory=Scope)
     metadata: dict[str, Any] = Field(default_factory=dict)
 
@@ -99,7 +105,7 @@ class Fact(_Record):
     statement: Text
     subject: Label | None = None
     predicate: Label | None = Field(default=None, validate_default=True)
-    object: Annotated[str, StringConstraints(max_length=10_000, pattern=NO_NUL)] | None = None
+    object: FactValue | None = None
     confidence: Importance = 1.0
     source_episode_ids: list[Plain] = Field(default_factory=list)
     reinforcement_count: int = Field(default=1, ge=1)

@@ -25,11 +25,14 @@ from sedimem.types.working import (
 )
 from sedimem.working import codec
 
-__all__ = ["WorkingMemory"]
+__all__ = ["MAX_CHECKPOINT_DESCRIPTION_CHARS", "MAX_TTL_SECONDS", "WorkingMemory"]
 
 logger = logging.getLogger("sedimem.working")
 
-_MAX_TTL = 365 * 24 * 3600.0
+#: The longest a key may live: a year (longer-lived state belongs in long-term memory).
+MAX_TTL_SECONDS = 365 * 24 * 3600.0
+#: The longest description a checkpoint takes.
+MAX_CHECKPOINT_DESCRIPTION_CHARS = 1024
 
 
 class WorkingMemory:
@@ -75,7 +78,7 @@ class WorkingMemory:
     async def set(self, key: str, value: Any, ttl_seconds: float | None = None) -> None:
         """Store ``value`` (any JSON value) under ``key``, for ``ttl_seconds`` if given."""
         codec.check_key(key)
-        ttl = codec.check_ttl(ttl_seconds, upper=_MAX_TTL)
+        ttl = codec.check_ttl(ttl_seconds, upper=MAX_TTL_SECONDS)
         text = codec.encode_value(value, self._settings.max_value_bytes)
         now = self._clock.now()
         expires_at = None if ttl is None else now + ttl
@@ -213,8 +216,12 @@ class WorkingMemory:
 
     async def create_checkpoint(self, description: str = "") -> str:
         """Snapshot user keys (with their remaining TTLs), task state and scratchpad."""
-        if not isinstance(description, str) or len(description) > 1024:
-            raise ValidationError("description", "must be text", allowed="0..1024 characters")
+        if not isinstance(description, str) or len(description) > MAX_CHECKPOINT_DESCRIPTION_CHARS:
+            raise ValidationError(
+                "description",
+                "must be text",
+                allowed=f"0..{MAX_CHECKPOINT_DESCRIPTION_CHARS} characters",
+            )
         check_no_nul("description", description)
         now = self._clock.now()
         snapshot = await self._store.snapshot(self._ref, now)
