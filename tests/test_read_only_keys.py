@@ -75,16 +75,32 @@ async def test_mcp_offers_a_read_only_key_the_reading_tools_only(tmp_path: Path)
     url = f"sqlite:///{tmp_path / 'm.db'}"
     async with await Memory.open(working=url, store=url, embedder=HashEmbedder(64)) as memory:
         async with client_as(memory, local_key()) as client:
-            body = {"tier": "episodic", "description": "Booked the night train to Oslo"}
+            body = {"kind": "episode", "text": "Booked the night train to Oslo", "format": "json"}
             data_of(await client.call_tool("remember", body))
         reader = local_key().model_copy(update={"read_only": True})
         async with client_as(memory, reader) as client:
-            found = data_of(await client.call_tool("recall", {"query": "night train"}))
-            assert found
+            found = data_of(
+                await client.call_tool("recall", {"query": "night train", "format": "json"})
+            )
+            assert found["episodes"]
+            # the reading actions of mixed tools are open to it, the writing ones are not
+            assert data_of(await client.call_tool("core_memory", {"format": "json"})) == {
+                "blocks": []
+            }
+            assert (
+                data_of(
+                    await client.call_tool("working_memory", {"session": "s", "format": "json"})
+                )["values"]
+                == {}
+            )
             refused = error_of(await client.call_tool("remember", body))
             assert "read-only" in refused
-            assert "read-only" in error_of(
-                await client.call_tool("working_set", {"session": "s", "key": "k", "value": 1})
-            )
-            assert "read-only" in error_of(await client.call_tool("forget", {"user": "ana"}))
+            for tool, arguments in (
+                ("working_memory", {"session": "s", "action": "set", "key": "k", "value": 1}),
+                ("core_memory", {"action": "set", "name": "persona", "text": "x"}),
+                ("erase_memories", {"user": "ana"}),
+                ("forget_memory", {"id": found["episodes"][0]["id"]}),
+                ("inspect_memory", {"report": "predicates", "declare": ["x"]}),
+            ):
+                assert "read-only" in error_of(await client.call_tool(tool, arguments)), tool
         assert (await memory.stats(local_key().scope)).episodes == 1

@@ -195,18 +195,25 @@ async def test_mcp_over_streamable_http_on_the_same_port(server: SedimemServer) 
         tools = {t.name for t in (await client.list_tools()).tools}
         assert {"remember", "recall", "assemble_context"} <= tools
         stored = await client.call_tool(
-            "remember", {"tier": "episodic", "description": "Rotated the gateway TLS certificate"}
+            "remember",
+            {
+                "kind": "episode",
+                "text": "Rotated the gateway TLS certificate",
+                "format": "json",
+            },
         )
         assert not stored.is_error
-        found = await client.call_tool("recall", {"query": "TLS certificate rotation"})
+        found = await client.call_tool(
+            "recall", {"query": "TLS certificate rotation", "format": "json"}
+        )
         assert not found.is_error
         assert stored.structured_content is not None
         assert found.structured_content is not None
-        assert [h["id"] for h in found.structured_content["episodic"]] == [
+        assert [h["id"] for h in found.structured_content["episodes"]] == [
             stored.structured_content["id"]
         ]
         packed = await client.call_tool(
-            "assemble_context", {"query": "certificate", "budget_tokens": 100}
+            "assemble_context", {"query": "certificate", "budget_tokens": 100, "format": "json"}
         )
         assert packed.structured_content is not None
         assert "Rotated the gateway TLS certificate" in packed.structured_content["text"]

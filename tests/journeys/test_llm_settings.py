@@ -135,7 +135,8 @@ async def test_mcp_and_the_cli_use_the_same_settings(
     async with Client(params) as client:
         stored = data_of(
             await client.call_tool(
-                "remember", {"tier": "episodic", "description": "Ana adopted a dog named Rex"}
+                "remember",
+                {"kind": "episode", "text": "Ana adopted a dog named Rex", "format": "json"},
             )
         )
         embedded = len(llm_server.requests("embeddings"))
@@ -152,9 +153,9 @@ async def test_mcp_and_the_cli_use_the_same_settings(
         assert consolidate.returncode == 0, consolidate.stderr
         assert "inserted=1" in consolidate.stdout
         assert "llm_requests=1" in consolidate.stdout
-        found = data_of(await client.call_tool("recall", {"query": "Ana's dog"}))
-        assert [h["record"]["statement"] for h in found["semantic"]] == ["Ana has dog Rex."]
-        assert found["semantic"][0]["record"]["source_episode_ids"] == [stored["id"]]
+        found = data_of(await client.call_tool("recall", {"query": "Ana's dog", "format": "json"}))
+        assert [h["record"]["statement"] for h in found["facts"]] == ["Ana has dog Rex."]
+        assert found["facts"][0]["record"]["source_episode_ids"] == [stored["id"]]
     assert len(llm_server.requests("embeddings")) > embedded
     assert len(llm_server.requests("chat")) == 1
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -32,10 +33,30 @@ def text_of(result: CallToolResult) -> str:
 
 
 def data_of(result: CallToolResult) -> Any:
-    """The JSON a successful tool call returned."""
+    """The JSON a successful tool call returned (called with ``format: "json"``)."""
     assert not result.is_error, text_of(result)
     assert result.structured_content == json.loads(text_of(result))
     return result.structured_content
+
+
+def lines_of(result: CallToolResult) -> list[str]:
+    """The text lines a successful tool call returned (the default format)."""
+    assert not result.is_error, text_of(result)
+    assert result.structured_content is None
+    return text_of(result).splitlines()
+
+
+def ids_in(lines: list[str], kind: str) -> list[str]:
+    """The ids of ``kind`` records named in text lines (``... fact <id>: ...``), as a
+    model reads them: the word after the kind that has the shape of our ids."""
+    found = []
+    for line in lines:
+        words = line.split()
+        for before, word in itertools.pairwise(words):
+            candidate = word.rstrip(":,")
+            if before == kind and len(candidate) == 36 and candidate.count("-") == 4:
+                found.append(candidate)
+    return found
 
 
 def error_of(result: CallToolResult) -> str:

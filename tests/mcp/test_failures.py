@@ -30,11 +30,13 @@ async def test_a_crash_is_a_generic_tool_error_and_is_logged(
     async with client_as(memory, local_key()) as client:
         monkeypatch.setattr(memory, "stats", _raise(RuntimeError("internal detail 42")))
         with caplog.at_level(logging.ERROR):
-            message = error_of(await client.call_tool("get_memory_stats", {}))
-        assert message == "Error executing tool get_memory_stats"
+            message = error_of(await client.call_tool("inspect_memory", {}))
+        assert message == "Error executing tool inspect_memory"
         assert any("internal detail 42" in (r.exc_text or "") for r in caplog.records)
         # the server keeps serving
-        assert data_of(await client.call_tool("working_get", {"session": "s", "key": "k"}))
+        assert data_of(
+            await client.call_tool("working_memory", {"session": "s", "key": "k", "format": "json"})
+        )
 
 
 @pytest.mark.parametrize(
@@ -54,7 +56,7 @@ async def test_store_failures_do_not_leak_deployment_details(
     async with client_as(memory, local_key()) as client:
         monkeypatch.setattr(memory, "stats", _raise(error))
         with caplog.at_level(logging.WARNING, logger="sedimem.mcp"):
-            message = error_of(await client.call_tool("get_memory_stats", {}))
+            message = error_of(await client.call_tool("inspect_memory", {}))
         assert expected in message
         assert "10.0.0.7" not in message
         assert "/var" not in message

@@ -37,6 +37,7 @@ INITIALIZE = {
     },
 }
 ACCEPT = {"Accept": "application/json, text/event-stream"}
+JSON = {"format": "json"}
 
 
 def host_app(mcp: McpHttpApp) -> Starlette:
@@ -112,26 +113,26 @@ async def test_tools_over_http_with_a_bearer_key(
             await client.call_tool(
                 "remember",
                 {
-                    "tier": "episodic",
-                    "description": "Renewed the TLS certificate of the API gateway",
+                    "kind": "episode",
+                    "text": "Renewed the TLS certificate of the API gateway",
                     "lessons_learned": ["automate renewal"],
                     "importance": 0.7,
+                    **JSON,
                 },
             )
         )
         assert stored["record"]["scope"]["tenant"] == "acme"
-        found = data_of(await client.call_tool("recall", {"query": "TLS certificate"}))
-        assert [h["id"] for h in found["episodic"]] == [stored["id"]]
+        found = data_of(await client.call_tool("recall", {"query": "TLS certificate", **JSON}))
+        assert [h["id"] for h in found["episodes"]] == [stored["id"]]
         packed = data_of(
             await client.call_tool(
-                "assemble_context", {"query": "TLS certificate renewal", "budget_tokens": 200}
+                "assemble_context",
+                {"query": "TLS certificate renewal", "budget_tokens": 200, **JSON},
             )
         )
         assert "automate renewal" in packed["text"]
         bad = error_of(
-            await client.call_tool(
-                "remember", {"tier": "episodic", "description": "x", "importance": 2}
-            )
+            await client.call_tool("remember", {"kind": "episode", "text": "x", "importance": 2})
         )
         assert "importance: Input should be less than or equal to 1" in bad
 
@@ -145,34 +146,35 @@ async def test_tenants_are_isolated_over_http(memory: Memory) -> None:
                 await client_a.call_tool(
                     "remember",
                     {
-                        "tier": "semantic",
-                        "statement": "The vault code is 4711",
+                        "kind": "fact",
+                        "text": "The vault code is 4711",
                         "subject": "vault",
                         "predicate": "code",
                         "object": "4711",
+                        **JSON,
                     },
                 )
             )
             data_of(
                 await client_a.call_tool(
-                    "remember", {"tier": "episodic", "description": "Opened the vault"}
+                    "remember", {"kind": "episode", "text": "Opened the vault", **JSON}
                 )
             )
-            mine = data_of(await client_a.call_tool("recall", {"query": "vault code"}))
-            assert len(mine["semantic"]) == 1
+            mine = data_of(await client_a.call_tool("recall", {"query": "vault code", **JSON}))
+            assert len(mine["facts"]) == 1
         async with mcp_client(url, b.secret) as client_b:
-            theirs = data_of(await client_b.call_tool("recall", {"query": "vault code"}))
-            assert theirs["episodic"] == []
-            assert theirs["semantic"] == []
-            assert theirs["procedural"] == []
-            stats = data_of(await client_b.call_tool("get_memory_stats", {}))
+            theirs = data_of(await client_b.call_tool("recall", {"query": "vault code", **JSON}))
+            assert theirs["episodes"] == []
+            assert theirs["facts"] == []
+            assert theirs["procedures"] == []
+            stats = data_of(await client_b.call_tool("inspect_memory", JSON))
             assert stats["longterm"]["episodes"] == 0
             # a tenant argument is not a tool argument: ignored, the key's tenant applies
             spoofed = data_of(
-                await client_b.call_tool("recall", {"query": "vault", "tenant": "tenant-a"})
+                await client_b.call_tool("recall", {"query": "vault", "tenant": "tenant-a", **JSON})
             )
-            assert spoofed["semantic"] == []
-            assert spoofed["episodic"] == []
+            assert spoofed["facts"] == []
+            assert spoofed["episodes"] == []
 
 
 async def test_requests_without_a_valid_key_get_401_problem_json(memory: Memory) -> None:

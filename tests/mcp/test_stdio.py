@@ -25,32 +25,37 @@ async def test_a_stdio_session_remembers_recalls_and_assembles(tmp_path: Path) -
             await client.call_tool(
                 "remember",
                 {
-                    "tier": "episodic",
-                    "description": "Migrated the billing database to PostgreSQL 16",
+                    "kind": "episode",
+                    "text": "Migrated the billing database to PostgreSQL 16",
                     "outcome": "partial",
                     "lessons_learned": ["rehearse the cutover on a copy"],
                     "importance": 0.9,
+                    "format": "json",
                 },
             )
         )
         assert stored["record"]["scope"]["tenant"] == "default"
-        found = data_of(await client.call_tool("recall", {"query": "billing database migration"}))
-        assert [h["id"] for h in found["episodic"]] == [stored["id"]]
+        found = data_of(
+            await client.call_tool(
+                "recall", {"query": "billing database migration", "format": "json"}
+            )
+        )
+        assert [h["id"] for h in found["episodes"]] == [stored["id"]]
         packed = data_of(
             await client.call_tool(
-                "assemble_context", {"query": "database migration", "budget_tokens": 150}
+                "assemble_context",
+                {"query": "database migration", "budget_tokens": 150, "format": "json"},
             )
         )
         assert "rehearse the cutover" in packed["text"]
         assert packed["tokens_used"] <= 150
         bad = error_of(
-            await client.call_tool(
-                "remember", {"tier": "episodic", "description": "x", "importance": 2}
-            )
+            await client.call_tool("remember", {"kind": "episode", "text": "x", "importance": 2})
         )
         assert "importance: Input should be less than or equal to 1, got 2 (allowed: 0..1)" in bad
         # the server is still there after the error
-        assert data_of(await client.call_tool("get_memory_stats", {}))["longterm"]["episodes"] == 1
+        stats = data_of(await client.call_tool("inspect_memory", {"format": "json"}))
+        assert stats["longterm"]["episodes"] == 1
 
 
 async def test_sedimem_api_key_decides_the_tenant_of_a_stdio_session(tmp_path: Path) -> None:
@@ -64,7 +69,9 @@ async def test_sedimem_api_key_decides_the_tenant_of_a_stdio_session(tmp_path: P
     )
     async with Client(params) as client:
         stored = data_of(
-            await client.call_tool("remember", {"tier": "episodic", "description": "Wrote a memo"})
+            await client.call_tool(
+                "remember", {"kind": "episode", "text": "Wrote a memo", "format": "json"}
+            )
         )
     assert stored["record"]["scope"]["tenant"] == "acme"
     assert stored["record"]["scope"]["user"] == "ana"

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError as PydanticValidationError
 
 from sedimem.errors import SedimemError, StoreError, StoreUnavailable, ValidationError
+from sedimem.types.text import NUL_ALLOWED, is_nul_error
 
 __all__ = ["describe_error", "describe_invalid_arguments"]
 
@@ -41,6 +42,8 @@ def describe_invalid_arguments(exc: PydanticValidationError, schema: Mapping[str
     first = errors[0]
     loc = tuple(first["loc"])
     field = ".".join(str(part) for part in loc) or "arguments"
+    if is_nul_error(first["type"], first.get("ctx")):
+        return f"{field}: contains a NUL character (allowed: {NUL_ALLOWED})"
     text = f"{field}: {first['msg']}"
     if first["type"] != "missing":
         shown = repr(first.get("input"))

@@ -10,20 +10,20 @@ Failures become ``isError`` tool results, never protocol errors or a crashed ser
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.mcpserver.tools import Tool
-from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import ValidationError as PydanticValidationError
 
 from sedimem import __version__
 from sedimem.errors import SedimemError, StoreError
 from sedimem.mcp.access import KeySource
 from sedimem.mcp.failures import describe_error, describe_invalid_arguments
+from sedimem.mcp.schema import compact_schema
 from sedimem.mcp.tools import ToolEnv, ToolSpec, tool_specs
 from sedimem.memory import Memory
 
@@ -32,26 +32,24 @@ __all__ = ["INSTRUCTIONS", "MemoryServer", "build_server"]
 logger = logging.getLogger("sedimem.mcp")
 
 INSTRUCTIONS = """\
-sedimem is your layered memory. At the start of a task call assemble_context (or recall) \
-with what you are about to do; keep the task's state in working memory (working_set, \
-append_scratchpad, checkpoint / restore, working_get to resume), all per session id. When a \
-task ends, remember it as an episode (tier 'episodic': description, outcome, actions, \
-lessons_learned); pass the conversation's turns to ingest_messages (stored once, the \
-facts they state learned); store durable facts with tier 'semantic' and reusable step lists \
-with tier 'procedural'; after following a procedure found by search_procedures, call \
-record_outcome. To correct a memory use its id: edit_memory, invalidate_fact (a fact no \
-longer true) or delete_memory; a fact stored with cardinality 'one' replaces the current \
-value of its subject and predicate (declare_predicates does so for every later write). \
-Pinned blocks (persona, user profile, instructions; always first in a context): \
-list_blocks, update_block, append_block, delete_block. Scope fields (project, user, \
-agent_type, agent, session) are optional; your API key may fix some of them. Errors name \
-the argument and the allowed range: fix it and call again."""
+sedimem is your memory across sessions. Start a task with assemble_context (or recall) on \
+what you are about to do. Keep the task's state with working_memory (per session id). Store \
+what is worth knowing later with remember (plain text is enough) or, for a conversation, \
+ingest_messages. Results give ids: correct a memory with update_memory, remove a wrong one \
+with forget_memory. core_memory holds short pinned blocks (persona, user profile, \
+instructions) placed first in every context.
+Scope arguments (all optional): project, user, agent_type, agent, session. A write is filed \
+under them; a read sees memories filed with the same values or without them, from every \
+session (recall's from_session narrows to one). Memories naming a user are private to calls \
+naming that user. Your API key may fix some of them: omit or repeat those. Results are text \
+lines; format "json" gives structured data. An error names the argument and what is \
+allowed: fix it and call again."""
 
 
 class MemoryServer(MCPServer[Any]):
     """``MCPServer`` whose tool failures read as one actionable line (see module doc)."""
 
-    def __init__(self, tools: list[Tool]) -> None:
+    def __init__(self, tools: list[Tool], schemas: dict[str, dict[str, Any]]) -> None:
         super().__init__(
             name="sedimem",
             title="sedimem memory",
@@ -60,7 +58,8 @@ class MemoryServer(MCPServer[Any]):
             tools=tools,
             log_level="WARNING",
         )
-        self._schemas = {tool.name: tool.parameters for tool in tools}
+        # the full schemas (the published ones are trimmed): what an error says is allowed
+        self._schemas = schemas
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -82,15 +81,7 @@ class MemoryServer(MCPServer[Any]):
                 raise
             text = describe_invalid_arguments(cause, schema)
             raise ToolError(f"Error executing tool {name}: {text}") from cause
-        return _compact(result)
-
-
-def _compact(result: CallToolResult | InputRequiredResult) -> CallToolResult | InputRequiredResult:
-    """The text content as compact JSON (the SDK indents it): fewer tokens for the agent."""
-    if not isinstance(result, CallToolResult) or result.structured_content is None:
         return result
-    text = json.dumps(result.structured_content, ensure_ascii=False, separators=(",", ":"))
-    return result.model_copy(update={"content": [TextContent(type="text", text=text)]})
 
 
 def _tool(spec: ToolSpec) -> Tool:
@@ -99,11 +90,15 @@ def _tool(spec: ToolSpec) -> Tool:
         name=spec.name,
         title=spec.title,
         description=" ".join((spec.fn.__doc__ or "").split()),  # one paragraph, unwrapped
+        # tools answer with a CallToolResult of their own (text, or JSON when asked): no
+        # output schema, so tools/list stays small and text answers are not validated
+        structured_output=False,
+        # hints equal to the protocol's defaults (not read-only, destructive when not
+        # read-only, not idempotent) are left out: the host assumes them
         annotations=ToolAnnotations(
-            title=spec.title,
-            read_only_hint=spec.read_only,
-            destructive_hint=spec.destructive,
-            idempotent_hint=spec.idempotent,
+            read_only_hint=spec.read_only or None,
+            destructive_hint=None if spec.read_only or spec.destructive else False,
+            idempotent_hint=spec.idempotent or None,
             open_world_hint=False,
         ),
     )
@@ -111,4 +106,6 @@ def _tool(spec: ToolSpec) -> Tool:
 
 def build_server(memory: Memory, key_source: KeySource) -> MemoryServer:
     """A server whose tools call ``memory`` as the caller ``key_source`` names."""
-    return MemoryServer([_tool(spec) for spec in tool_specs(ToolEnv(memory, key_source))])
+    tools = [_tool(spec) for spec in tool_specs(ToolEnv(memory, key_source))]
+    published = [t.model_copy(update={"parameters": compact_schema(t.parameters)}) for t in tools]
+    return MemoryServer(published, {t.name: t.parameters for t in tools})

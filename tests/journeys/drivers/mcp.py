@@ -6,12 +6,16 @@ agent inside a task; the steps it has no tool for go through the same server pro
 route with the same key (the nearest real path a host has), each said where it happens:
 
 - the session lifecycle (``spawn``, ``pause``, ``fork``, ``terminate``): no tools (an MCP
-  agent works inside a session; the host starts and ends it). ``resume`` is the ``restore``
-  tool on the latest checkpoint ``working_get`` lists, which is what resume does.
+  agent works inside a session; the host starts and ends it). ``resume`` is
+  ``working_memory`` restoring the latest checkpoint its ``get`` lists, which is what
+  resume does.
 - reading a fact by id: no tool (``recall`` finds facts by query).
-- fact history: ``recall`` of the semantic tier with ``subject``, ``predicate`` and
-  ``include_history`` (every world time, as believed now).
+- fact history: ``recall`` of facts with ``subject``, ``predicate`` and ``include_history``
+  (every world time, as believed now).
 - consolidation, export and import: operator work, no tools.
+
+Every call asks for ``format: "json"`` (structured results, as a program reads them); the
+text answers a model reads are tested in tests/mcp.
 
 The MCP client session is opened on the first tool call and opened anew after the server
 restarts (a restart ends every MCP session).
@@ -35,11 +39,7 @@ from tests.journeys.drivers.rest import RestDriver
 
 __all__ = ["McpDriver"]
 
-_TIER_NAMES: dict[Tier, str] = {
-    "episodes": "episodic",
-    "facts": "semantic",
-    "procedures": "procedural",
-}
+_KINDS: dict[Tier, str] = {"episodes": "episode", "facts": "fact", "procedures": "procedure"}
 
 
 def _given(**fields: Any) -> dict[str, Any]:
@@ -84,7 +84,7 @@ class McpDriver(Driver):
     async def tool(self, tool: str, /, **arguments: Any) -> Any:
         """Call a tool; its JSON result, or :class:`Refused` with the error it reported."""
         client = await self._connect()
-        result = await client.call_tool(tool, _given(**arguments))
+        result = await client.call_tool(tool, _given(format="json", **arguments))
         block = result.content[0] if result.content else None
         text = block.text if isinstance(block, TextContent) else ""
         if result.is_error:
@@ -107,20 +107,21 @@ class McpDriver(Driver):
     ) -> None:
         await self.rest.spawn(who, state, task_id=task_id)  # no MCP tool: REST
 
+    async def working(self, who: Who, action: str, **arguments: Any) -> Any:
+        return await self.tool("working_memory", action=action, **arguments, **self._session(who))
+
     async def set(self, who: Who, key: str, value: Any) -> None:
-        await self.tool("working_set", key=key, value=value, **self._session(who))
+        await self.working(who, "set", key=key, value=value)
 
     async def get(self, who: Who, key: str) -> Any:
-        found = await self.tool("working_get", key=key, **self._session(who))
+        found = await self.working(who, "get", key=key)
         return found["value"] if found["found"] else MISSING
 
     async def note(self, who: Who, text: str) -> None:
-        await self.tool("append_scratchpad", text=text, **self._session(who))
+        await self.working(who, "note", text=text)
 
     async def _state(self, who: Who) -> dict[str, Any]:
-        state: dict[str, Any] = await self.tool(
-            "working_get", scratchpad_entries=100, **self._session(who)
-        )
+        state: dict[str, Any] = await self.working(who, "get")
         return state
 
     async def notes(self, who: Who) -> list[str]:
@@ -131,7 +132,7 @@ class McpDriver(Driver):
         return None if task is None else str(task["status"])
 
     async def checkpoint(self, who: Who, description: str = "") -> str:
-        made = await self.tool("checkpoint", description=description, **self._session(who))
+        made = await self.working(who, "checkpoint", text=description or None)
         return str(made["checkpoint_id"])
 
     async def checkpoints(self, who: Who) -> list[str]:
@@ -145,7 +146,7 @@ class McpDriver(Driver):
             listed = await self.checkpoints(who)
             assert listed, "no checkpoint to resume from"
             checkpoint = listed[-1]
-        await self.tool("restore", checkpoint_id=checkpoint, **self._session(who))
+        await self.working(who, "restore", checkpoint_id=checkpoint)
 
     async def fork(self, who: Who, checkpoint: str, new_session: str) -> Who:
         return await self.rest.fork(who, checkpoint, new_session)  # no MCP tool: REST
@@ -181,8 +182,8 @@ class McpDriver(Driver):
     ) -> Learned:
         stored = await self.tool(
             "remember",
-            tier="semantic",
-            statement=statement,
+            kind="fact",
+            text=statement,
             subject=subject,
             predicate=predicate,
             object=object,
@@ -212,43 +213,48 @@ class McpDriver(Driver):
         actions: Sequence[str] = (),
         task_type: str | None = None,
     ) -> str:
+        more = _given(actions=list(actions) or None, task_type=task_type)
         stored = await self.tool(
             "remember",
-            tier="episodic",
-            description=description,
+            kind="episode",
+            text=description,
             outcome=outcome,
             lessons_learned=list(lessons) or None,
-            actions=list(actions) or None,
-            task_type=task_type,
+            fields=more or None,
             **who.fields(),
         )
         return str(stored["id"])
 
     async def declare_single_valued(self, predicates: Sequence[str]) -> None:
-        await self.tool("declare_predicates", predicates=list(predicates), cardinality="one")
+        await self.tool(
+            "inspect_memory", report="predicates", declare=list(predicates), cardinality="one"
+        )
 
     async def correct_fact(
         self, fact_id: str, *, statement: str, object: str | None = None
     ) -> Learned:
-        edited = await self.tool(
-            "edit_memory", tier="semantic", id=fact_id, statement=statement, object=object
-        )
+        edited = await self.tool("update_memory", id=fact_id, text=statement, object=object)
         return Learned(action="superseded", id=edited["id"], superseded=tuple(edited["superseded"]))
 
     async def invalidate_fact(self, fact_id: str) -> None:
-        await self.tool("invalidate_fact", id=fact_id)
+        await self.tool("forget_memory", id=fact_id, keep_history=True)
 
     async def delete(self, tier: Tier, record_id: str) -> None:
-        await self.tool("delete_memory", tier=_TIER_NAMES[tier], id=record_id)
+        # the id says which kind it is: forget_memory takes no kind
+        await self.tool("forget_memory", id=record_id)
 
     async def put_block(self, who: Who, name: str, content: str) -> None:
-        await self.tool("update_block", name=name, content=content, **who.fields(session=False))
+        await self.tool(
+            "core_memory", action="set", name=name, text=content, **who.fields(session=False)
+        )
 
     async def append_block(self, who: Who, name: str, text: str) -> None:
-        await self.tool("append_block", name=name, text=text, **who.fields(session=False))
+        await self.tool(
+            "core_memory", action="append", name=name, text=text, **who.fields(session=False)
+        )
 
     async def stats(self, who: Who) -> dict[str, int]:
-        counted = (await self.tool("get_memory_stats", **who.fields()))["longterm"]
+        counted = (await self.tool("inspect_memory", **who.fields()))["longterm"]
         return {k: int(counted[k]) for k in ("episodes", "facts", "procedures")}
 
     async def get_fact(self, fact_id: str) -> dict[str, Any]:
@@ -258,14 +264,14 @@ class McpDriver(Driver):
         found = await self.tool(
             "recall",
             query=f"{subject} {predicate}",
-            tiers=["semantic"],
+            kinds=["fact"],
             subject=subject,
             predicate=predicate,
             include_history=True,
             k=100,
             **who.fields(),
         )
-        facts = [hit["record"] for hit in found["semantic"]]
+        facts = [hit["record"] for hit in found["facts"]]
         return sorted(facts, key=lambda f: (f["valid_from"], f["recorded_at"]))
 
     async def recall(
@@ -280,20 +286,20 @@ class McpDriver(Driver):
         found = await self.tool(
             "recall",
             query=query,
-            tiers=[_TIER_NAMES[t] for t in tiers],
+            kinds=[_KINDS[t] for t in tiers],
             outcome=outcome,
             from_session=from_session,
             **who.fields(),
         )
         return {
-            tier: [
-                {"record": h["record"], "explain": h["explain"]} for h in found[_TIER_NAMES[tier]]
-            ]
+            tier: [{"record": h["record"], "explain": h["explain"]} for h in found[tier]]
             for tier in tiers
         }
 
     async def procedures(self, who: Who, task: str) -> list[dict[str, Any]]:
-        found = await self.tool("search_procedures", task=task, **who.fields(session=False))
+        found = await self.tool(
+            "recall", query=task, kinds=["procedure"], k=5, **who.fields(session=False)
+        )
         return [hit["record"] for hit in found["procedures"]]
 
     async def assemble(self, who: Who, query: str, budget_tokens: int = 3000) -> str:

@@ -1,124 +1,160 @@
-"""``forget``, ``reflect`` and ``get_memory_stats``: erase, learn from, and size up memory."""
+"""``erase_memories`` (GDPR erasure) and ``inspect_memory`` (counts, reflection, predicates)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
+from mcp.types import CallToolResult
 from pydantic import Field
 
-from sedimem.errors import PermissionDenied
-from sedimem.mcp import limits
+from sedimem.errors import PermissionDenied, ValidationError
 from sedimem.mcp.arguments import (
     Agent,
     AgentType,
+    Cardinality,
+    Format,
     Label,
     OptionalTime,
     Project,
-    SessionFilter,
+    Session,
     User,
 )
-from sedimem.mcp.tools.base import ToolEnv, dump, time_range
+from sedimem.mcp.reply import dump, reply
+from sedimem.mcp.tools.base import ToolEnv, time_range
+from sedimem.reflection.anomalies import MAX_BASELINE_DAYS
+from sedimem.reflection.models import Finding, ReflectionReport
+from sedimem.types.edits import MAX_PREDICATES_PER_CALL
 
 __all__ = ["AdminTools"]
+
+Report = Literal["stats", "reflect", "predicates"]
 
 
 class AdminTools:
     def __init__(self, env: ToolEnv) -> None:
-        self._env = env
+        self._read = env
+        self._write = env.writing()
 
-    async def forget(
+    async def erase_memories(
         self,
-        user: Annotated[
-            User, Field(description="Erase this user's memories (and working sessions).")
-        ] = None,
-        session: Annotated[
-            SessionFilter, Field(description="Erase this session's memories and working state.")
-        ] = None,
-        before: Annotated[
-            OptionalTime, Field(description="Erase episodes that occurred before this time.")
-        ] = None,
-    ) -> dict[str, Any]:
-        """Permanently erase memories (GDPR erasure): everything matching ALL given conditions
-        (at least one of user, session, before), in every tier: pinned blocks, working
-        state and checkpoints, episodes, facts, procedures, records derived from them
-        (erased when all their sources are, re-derived when some are) and run logs naming
-        them; then scrubbed from the store's files. A key narrowed to a user erases only
-        that user's data; a key narrowed to a project or agent cannot erase (erasure spans
-        projects and agents).
-        Returns how many records of each kind were erased."""
-        key = self._env.key()
+        user: User = None,
+        session: Session = None,
+        before: Annotated[OptionalTime, Field(description="Episodes before this time.")] = None,
+        format: Format = "text",
+    ) -> CallToolResult:
+        """Permanently erase everything of a user, a session or before a time (all given
+        conditions), in every tier. Only when erasure is asked for (GDPR); for one wrong
+        memory use forget_memory."""
+        key = self._write.key()
         if key.project is not None or key.agent is not None:
             raise PermissionDenied(
-                "forget erases across projects and agents; this key is narrowed to "
+                "erasure spans projects and agents; this key is narrowed to "
                 f"project={key.project!r}, agent={key.agent!r} (use a tenant or user key)"
             )
         scope = key.narrow(user=user, session=session)
-        receipt = await self._env.memory.forget(
+        receipt = await self._write.memory.forget(
             key.tenant, user=scope.user, session=scope.session, before=before
         )
-        return {"erased": dump(receipt)}
+        erased = dump(receipt)
+        counts = ", ".join(f"{n} {k}" for k, n in erased.items() if isinstance(n, int) and n)
+        return reply(format, {"erased": erased}, lambda: f"erased: {counts or 'nothing'}")
 
-    async def reflect(
+    async def inspect_memory(
         self,
-        since: Annotated[
-            OptionalTime, Field(description="Analyse episodes from this time (default all).")
-        ] = None,
-        until: Annotated[OptionalTime, Field(description="... up to this time.")] = None,
-        task_types: Annotated[
+        report: Annotated[
+            Report,
+            Field(
+                description="reflect: patterns, anomalies and insights from episodes. "
+                "predicates: which hold one value."
+            ),
+        ] = "stats",
+        since: OptionalTime = None,
+        until: OptionalTime = None,
+        task_types: list[Label] | None = None,
+        baseline_days: Annotated[float, Field(gt=7, le=MAX_BASELINE_DAYS)] = 30.0,
+        declare: Annotated[
             list[Label] | None,
             Field(
-                max_length=limits.MAX_TASK_TYPES,
-                description="Only these task types (default the most frequent ones).",
+                max_length=MAX_PREDICATES_PER_CALL,
+                description="Set these predicates' cardinality for the tenant.",
             ),
         ] = None,
-        baseline_days: Annotated[
-            float,
-            Field(
-                gt=0,
-                le=limits.MAX_BASELINE_DAYS,
-                description="Days of history anomalies are judged against; must exceed the "
-                "7-day recent window.",
-            ),
-        ] = 30.0,
+        cardinality: Cardinality = "one",
         project: Project = None,
         user: User = None,
         agent_type: AgentType = None,
         agent: Agent = None,
-        session: SessionFilter = None,
-    ) -> dict[str, Any]:
-        """Learn from past episodes (statistics, no LLM): recurring success and failure
-        patterns, success and risk factors per task type, anomalies in duration, tokens and
-        failure rate, and insights drawn from them. Use it to review what works before a
-        task or after a streak of failures. Each finding carries its confidence and the ids
-        of the episodes it rests on."""
-        scope = self._env.scope(
+        session: Session = None,
+        format: Format = "text",
+    ) -> CallToolResult:
+        """Count what memory holds, learn from past episodes before a task or after
+        failures (reflect), or see and declare which predicates hold one value at a time
+        (a new value replaces the old)."""
+        if report == "predicates":
+            return await self._predicates(declare, cardinality, format)
+        if declare is not None:
+            raise ValidationError("declare", "goes with report 'predicates'")
+        scope = self._read.scope(
             project=project, user=user, agent_type=agent_type, agent=agent, session=session
         )
-        report = await self._env.memory.reflect(
-            scope,
-            time_range=time_range(since, until),
-            task_types=task_types,
-            baseline_days=baseline_days,
-        )
-        return dump(report)
-
-    async def get_memory_stats(
-        self,
-        project: Project = None,
-        user: User = None,
-        agent_type: AgentType = None,
-        agent: Agent = None,
-        session: SessionFilter = None,
-    ) -> dict[str, Any]:
-        """How much memory the scope holds: episodes, facts (and how many are current),
-        procedures (with no user: every user's records; with a user: what that user sees),
-        the backends in use, and, with a session, that session's working memory (keys,
-        scratchpad entries, checkpoints, task state). Cheap: counts only."""
-        scope = self._env.scope(
-            project=project, user=user, agent_type=agent_type, agent=agent, session=session
-        )
-        memory = self._env.memory
-        result = {"scope": dump(scope), "longterm": dump(await memory.stats(scope))}
+        memory = self._read.memory
+        if report == "reflect":
+            found = await memory.reflect(
+                scope,
+                time_range=time_range(since, until),
+                task_types=task_types,
+                baseline_days=baseline_days,
+            )
+            return reply(format, dump(found), lambda: _reflection_text(found))
+        data: dict[str, Any] = {"longterm": dump(await memory.stats(scope))}
         if scope.session is not None:
-            result["working"] = dump(await memory.working(scope).get_stats())
-        return result
+            data["working"] = dump(await memory.working(scope).get_stats())
+        return reply(format, data, lambda: _stats_text(data))
+
+    async def _predicates(
+        self, declare: list[str] | None, cardinality: Cardinality, format: str
+    ) -> CallToolResult:
+        if declare is not None:
+            env = self._write
+            found = await env.memory.facts.declare(declare, cardinality, scope=env.scope())
+        else:
+            found = await self._read.memory.facts.predicates(tenant=self._read.key().tenant)
+        data = dump(found)
+        single = ", ".join(found.single_valued) or "none"
+        return reply(format, data, lambda: f"single-valued predicates: {single}")
+
+
+def _stats_text(data: dict[str, Any]) -> str:
+    lines = []
+    for part, counts in data.items():
+        shown = ", ".join(f"{k} {v}" for k, v in counts.items() if not isinstance(v, dict | list))
+        lines.append(f"{part}: {shown}")
+    return "\n".join(lines)
+
+
+def _reflection_text(report: ReflectionReport) -> str:
+    overall = report.patterns.overall
+    lines = [
+        f"{report.episodes_analyzed} episodes analysed; success rate "
+        f"{round(overall.success_rate, 3)} of {overall.total}"
+    ]
+    findings: dict[str, list[Finding]] = {
+        "success patterns": report.patterns.success_patterns,
+        "failure patterns": report.patterns.failure_patterns,
+        "anomalies": [
+            *report.anomalies.duration_anomalies,
+            *report.anomalies.token_anomalies,
+            *report.anomalies.failure_rate_shifts,
+        ],
+    }
+    for factors in report.success_factors:
+        findings[f"{factors.task_type} success factors"] = factors.success_factors
+        findings[f"{factors.task_type} risk factors"] = factors.risk_factors
+    insights = report.insights.insights
+    lines.append("insights:" if insights else "insights: none")
+    lines += [f"- {round(i.confidence, 3)} {i.statement}" for i in insights]
+    for name, found in findings.items():
+        if found:
+            lines.append(f"{name}:")
+            lines += [f"- {round(f.confidence, 3)} {f.description}" for f in found]
+    return "\n".join(lines)

@@ -1,21 +1,16 @@
-"""What every tool implementation shares: the memory, the caller's key, result shapes."""
+"""What every tool implementation shares: the memory and the caller's key."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any
-
-from pydantic import BaseModel
 
 from sedimem.keys import ApiKey
 from sedimem.mcp.access import KeySource
 from sedimem.memory import Memory
 from sedimem.scope import Scope
-from sedimem.types.search import Hit
 
-__all__ = ["ToolEnv", "dump", "dump_hits", "time_range"]
+__all__ = ["ToolEnv", "time_range"]
 
 _EARLIEST = datetime(1, 1, 2, tzinfo=UTC)
 _LATEST = datetime(9999, 12, 30, tzinfo=UTC)
@@ -55,24 +50,6 @@ class ToolEnv:
         return self.key().narrow(
             project=project, user=user, agent_type=agent_type, agent=agent, session=session
         )
-
-
-def dump(model: BaseModel) -> dict[str, Any]:
-    """A record as JSON-ready data; unset (null) fields are left out."""
-    return model.model_dump(mode="json", exclude_none=True)
-
-
-def dump_hits(hits: Sequence[Hit[Any]]) -> list[dict[str, Any]]:
-    """Hits best first, each with its score breakdown (vector, keyword, recency, ...)."""
-    return [
-        {
-            "id": hit.record.id,
-            "score": hit.score,
-            "explain": dump(hit.explain),
-            "record": dump(hit.record),
-        }
-        for hit in hits
-    ]
 
 
 def time_range(since: datetime | None, until: datetime | None) -> tuple[datetime, datetime] | None:

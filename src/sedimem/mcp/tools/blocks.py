@@ -1,105 +1,80 @@
-"""``list_blocks``, ``update_block``, ``append_block``, ``delete_block``: pinned blocks.
+"""``core_memory``: the pinned blocks (persona, user profile, standing instructions) that
+every assembled context starts with; list, set, append or delete one.
 
-Blocks belong to an owner scope (the user or agent named, within the key's narrowing) and
-are always placed first in an assembled context.
+Blocks belong to an owner scope (the user or agent named, within the key's narrowing); a
+scope sees its own blocks and its parents'.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
+from mcp.types import CallToolResult
 from pydantic import Field
 
-from sedimem.errors import NotFound
-from sedimem.mcp.arguments import Agent, AgentType, Project, User
-from sedimem.mcp.tools.base import ToolEnv, dump
-from sedimem.types.blocks import MAX_BLOCK_CHARS
+from sedimem.errors import NotFound, ValidationError
+from sedimem.mcp.arguments import Agent, AgentType, Format, Project, User
+from sedimem.mcp.reply import dump, reply
+from sedimem.mcp.tools.base import ToolEnv
+from sedimem.types.blocks import Block, BlockContent, BlockName, BlockPosition
 
-__all__ = ["BlockTools"]
+__all__ = ["CoreMemoryTool"]
 
-BlockName = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=128,
-        pattern=r"^[^\x00-\x1f]+$",
-        description="The block's name, e.g. 'persona', 'user_profile', 'instructions'.",
-    ),
-]
+Action = Literal["list", "set", "append", "delete"]
 
 
-class BlockTools:
+def _block_text(block: Block) -> str:
+    return f"[{block.name}] (position {block.position})\n{block.content}"
+
+
+class CoreMemoryTool:
     def __init__(self, env: ToolEnv) -> None:
-        self._env = env
+        self._read = env
+        self._write = env.writing()
 
-    async def list_blocks(
+    async def core_memory(
         self,
-        project: Project = None,
-        user: User = None,
-        agent_type: AgentType = None,
-        agent: Agent = None,
-    ) -> dict[str, Any]:
-        """The pinned blocks the scope sees (its own and those of its parents), in pinned
-        order: name, content, position."""
-        scope = self._env.scope(project=project, user=user, agent_type=agent_type, agent=agent)
-        blocks = await self._env.memory.blocks(scope).list()
-        return {"blocks": [dump(b) for b in blocks]}
-
-    async def update_block(
-        self,
-        name: BlockName,
-        content: Annotated[
-            str,
-            Field(max_length=MAX_BLOCK_CHARS, description="The block's whole new content."),
-        ],
-        position: Annotated[
-            int | None,
-            Field(ge=0, le=1_000_000, description="Order among blocks (lower first)."),
+        action: Annotated[
+            Action,
+            Field(description="set: replace the block's text; append: add a line."),
+        ] = "list",
+        name: Annotated[
+            BlockName | None, Field(description="e.g. persona, user_profile, instructions.")
         ] = None,
+        text: BlockContent | None = None,
+        position: Annotated[BlockPosition | None, Field(description="Lower first.")] = None,
         project: Project = None,
         user: User = None,
         agent_type: AgentType = None,
         agent: Agent = None,
-    ) -> dict[str, Any]:
-        """Create a pinned block or replace its content (persona, what you know about the
-        user, standing instructions). Returns the block."""
-        scope = self._env.scope(project=project, user=user, agent_type=agent_type, agent=agent)
-        block = await self._env.memory.blocks(scope).update(name, content, position=position)
-        return dump(block)
-
-    async def append_block(
-        self,
-        name: BlockName,
-        text: Annotated[
-            str,
-            Field(
-                min_length=1,
-                max_length=MAX_BLOCK_CHARS,
-                description=f"Text to add at the end (the block holds at most "
-                f"{MAX_BLOCK_CHARS} characters).",
-            ),
-        ],
-        project: Project = None,
-        user: User = None,
-        agent_type: AgentType = None,
-        agent: Agent = None,
-    ) -> dict[str, Any]:
-        """Append a line to a pinned block (created if missing), atomically: concurrent
-        appends all land. Returns the block."""
-        scope = self._env.scope(project=project, user=user, agent_type=agent_type, agent=agent)
-        return dump(await self._env.memory.blocks(scope).append(name, text))
-
-    async def delete_block(
-        self,
-        name: BlockName,
-        project: Project = None,
-        user: User = None,
-        agent_type: AgentType = None,
-        agent: Agent = None,
-    ) -> dict[str, Any]:
-        """Delete a pinned block of the scope's own (a parent's block, shared with the scope,
-        stays). Returns its name."""
-        scope = self._env.scope(project=project, user=user, agent_type=agent_type, agent=agent)
-        if not await self._env.memory.blocks(scope).delete(name):
-            raise NotFound(f"block {name!r} does not exist")
-        return {"deleted": name}
+        format: Format = "text",
+    ) -> CallToolResult:
+        """Read or edit pinned core memory: short named blocks (who you are, what you know
+        about the user, standing instructions) placed first in every assembled context.
+        Keep them short; store other knowledge with remember."""
+        env = self._read if action == "list" else self._write
+        scope = env.scope(project=project, user=user, agent_type=agent_type, agent=agent)
+        blocks = self._read.memory.blocks(scope)
+        if action == "list":
+            listed = await blocks.list()
+            data: dict[str, Any] = {"blocks": [dump(b) for b in listed]}
+            return reply(
+                format,
+                data,
+                lambda: "\n\n".join(map(_block_text, listed)) or "no core memory blocks",
+            )
+        if name is None:
+            raise ValidationError("name", f"is required to {action} a block")
+        if action == "delete":
+            if not await blocks.delete(name):
+                raise NotFound(f"block {name!r} does not exist")
+            return reply(format, {"deleted": name}, lambda: f"deleted block {name}")
+        if text is None:
+            raise ValidationError("text", f"is required to {action} a block")
+        if action == "set":
+            block = await blocks.update(name, text, position=position)
+        else:
+            if not text:
+                raise ValidationError("text", "is empty", allowed="1 or more characters")
+            block = await blocks.append(name, text)
+        return reply(format, dump(block), lambda: _block_text(block))

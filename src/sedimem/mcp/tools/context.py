@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import Field
+from mcp.types import CallToolResult
 
-from sedimem.mcp.arguments import (
-    Agent,
-    AgentType,
-    Budget,
-    Project,
-    Query,
-    SessionFilter,
-    User,
-)
-from sedimem.mcp.tools.base import ToolEnv, dump
+from sedimem.mcp.arguments import Agent, AgentType, Budget, Format, Project, Query, Session, User
+from sedimem.mcp.reply import dump, reply
+from sedimem.mcp.tools.base import ToolEnv
 
 __all__ = ["ContextTool"]
 
@@ -26,28 +19,24 @@ class ContextTool:
 
     async def assemble_context(
         self,
-        query: Annotated[Query, Field(description="What the next step is about.")],
+        query: Query,
         budget_tokens: Budget = 2000,
-        session: Annotated[
-            SessionFilter,
-            Field(description="Include this session's working state (task, keys, notes)."),
-        ] = None,
         project: Project = None,
         user: User = None,
         agent_type: AgentType = None,
         agent: Agent = None,
-    ) -> dict[str, Any]:
-        """Build a ready-to-paste markdown context for the next prompt: pinned blocks, the
-        session's working state, matching procedures, current facts and relevant episodes,
-        ranked and packed into at most budget_tokens tokens (counted exactly). Use it at
-        the start of a task or step instead of several recall calls. Returns the text,
-        tokens used, and per tier what was included and dropped."""
+        session: Session = None,
+        format: Format = "text",
+    ) -> CallToolResult:
+        """Get the context for the next step in one call: core memory, the session's
+        state, matching procedures, facts and episodes, packed into budget_tokens. Use
+        it at the start of a task or a step."""
         scope = self._env.scope(
             project=project, user=user, agent_type=agent_type, agent=agent, session=session
         )
         context = await self._env.memory.assemble(query, scope, budget_tokens)
         report = context.report
-        return {
+        data: dict[str, Any] = {
             "text": context.text,
             "tokens_used": context.tokens_used,
             "budget_tokens": context.budget_tokens,
@@ -57,3 +46,12 @@ class ContextTool:
             "dropped": len(report.dropped),
             "truncated": len(report.truncated),
         }
+
+        def text() -> str:
+            head = (
+                f"<!-- {context.tokens_used}/{context.budget_tokens} tokens; "
+                f"{len(report.included)} memories included, {len(report.dropped)} left out -->"
+            )
+            return f"{head}\n{context.text}"
+
+        return reply(format, data, text)

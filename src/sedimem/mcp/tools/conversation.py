@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
+from mcp.types import CallToolResult
 from pydantic import Field
 
-from sedimem.mcp.arguments import Agent, AgentType, Project, SessionFilter, User
-from sedimem.mcp.tools.base import ToolEnv, dump
-from sedimem.types.conversation import MAX_MESSAGES, MessageFields
+from sedimem.mcp.arguments import Agent, AgentType, Format, Project, Session, User
+from sedimem.mcp.reply import dump, reply
+from sedimem.mcp.tools.base import ToolEnv
+from sedimem.types.conversation import MAX_MESSAGES, IngestResult, MessageFields
 
 __all__ = ["ConversationTool"]
 
@@ -19,27 +21,39 @@ class ConversationTool:
 
     async def ingest_messages(
         self,
-        messages: Annotated[
-            list[MessageFields],
-            Field(
-                min_length=1,
-                max_length=MAX_MESSAGES,
-                description="Chat turns, oldest first: role, content, optional name, "
-                "timestamp and id.",
-            ),
-        ],
-        session: SessionFilter = None,
+        messages: Annotated[list[MessageFields], Field(min_length=1, max_length=MAX_MESSAGES)],
         project: Project = None,
         user: User = None,
         agent_type: AgentType = None,
         agent: Agent = None,
-    ) -> dict[str, Any]:
-        """Store chat turns (yours and the user's) as memory and learn the facts they
-        state. Use it after each exchange, or with the whole conversation: turns already
-        stored are skipped (by id, else by role, timestamp and content). Returns the ids of
-        the stored and skipped turns and of the facts inserted, reinforced, superseded or
-        ended, with possible conflicts."""
+        session: Session = None,
+        format: Format = "text",
+    ) -> CallToolResult:
+        """Store chat turns (yours and the user's) and learn the facts they state. Call it
+        after each exchange, or with the whole conversation: turns already stored are
+        skipped (by id, else by role, timestamp and content)."""
         scope = self._env.scope(
             project=project, user=user, agent_type=agent_type, agent=agent, session=session
         )
-        return dump(await self._env.memory.ingest(messages, scope))
+        result = await self._env.memory.ingest(messages, scope)
+        return reply(format, dump(result), lambda: ingest_text(result))
+
+
+def ingest_text(result: IngestResult) -> str:
+    lines = [f"stored {len(result.stored)} turns, {len(result.duplicates)} already stored"]
+    for name in ("inserted", "reinforced", "superseded", "ended"):
+        ids: list[str] = getattr(result, name)
+        if ids:
+            lines.append(f"facts {name}: {', '.join(ids)}")
+    if result.possible_conflicts:
+        lines.append(
+            "possible conflicts (both kept): " + ", ".join(f.id for f in result.possible_conflicts)
+        )
+    if result.usage is not None:
+        u = result.usage
+        lines.append(
+            f"model: {u.requests} requests, {u.prompt_tokens}+{u.completion_tokens} tokens"
+        )
+    if result.error:
+        lines.append(f"fact extraction failed (the turns are stored): {result.error}")
+    return "\n".join(lines)

@@ -1,193 +1,174 @@
-"""``edit_memory``, ``delete_memory``, ``invalidate_fact`` and the predicate tools: change
-long-term memory by id, and declare which predicates hold one value at a time.
+"""``update_memory`` and ``forget_memory``: change or remove one long-term record by id.
 
-The services decide who may change what (``Scope.reaches``): another tenant's id does not
-exist, a record outside the key's narrowing is refused. The fields an edit takes per tier
-are those of the tier's ``*Changes`` type.
+The id says which kind of record it is (``Memory.kind_of``); the services decide who may
+change what (another tenant's id does not exist, a record beyond the key's narrowing is
+refused). The fields an update takes per kind are those of the kind's ``*Changes`` type,
+with ``text`` standing for the kind's main text.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
+from mcp.types import CallToolResult
 from pydantic import Field
 
 from sedimem.errors import NotFound, ValidationError
-from sedimem.mcp import limits
 from sedimem.mcp.arguments import (
-    Confidence,
+    FactValue,
+    Format,
     Importance,
-    Label,
-    Metadata,
     OptionalTime,
     OutcomeName,
     RecordId,
-    Steps,
+    Text,
     TextList,
-    TierName,
 )
-from sedimem.mcp.tools.base import ToolEnv, dump
-from sedimem.types.edits import (
-    MAX_PREDICATES_PER_CALL,
-    EpisodeChanges,
-    FactChanges,
-    ProcedureChanges,
-)
+from sedimem.mcp.reply import dump, record_line, reply
+from sedimem.mcp.tools.base import ToolEnv
+from sedimem.memory import RecordKind
+from sedimem.types.edits import EpisodeChanges, FactChanges, ProcedureChanges
+from sedimem.types.longterm import Episode, Fact, Procedure
 
-__all__ = ["EDITABLE", "EditTools"]
+__all__ = ["CHANGES", "EditTools"]
 
-#: The fields ``edit_memory`` changes, per tier: those of the tier's changes type.
-EDITABLE: dict[str, type[EpisodeChanges] | type[FactChanges] | type[ProcedureChanges]] = {
-    "episodic": EpisodeChanges,
-    "semantic": FactChanges,
-    "procedural": ProcedureChanges,
+#: What ``update_memory`` changes, per kind: the fields of the kind's changes type.
+CHANGES: dict[str, type[EpisodeChanges] | type[FactChanges] | type[ProcedureChanges]] = {
+    "episode": EpisodeChanges,
+    "fact": FactChanges,
+    "procedure": ProcedureChanges,
 }
+#: The field ``text`` stands for, per kind.
+TEXT_FIELD = {"episode": "description", "fact": "statement", "procedure": "trigger"}
 
-_Id = Annotated[RecordId, Field(description="The record's id, from an earlier result.")]
-_Predicate = Annotated[str, Field(min_length=1, max_length=limits.MAX_LABEL_CHARS)]
 
-
-def _text(limit: int, description: str) -> Any:
-    return Field(min_length=1, max_length=limit, description=description)
+def _allowed(kind: str) -> str:
+    names = ["text" if n == TEXT_FIELD[kind] else n for n in CHANGES[kind].model_fields]
+    return ", ".join(names + (["used"] if kind == "procedure" else []))
 
 
 class EditTools:
     def __init__(self, env: ToolEnv) -> None:
         self._env = env
 
-    async def edit_memory(
+    async def update_memory(
         self,
-        tier: Annotated[TierName, Field(description="The tier the record is in.")],
-        id: _Id,
-        description: Annotated[
-            str | None, _text(limits.MAX_DESCRIPTION_CHARS, "episodic: what happened.")
+        id: RecordId,
+        text: Annotated[
+            Text | None,
+            Field(description="New main text (episode description, fact, procedure trigger)."),
         ] = None,
-        outcome: Annotated[OutcomeName | None, Field(description="episodic.")] = None,
-        outcome_details: Annotated[
-            str | None, _text(limits.MAX_DETAILS_CHARS, "episodic: why it ended so.")
-        ] = None,
-        actions: Annotated[TextList | None, Field(description="episodic: steps taken.")] = None,
-        lessons_learned: Annotated[TextList | None, Field(description="episodic.")] = None,
-        task_type: Annotated[Label | None, Field(description="episodic.")] = None,
-        importance: Annotated[Importance | None, Field(description="episodic: 0..1.")] = None,
-        context_summary: Annotated[
-            str | None, _text(limits.MAX_DETAILS_CHARS, "episodic: the situation.")
-        ] = None,
-        statement: Annotated[
-            str | None, _text(limits.MAX_STATEMENT_CHARS, "semantic: the corrected sentence.")
-        ] = None,
-        object: Annotated[
-            str | None, _text(limits.MAX_STATEMENT_CHARS, "semantic: the corrected value.")
-        ] = None,
-        confidence: Annotated[Confidence | None, Field(description="semantic: 0..1.")] = None,
-        valid_from: Annotated[
-            OptionalTime, Field(description="semantic: since when it is true.")
-        ] = None,
-        valid_to: Annotated[
-            OptionalTime, Field(description="semantic: until when it was true.")
-        ] = None,
-        trigger: Annotated[
-            str | None, _text(limits.MAX_DESCRIPTION_CHARS, "procedural: the task it is for.")
-        ] = None,
+        object: FactValue | None = None,
+        confidence: Importance | None = None,
+        valid_to: Annotated[OptionalTime, Field(description="fact: when it stopped.")] = None,
+        outcome: OutcomeName | None = None,
+        lessons_learned: TextList | None = None,
+        importance: Importance | None = None,
         steps: Annotated[
-            Steps | None, Field(description="procedural: new steps (its next version).")
+            TextList | None, Field(min_length=1, description="procedure: next version.")
         ] = None,
-        metadata: Metadata | None = None,
-    ) -> dict[str, Any]:
-        """Change a stored memory by id; only the fields given change, and only those of its
-        tier (episodic: description, outcome, ..., importance; semantic: statement, object,
-        confidence, valid_from, valid_to; procedural: trigger, steps; all: metadata). A
-        fact is corrected as a new version (new id; the old one is kept as history); a fact
-        that was superseded cannot be edited: the error names the current one. Returns the
-        changed record (for a fact: the new version and the id it replaced)."""
-        arguments = dict(locals())  # first statement: exactly the tool's arguments
-        kind = EDITABLE[tier]
+        used: Annotated[
+            Literal["success", "failure"] | None,
+            Field(description="procedure: it worked or not (ranks it)."),
+        ] = None,
+        fields: Annotated[
+            dict[str, Any] | None,
+            Field(description="More fields, e.g. {metadata: {...}, valid_from} or {actions}."),
+        ] = None,
+        format: Format = "text",
+    ) -> CallToolResult:
+        """Correct a memory by id; only the fields given change. A fact's correction is a
+        new version (new id; the old one kept as history). After following a procedure,
+        report it with used."""
         given = {
-            n: v for n, v in arguments.items()
-            if n not in ("self", "tier", "id") and v is not None
-        }  # fmt: skip
-        for name in given:
-            if name not in kind.model_fields:
-                raise ValidationError(
-                    name, f"is not editable in tier {tier!r}",
-                    allowed=", ".join(kind.model_fields),
-                )  # fmt: skip
-        if not given:
+            n: v
+            for n, v in dict(locals()).items()  # first statement: the tool's arguments
+            if n not in ("self", "id", "format", "fields") and v is not None
+        }
+        for name, value in (fields or {}).items():
+            if name in given or name == "text":
+                raise ValidationError(f"fields.{name}", "is an argument of its own")
+            given[name] = value
+        scope = self._env.scope()
+        memory = self._env.memory
+        kind = await memory.kind_of(id, scope)
+        changes = _changes(kind, given)
+        if kind == "procedure" and "used" in given:
+            if changes:
+                raise ValidationError("used", "goes alone: report a use, then edit")
+            updated = await memory.procedures.record_outcome(id, used == "success", scope=scope)
+            return _changed(kind, updated, None, format)
+        if not changes:
             raise ValidationError(
-                "changes", "name at least one field to change", allowed=", ".join(kind.model_fields)
+                "changes", "name at least one field to change", allowed=_allowed(kind)
             )
-        scope = self._env.scope()
-        memory = self._env.memory
-        if tier == "episodic":
-            episode = await memory.episodes.update(id, EpisodeChanges(**given), scope=scope)
-            return {"tier": tier, "id": episode.id, "record": dump(episode)}
-        if tier == "semantic":
-            learned = await memory.facts.correct(id, FactChanges(**given), scope=scope)
-            return {
-                "tier": tier,
-                "id": learned.fact.id,
-                "superseded": learned.superseded,
-                "record": dump(learned.fact),
-            }
-        procedure = await memory.procedures.update(id, ProcedureChanges(**given), scope=scope)
-        return {"tier": tier, "id": procedure.id, "record": dump(procedure)}
+        if kind == "episode":
+            episode = await memory.episodes.update(id, EpisodeChanges(**changes), scope=scope)
+            return _changed(kind, episode, None, format)
+        if kind == "fact":
+            learned = await memory.facts.correct(id, FactChanges(**changes), scope=scope)
+            return _changed(kind, learned.fact, learned.superseded, format)
+        procedure = await memory.procedures.update(id, ProcedureChanges(**changes), scope=scope)
+        return _changed(kind, procedure, None, format)
 
-    async def delete_memory(
+    async def forget_memory(
         self,
-        tier: Annotated[TierName, Field(description="The tier the record is in.")],
-        id: _Id,
-    ) -> dict[str, Any]:
-        """Delete one stored memory (an episode, one version of a fact, or a procedure) by
-        id, for good. To stop believing a fact but keep its history, use invalidate_fact.
-        Returns the id deleted."""
+        id: RecordId,
+        keep_history: Annotated[
+            bool,
+            Field(description="fact: stop believing it but keep it in its history."),
+        ] = False,
+        format: Format = "text",
+    ) -> CallToolResult:
+        """Remove one memory by id: an episode, a fact or a procedure that is wrong or
+        must go. Deleted for good, unless keep_history (facts: no longer true)."""
         scope = self._env.scope()
         memory = self._env.memory
-        if tier == "episodic":
+        kind = await memory.kind_of(id, scope)
+        if keep_history:
+            if kind != "fact":
+                raise ValidationError("keep_history", f"applies to facts; {id!r} is a {kind}")
+            fact = await memory.facts.invalidate(id, scope=scope)
+            data = {"kind": kind, "id": id, "invalidated": True, "record": dump(fact)}
+            return reply(format, data, lambda: f"no longer believed: {record_line(fact)}")
+        if kind == "episode":
             deleted = await memory.episodes.delete(id, scope=scope)
-        elif tier == "semantic":
+        elif kind == "fact":
             deleted = await memory.facts.delete(id, scope=scope)
         else:
             deleted = await memory.procedures.delete(id, scope=scope)
         if not deleted:
-            raise NotFound(f"{tier} memory {id!r} does not exist")
-        return {"tier": tier, "deleted": id}
+            raise NotFound(f"{kind} {id!r} does not exist")
+        return reply(format, {"kind": kind, "deleted": id}, lambda: f"deleted {kind} {id}")
 
-    async def invalidate_fact(self, id: _Id) -> dict[str, Any]:
-        """Stop believing a fact: it leaves recall and assembled contexts but stays in its
-        history (asked with known_at). Idempotent. Returns the fact with invalidated_at."""
-        fact = await self._env.memory.facts.invalidate(id, scope=self._env.scope())
-        return {"id": fact.id, "record": dump(fact)}
 
-    async def declare_predicates(
-        self,
-        predicates: Annotated[
-            list[_Predicate],
-            Field(
-                min_length=1,
-                max_length=MAX_PREDICATES_PER_CALL,
-                description=f"1..{MAX_PREDICATES_PER_CALL} predicates, e.g. 'prefers_seat'.",
-            ),
-        ],
-        cardinality: Annotated[
-            Literal["one", "many"],
-            Field(
-                description="'one': a new value supersedes the current one (history kept); "
-                "'many': values accumulate."
-            ),
-        ] = "one",
-    ) -> dict[str, Any]:
-        """Declare, for the whole tenant and durably, how many values predicates hold: with
-        'one', storing prefers_seat=aisle after prefers_seat=window leaves only aisle
-        current. Needs a key narrowed to nothing. Returns the tenant's single-valued
-        predicates."""
-        declared = await self._env.memory.facts.declare(
-            predicates, cardinality, scope=self._env.scope()
-        )
-        return dump(declared)
+def _changes(kind: RecordKind, given: dict[str, Any]) -> dict[str, Any]:
+    """The changes of ``kind`` named as its record names them; refuse other kinds' fields."""
+    fields = CHANGES[kind].model_fields
+    changes: dict[str, Any] = {}
+    for name, value in given.items():
+        field = TEXT_FIELD[kind] if name == "text" else name
+        if field in fields:
+            changes[field] = value
+        elif not (name == "used" and kind == "procedure"):
+            raise ValidationError(name, f"does not apply to a {kind}", allowed=_allowed(kind))
+    return changes
 
-    async def list_predicates(self) -> dict[str, Any]:
-        """Which predicates are single-valued for your tenant (a new value replaces the
-        current one): the configured defaults, the tenant's own declarations, and the
-        resulting set."""
-        tenant = self._env.key().tenant
-        return dump(await self._env.memory.facts.predicates(tenant=tenant))
+
+def _changed(
+    kind: str,
+    record: Episode | Fact | Procedure,
+    superseded: list[str] | None,
+    format: str,
+) -> CallToolResult:
+    data: dict[str, Any] = {"kind": kind, "id": record.id, "record": dump(record)}
+    if superseded is not None:
+        data["superseded"] = superseded
+
+    def text() -> str:
+        line = f"updated {record_line(record)}"
+        if superseded:
+            line += f"\n(new version; replaced {', '.join(superseded)}, kept as history)"
+        return line
+
+    return reply(format, data, text)

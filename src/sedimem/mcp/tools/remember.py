@@ -1,65 +1,66 @@
-"""``remember``: write to working, episodic, semantic or procedural memory."""
+"""``remember``: plain text into long-term memory, filed as a note, a fact, an episode or a
+procedure."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
+from mcp.types import CallToolResult
 from pydantic import Field
 
 from sedimem.errors import ValidationError
-from sedimem.mcp import limits
 from sedimem.mcp.arguments import (
     Agent,
     AgentType,
-    Confidence,
+    Cardinality,
+    FactValue,
+    Format,
     Importance,
     Label,
-    Metadata,
-    OptionalTime,
     OutcomeName,
     Project,
-    SessionFilter,
-    Steps,
+    Session,
+    Text,
     TextList,
-    Ttl,
     User,
-    WorkingKey,
 )
-from sedimem.mcp.tools.base import ToolEnv, dump
+from sedimem.mcp.reply import dump, fact_line, reply
+from sedimem.mcp.tools.base import ToolEnv
 from sedimem.scope import Scope
-from sedimem.types.longterm import Episode, Fact, Procedure
+from sedimem.types.conversation import IngestResult
+from sedimem.types.longterm import Episode, Fact, LearnResult, Procedure
 
-__all__ = ["RememberTool"]
+__all__ = ["KIND_FIELDS", "RememberTool"]
 
-Tier = Literal["working", "episodic", "semantic", "procedural"]
+RememberKind = Literal["auto", "fact", "episode", "procedure"]
 
-#: The arguments each tier takes (scope fields and ``metadata`` aside), required ones first.
-TIER_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "working": (("session", "key", "value"), ("ttl_seconds",)),
-    "episodic": (
-        ("description",),
-        tuple(
-            "outcome outcome_details actions lessons_learned task_type importance "
-            "context_summary duration_seconds tokens_used input_text output_text occurred_at "
-            "metadata".split()
-        ),
-    ),
-    "semantic": (
-        ("statement",),
-        tuple(
-            "subject predicate object confidence valid_from valid_to source_episode_ids "
-            "cardinality metadata".split()
-        ),
-    ),
-    "procedural": (("name", "trigger", "steps"), ("metadata",)),
+#: The arguments each kind takes besides ``text`` and the scope fields;
+#: ``fields`` may also set the record's less common fields named in ``EXTRA_FIELDS``.
+KIND_FIELDS: dict[str, tuple[str, ...]] = {
+    "auto": (),
+    "fact": ("subject", "predicate", "object", "cardinality"),
+    "episode": ("outcome", "lessons_learned", "importance"),
+    "procedure": ("name", "steps"),
 }
-_TIER_ARGS = frozenset(name for fields in TIER_FIELDS.values() for part in fields for name in part)
-
-_SCOPE = ("project", "user", "agent_type", "agent", "session")
-
-
-def _text(limit: int, description: str) -> Any:
-    return Field(min_length=1, max_length=limit, description=description)
+EXTRA_FIELDS: dict[str, tuple[str, ...]] = {
+    "auto": (),
+    "fact": ("metadata", "confidence", "valid_from", "valid_to", "source_episode_ids"),
+    "episode": (
+        "metadata",
+        "task_type",
+        "occurred_at",
+        "actions",
+        "outcome_details",
+        "context_summary",
+        "duration_seconds",
+        "tokens_used",
+        "input_text",
+        "output_text",
+    ),
+    "procedure": ("metadata",),
+}
+_TEXT_FIELD = {"fact": "statement", "episode": "description", "procedure": "trigger"}
+_OPTIONAL = frozenset(name for names in KIND_FIELDS.values() for name in names)
 
 
 class RememberTool:
@@ -68,185 +69,134 @@ class RememberTool:
 
     async def remember(
         self,
-        tier: Annotated[
-            Tier,
+        text: Annotated[Text, Field(description="What to remember, in plain words.")],
+        kind: Annotated[
+            RememberKind,
             Field(
-                description="Where to write: 'working' (session key-value state), 'episodic' "
-                "(something that happened and how it ended), 'semantic' (a durable fact), "
-                "'procedural' (named steps that accomplish a task)."
+                description="auto: a note, its facts learned. fact: one statement. "
+                "episode: how a task went. procedure: steps (text: when to use them)."
             ),
-        ],
-        session: SessionFilter = None,
-        key: Annotated[WorkingKey | None, Field(description="working: the key to set.")] = None,
-        value: Annotated[
-            Any,
-            Field(
-                description="working: any JSON value except null (at most the server's "
-                "max value size, 1 MiB by default)."
-            ),
-        ] = None,
-        ttl_seconds: Ttl | None = None,
-        description: Annotated[
-            str | None,
-            _text(limits.MAX_DESCRIPTION_CHARS, "episodic: what was attempted or happened."),
-        ] = None,
-        outcome: Annotated[
-            OutcomeName | None, Field(description="episodic: how it ended (default success).")
-        ] = None,
-        outcome_details: Annotated[
-            str | None, _text(limits.MAX_DETAILS_CHARS, "episodic: why it ended that way.")
-        ] = None,
-        actions: Annotated[
-            TextList | None, Field(description="episodic: steps taken, in order.")
-        ] = None,
-        lessons_learned: Annotated[
-            TextList | None, Field(description="episodic: what to do (or avoid) next time.")
-        ] = None,
-        task_type: Annotated[
-            Label | None, Field(description="episodic: kind of task, e.g. 'booking'.")
-        ] = None,
-        importance: Annotated[
-            Importance | None, Field(description="episodic: 0..1, default 0.5.")
-        ] = None,
-        context_summary: Annotated[
-            str | None, _text(limits.MAX_DETAILS_CHARS, "episodic: the situation, briefly.")
-        ] = None,
-        duration_seconds: Annotated[
-            float | None, Field(ge=0, description="episodic: how long it took.")
-        ] = None,
-        tokens_used: Annotated[
-            int | None, Field(ge=0, description="episodic: tokens it consumed.")
-        ] = None,
-        input_text: Annotated[
-            str | None, _text(limits.MAX_TRANSCRIPT_CHARS, "episodic: the user's message.")
-        ] = None,
-        output_text: Annotated[
-            str | None, _text(limits.MAX_TRANSCRIPT_CHARS, "episodic: the agent's reply.")
-        ] = None,
-        occurred_at: Annotated[
-            OptionalTime, Field(description="episodic: when it happened (default now).")
-        ] = None,
-        statement: Annotated[
-            str | None,
-            _text(limits.MAX_STATEMENT_CHARS, "semantic: the fact in one sentence."),
-        ] = None,
-        subject: Annotated[
-            Label | None, Field(description="semantic: who or what the fact is about.")
-        ] = None,
+        ] = "auto",
+        subject: Annotated[Label | None, Field(description="fact: who or what.")] = None,
         predicate: Annotated[
-            Label | None,
-            Field(
-                description="semantic: the relation, e.g. 'lives_in' (give subject too). A new "
-                "value of a single-valued predicate supersedes the old one, kept as history."
-            ),
+            Label | None, Field(description="fact: relation, e.g. lives_in.")
         ] = None,
-        object: Annotated[
-            str | None, _text(limits.MAX_STATEMENT_CHARS, "semantic: the value.")
-        ] = None,
-        confidence: Annotated[
-            Confidence | None, Field(description="semantic: 0..1, default 1.")
-        ] = None,
-        valid_from: Annotated[
-            OptionalTime, Field(description="semantic: since when it is true (default now).")
-        ] = None,
-        valid_to: Annotated[
-            OptionalTime, Field(description="semantic: until when it was true, if it ended.")
-        ] = None,
-        source_episode_ids: Annotated[
-            TextList | None, Field(description="semantic: ids of episodes it was learned from.")
-        ] = None,
+        object: Annotated[FactValue | None, Field(description="fact: the value.")] = None,
         cardinality: Annotated[
-            Literal["one", "many"] | None,
-            Field(
-                description="semantic: 'one' makes this value replace the current one of its "
-                "subject and predicate (kept as history); 'many' adds it beside them. Default: "
-                "the predicate's (see list_predicates)."
-            ),
+            Cardinality | None,
+            Field(description="fact: one = replaces the current value; many = adds."),
         ] = None,
-        name: Annotated[
-            Label | None, Field(description="procedural: the procedure's name.")
+        outcome: OutcomeName | None = None,
+        lessons_learned: TextList | None = None,
+        importance: Importance | None = None,
+        name: Annotated[Label | None, Field(description="procedure: its name.")] = None,
+        steps: TextList | None = None,
+        fields: Annotated[
+            dict[str, Any] | None,
+            Field(description="More fields, e.g. {metadata: {...}, valid_from} or {actions}."),
         ] = None,
-        trigger: Annotated[
-            str | None,
-            _text(limits.MAX_DESCRIPTION_CHARS, "procedural: the task it is for."),
-        ] = None,
-        steps: Annotated[
-            Steps | None, Field(description="procedural: the steps, in order.")
-        ] = None,
-        metadata: Metadata | None = None,
         project: Project = None,
         user: User = None,
         agent_type: AgentType = None,
         agent: Agent = None,
-    ) -> dict[str, Any]:
-        """Store a memory. Use tier='working' for state of the current session (needs session,
-        key, value; optional ttl_seconds), 'episodic' after finishing or failing a task
-        (description, outcome, actions, lessons_learned, importance...), 'semantic' for a
-        durable fact worth knowing later (statement, optionally subject/predicate/object), and
-        'procedural' for a reusable recipe (name, trigger, steps; the same name again makes a
-        new version). Arguments of another tier are refused. Returns the stored record's id
-        (and, for a fact, whether it was inserted, reinforced or superseded an older value,
-        the ids it superseded, and possible_conflicts: current values of the same subject
-        and predicate it did not replace; edit_memory, invalidate_fact or cardinality='one'
-        settle them)."""
-        arguments = dict(locals())  # first statement: exactly the tool's arguments
-        given = {n: v for n, v in arguments.items() if n in _TIER_ARGS and v is not None}
-        fields = _check_tier(tier, given)
+        session: Session = None,
+        format: Format = "text",
+    ) -> CallToolResult:
+        """Store what is worth knowing in a later session: a preference, a decision, how
+        a task went, steps that worked. Plain text is enough; a kind files it exactly."""
+        given = {
+            n: v
+            for n, v in dict(locals()).items()  # first statement: the tool's arguments
+            if n in _OPTIONAL and v is not None
+        }
+        record = _fields(kind, given, fields or {})
         scope = self._env.scope(
             project=project, user=user, agent_type=agent_type, agent=agent, session=session
         )
-        if tier == "working":
-            return await self._working(scope, given)
-        if tier == "episodic":
-            episode = await self._env.memory.episodes.record(Episode(scope=scope, **fields))
-            return {"tier": tier, "id": episode.id, "record": dump(episode)}
-        if tier == "semantic":
-            learned = await self._env.memory.facts.learn(Fact(scope=scope, **fields))
-            answer: dict[str, Any] = {
-                "tier": tier,
-                "id": learned.fact.id,
-                "action": learned.action,
-                "superseded": learned.superseded,
-                "closed": [f.id for f in learned.closed],
-                "record": dump(learned.fact),
-            }
-            if learned.possible_conflicts:
-                answer["possible_conflicts"] = [
-                    {"id": f.id, "object": f.object, "statement": f.statement}
-                    for f in learned.possible_conflicts
-                ]
-            return answer
-        procedure = await self._env.memory.procedures.record(Procedure(scope=scope, **fields))
-        return {
-            "tier": tier,
-            "id": procedure.id,
-            "version": procedure.version,
-            "record": dump(procedure),
-        }
+        if kind == "auto":
+            return await self._note(text, scope, format)
+        record[_TEXT_FIELD[kind]] = text
+        memory = self._env.memory
+        if kind == "fact":
+            learned = await memory.facts.learn(Fact(scope=scope, **record))
+            return _learned(learned, format)
+        if kind == "episode":
+            episode = await memory.episodes.record(Episode(scope=scope, **record))
+            data = {"kind": kind, "id": episode.id, "record": dump(episode)}
+            return reply(format, data, lambda: f"stored episode {episode.id}")
+        procedure = await memory.procedures.record(Procedure(scope=scope, **record))
+        data = {"kind": kind, "id": procedure.id, "record": dump(procedure)}
+        text_line = f"stored procedure {procedure.id} ({procedure.name} v{procedure.version})"
+        return reply(format, data, lambda: text_line)
 
-    async def _working(self, scope: Scope, given: dict[str, Any]) -> dict[str, Any]:
-        ttl = given.get("ttl_seconds")
-        await self._env.memory.working(scope).set(given["key"], given["value"], ttl)
-        return {
-            "tier": "working",
-            "session": scope.session,
-            "key": given["key"],
-            "ttl_seconds": ttl,
-        }
+    async def _note(self, text: str, scope: Scope, format: str) -> CallToolResult:
+        result = await self._env.memory.remember(text, scope)
+        data = {"kind": "auto", **dump(result)}
+        learned = [*result.inserted, *result.reinforced]
+        facts = {f: await self._env.memory.facts.get(f, tenant=scope.tenant) for f in learned}
+        return reply(format, data, lambda: _note_text(result, facts))
 
 
-def _check_tier(tier: str, given: dict[str, Any]) -> dict[str, Any]:
-    """The given arguments of ``tier`` (scope aside); refuse missing and foreign ones."""
-    required, optional = TIER_FIELDS[tier]
-    for field in required:
-        if field not in given:
-            raise ValidationError(field, f"is required for tier {tier!r}")
-    own = set(required) | set(optional)
-    for field in given:
-        if field not in own and field not in _SCOPE:
+def _fields(kind: str, given: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """The record fields of ``kind`` from the given arguments; refuse those of another
+    kind (a model that mixed kinds learns which ones apply)."""
+    own, more = KIND_FIELDS[kind], EXTRA_FIELDS[kind]
+    for name in given:
+        if name not in own:
             raise ValidationError(
-                field,
-                f"is not used by tier {tier!r}",
-                allowed=", ".join((*required, *optional)) + " and scope fields",
+                name, f"does not apply to kind {kind!r}", allowed=", ".join(own) or "nothing"
             )
-    return {f: v for f, v in given.items() if f not in _SCOPE}
+    for name in extra:
+        if name not in more:
+            raise ValidationError(
+                f"fields.{name}",
+                f"is not a field kind {kind!r} takes here",
+                allowed=", ".join(more) or "nothing",
+            )
+    if kind == "procedure":
+        for name in ("name", "steps"):
+            if name not in given:
+                raise ValidationError(name, "is required for kind 'procedure'")
+    return {**extra, **given}
+
+
+def _learned(learned: LearnResult, format: str) -> CallToolResult:
+    fact = learned.fact
+    data: dict[str, Any] = {
+        "kind": "fact",
+        "id": fact.id,
+        "action": learned.action,
+        "superseded": learned.superseded,
+        "closed": [f.id for f in learned.closed],
+        "record": dump(fact),
+    }
+    if learned.possible_conflicts:
+        data["possible_conflicts"] = [
+            {"id": f.id, "object": f.object, "statement": f.statement}
+            for f in learned.possible_conflicts
+        ]
+
+    def text() -> str:
+        lines = [f"{learned.action} {fact_line(fact)}"]
+        if learned.superseded:
+            lines.append("replaced (kept as history): " + ", ".join(learned.superseded))
+        if learned.possible_conflicts:
+            lines.append("possible conflicts (both kept; update or forget one if wrong):")
+            lines += [f"- {fact_line(f)}" for f in learned.possible_conflicts]
+        return "\n".join(lines)
+
+    return reply(format, data, text)
+
+
+def _note_text(result: IngestResult, facts: dict[str, Fact]) -> str:
+    if result.stored:
+        lines = [f"stored note episode {result.stored[0]}"]
+    else:
+        lines = [f"already noted as episode {', '.join(result.duplicates)}"]
+    lines += [f"learned {fact_line(facts[f])}" for f in result.inserted]
+    lines += [f"reinforced {fact_line(facts[f])}" for f in result.reinforced]
+    if result.superseded:
+        lines.append("replaced (kept as history): " + ", ".join(result.superseded))
+    if result.error:
+        lines.append(f"fact extraction failed (the note is stored): {result.error}")
+    return "\n".join(lines)

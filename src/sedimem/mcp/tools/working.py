@@ -1,166 +1,156 @@
-"""Working-memory tools: read and write a session's keys, scratchpad and checkpoints."""
+"""``working_memory``: the current session's state (keys, task, scratchpad, checkpoints)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+import json
+from typing import Annotated, Any, Literal
 
+from mcp.types import CallToolResult
 from pydantic import Field
 
-from sedimem.mcp import limits
+from sedimem.errors import ValidationError
 from sedimem.mcp.arguments import (
     Agent,
     AgentType,
-    CheckpointId,
+    Format,
     Project,
-    Session,
+    RecordId,
     Ttl,
     User,
     WorkingKey,
 )
-from sedimem.mcp.tools.base import ToolEnv, dump
+from sedimem.mcp.reply import dump, reply, when
+from sedimem.mcp.tools.base import ToolEnv
+from sedimem.scope import Identifier
+from sedimem.types.working import TaskState
 from sedimem.working.memory import WorkingMemory
 
-__all__ = ["WorkingTools"]
+__all__ = ["WorkingTool"]
+
+Action = Literal["get", "set", "delete", "note", "task", "checkpoint", "restore"]
+_READING = frozenset({"get"})
+#: The newest scratchpad entries ``get`` shows.
+SCRATCHPAD_SHOWN = 20
 
 
-class WorkingTools:
+class WorkingTool:
     def __init__(self, env: ToolEnv) -> None:
-        self._env = env
+        self._read = env
+        self._write = env.writing()
 
-    def _session(
+    async def working_memory(
         self,
-        session: str,
-        project: str | None,
-        user: str | None,
-        agent_type: str | None,
-        agent: str | None,
-    ) -> WorkingMemory:
-        scope = self._env.scope(
-            project=project, user=user, agent_type=agent_type, agent=agent, session=session
-        )
-        return self._env.memory.working(scope)
-
-    async def working_get(
-        self,
-        session: Session,
-        key: Annotated[
-            WorkingKey | None, Field(description="The key to read; omit to see the whole session.")
-        ] = None,
-        scratchpad_entries: Annotated[
-            int,
+        session: Identifier,
+        action: Annotated[
+            Action,
             Field(
-                ge=0,
-                le=limits.MAX_SCRATCHPAD_SHOWN,
-                description="With no key: how many of the newest scratchpad entries to include.",
+                description="get: a key, or all without key. note: add text to the "
+                "scratchpad. task: value = {task_id, status, current_step, total_steps}. "
+                "checkpoint: snapshot (text: label). restore: to checkpoint_id."
             ),
-        ] = 20,
-        project: Project = None,
-        user: User = None,
-        agent_type: AgentType = None,
-        agent: Agent = None,
-    ) -> dict[str, Any]:
-        """Read the current session's working memory. With a key: {found, value}. Without:
-        every key and value, the task state, the newest scratchpad entries (oldest first)
-        and the checkpoints you can restore. Use it when resuming a task."""
-        wm = self._session(session, project, user, agent_type, agent)
-        if key is not None:
-            missing = object()
-            value = await wm.get(key, missing)
-            found = value is not missing
-            return {"key": key, "found": found, "value": value if found else None}
-        notes = await wm.get_scratchpad_with_timestamps()
-        state = await wm.get_task_state()
-        shown = notes[len(notes) - scratchpad_entries :] if scratchpad_entries else []
-        return {
-            "session": session,
-            "values": await wm.get_all(),
-            "task_state": None if state is None else dump(state),
-            "scratchpad": [dump(n) for n in shown],
-            "scratchpad_total": len(notes),
-            "checkpoints": [dump(c) for c in await wm.list_checkpoints()],
-        }
-
-    async def working_set(
-        self,
-        session: Session,
-        key: WorkingKey,
-        value: Annotated[
-            Any,
-            Field(
-                description="Any JSON value (at most the server's max value size, 1 MiB by "
-                "default). Replaces the key's earlier value."
-            ),
-        ],
+        ] = "get",
+        key: WorkingKey | None = None,
+        value: Annotated[Any, Field(description="Any JSON value.")] = None,
         ttl_seconds: Ttl | None = None,
+        text: str | None = None,
+        checkpoint_id: RecordId | None = None,
         project: Project = None,
         user: User = None,
         agent_type: AgentType = None,
         agent: Agent = None,
-    ) -> dict[str, Any]:
-        """Set a key in the session's working memory (task variables, intermediate results),
-        optionally expiring after ttl_seconds. State lives for the session and survives a
-        restart; checkpoint it before risky steps. Returns the key and its TTL."""
-        wm = self._session(session, project, user, agent_type, agent)
-        await wm.set(key, value, ttl_seconds)
-        return {"session": session, "key": key, "ttl_seconds": ttl_seconds}
-
-    async def append_scratchpad(
-        self,
-        session: Session,
-        text: Annotated[
-            str,
-            Field(
-                min_length=1,
-                max_length=limits.MAX_SCRATCHPAD_CHARS,
-                description="One note: a reasoning step, an observation, a plan change "
-                "(at most 64 KiB encoded, by default).",
-            ),
-        ],
-        project: Project = None,
-        user: User = None,
-        agent_type: AgentType = None,
-        agent: Agent = None,
-    ) -> dict[str, Any]:
-        """Append a timestamped note to the session's scratchpad (ordered, capped at the
-        newest entries). Concurrent appends never lose entries. Returns how many entries the
-        scratchpad now holds."""
-        wm = self._session(session, project, user, agent_type, agent)
-        await wm.append_scratchpad(text)
-        return {"session": session, "scratchpad_entries": (await wm.get_stats()).scratchpad_entries}
-
-    async def checkpoint(
-        self,
-        session: Session,
-        description: Annotated[
-            str,
-            Field(
-                max_length=limits.MAX_CHECKPOINT_DESCRIPTION_CHARS,
-                description="What state this is, e.g. 'before booking'.",
-            ),
-        ] = "",
-        project: Project = None,
-        user: User = None,
-        agent_type: AgentType = None,
-        agent: Agent = None,
-    ) -> dict[str, Any]:
-        """Snapshot the session's working memory (keys with their remaining TTLs, task state,
-        scratchpad) so it can be restored later, e.g. before a risky step or when pausing.
-        Returns the checkpoint id to pass to restore."""
-        wm = self._session(session, project, user, agent_type, agent)
-        checkpoint_id = await wm.create_checkpoint(description)
-        return {"session": session, "checkpoint_id": checkpoint_id}
-
-    async def restore(
-        self,
-        session: Session,
-        checkpoint_id: CheckpointId,
-        project: Project = None,
-        user: User = None,
-        agent_type: AgentType = None,
-        agent: Agent = None,
-    ) -> dict[str, Any]:
-        """Replace the session's live working memory with a checkpoint's, atomically (undo to
-        that point). Other checkpoints are kept. Returns the restored checkpoint id."""
-        wm = self._session(session, project, user, agent_type, agent)
+        format: Format = "text",
+    ) -> CallToolResult:
+        """Keep the state of the task at hand for this session: variables, task progress,
+        scratchpad notes, checkpoints to go back to. Call get when resuming."""
+        env = self._read if action in _READING else self._write
+        wm = env.memory.working(
+            env.scope(
+                project=project, user=user, agent_type=agent_type, agent=agent, session=session
+            )
+        )
+        if action == "get":
+            if key is not None:
+                return await _get_key(wm, key, format)
+            return await _get_all(wm, session, format)
+        if action in ("set", "delete"):
+            if key is None:
+                raise ValidationError("key", f"is required to {action} a key")
+            if action == "delete":
+                deleted = await wm.delete(key)
+                data = {"key": key, "deleted": deleted}
+                return reply(format, data, lambda: f"{key}: {'deleted' if deleted else 'absent'}")
+            if value is None:
+                raise ValidationError("value", "is required to set a key", allowed="any JSON")
+            await wm.set(key, value, ttl_seconds)
+            data = {"key": key, "ttl_seconds": ttl_seconds}
+            return reply(format, data, lambda: f"set {key}")
+        if action == "note":
+            if not text:
+                raise ValidationError("text", "is required to note", allowed="the note's text")
+            await wm.append_scratchpad(text)
+            count = (await wm.get_stats()).scratchpad_entries
+            return reply(format, {"scratchpad_entries": count}, lambda: f"noted ({count})")
+        if action == "task":
+            if not isinstance(value, dict):
+                raise ValidationError("value", "must give the task state", allowed="an object")
+            task = TaskState(**value)
+            await wm.set_task_state(task)
+            return reply(format, {"task_state": dump(task)}, lambda: _task_line(task))
+        if action == "checkpoint":
+            made = await wm.create_checkpoint(text or "")
+            return reply(format, {"checkpoint_id": made}, lambda: f"checkpoint {made}")
+        if checkpoint_id is None:
+            raise ValidationError("checkpoint_id", "is required to restore")
         await wm.restore_checkpoint(checkpoint_id)
-        return {"session": session, "restored": checkpoint_id}
+        return reply(format, {"restored": checkpoint_id}, lambda: f"restored {checkpoint_id}")
+
+
+async def _get_key(wm: WorkingMemory, key: str, format: str) -> CallToolResult:
+    missing = object()
+    value = await wm.get(key, missing)
+    found = value is not missing
+    data = {"key": key, "found": found, "value": value if found else None}
+    return reply(format, data, lambda: f"{key} = {_json(value)}" if found else f"{key}: not set")
+
+
+async def _get_all(wm: WorkingMemory, session: str, format: str) -> CallToolResult:
+    values = await wm.get_all()
+    state = await wm.get_task_state()
+    notes = await wm.get_scratchpad_with_timestamps()
+    checkpoints = await wm.list_checkpoints()
+    data: dict[str, Any] = {
+        "session": session,
+        "values": values,
+        "task_state": None if state is None else dump(state),
+        "scratchpad": [dump(n) for n in notes],
+        "checkpoints": [dump(c) for c in checkpoints],
+    }
+
+    def text() -> str:
+        lines = [f"session {session}"]
+        lines += [f"{k} = {_json(v)}" for k, v in values.items()] or ["no keys"]
+        if state is not None:
+            lines.append(_task_line(state))
+        shown = notes[-SCRATCHPAD_SHOWN:]
+        if notes:
+            lines.append(f"scratchpad ({len(shown)} newest of {len(notes)}):")
+            lines += [f"- {when(n.created_at)} {n.text}" for n in shown]
+        lines += [
+            f"checkpoint {c.id}: {c.description or '(no label)'} at {when(c.created_at)}"
+            for c in checkpoints
+        ]
+        return "\n".join(lines)
+
+    return reply(format, data, text)
+
+
+def _task_line(state: TaskState) -> str:
+    total = "" if state.total_steps is None else f"/{state.total_steps}"
+    return (
+        f"task {state.task_id}: {state.status.value}, step {state.current_step}{total}, "
+        f"{round(state.progress_percent, 1)}%"
+    )
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
