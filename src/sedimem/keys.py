@@ -65,6 +65,16 @@ class ApiKey(Model):
         if self.read_only:
             raise PermissionDenied(f"this key is read-only: {operation} writes")
 
+    def require_user_at_most(self, operation: str) -> None:
+        """Refuse ``operation`` to a key narrowed to a project or an agent: a user's data
+        (what erasure and export address) spans projects and agents."""
+        narrowed = [f for f in ("project", "agent") if getattr(self, f) is not None]
+        if narrowed:
+            raise PermissionDenied(
+                f"{operation} spans projects and agents; this key is restricted to "
+                f"{', '.join(narrowed)}"
+            )
+
     @property
     def scope(self) -> Scope:
         """The widest scope the key may address."""

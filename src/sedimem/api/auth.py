@@ -123,12 +123,7 @@ def require_unnarrowed(key: ApiKey, operation: str) -> None:
 
 def require_user_at_most(key: ApiKey, operation: str) -> None:
     """Refuse a key narrowed to a project or an agent (a user's data spans those)."""
-    narrowed = [f for f in ("project", "agent") if getattr(key, f) is not None]
-    if narrowed:
-        raise PermissionDenied(
-            f"{operation} spans projects and agents; this key is restricted to "
-            f"{', '.join(narrowed)}"
-        )
+    key.require_user_at_most(operation)
 
 
 Caller = Annotated[ApiKey, Depends(authenticate)]

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from sedimem.errors import PermissionDenied, ValidationError
+from sedimem.errors import ValidationError
 from sedimem.mcp.arguments import (
     Agent,
     AgentType,
@@ -46,11 +46,7 @@ class AdminTools:
         conditions), in every tier. Only when erasure is asked for (GDPR); for one wrong
         memory use forget_memory."""
         key = self._write.key()
-        if key.project is not None or key.agent is not None:
-            raise PermissionDenied(
-                "erasure spans projects and agents; this key is narrowed to "
-                f"project={key.project!r}, agent={key.agent!r} (use a tenant or user key)"
-            )
+        key.require_user_at_most("erasure")
         scope = key.narrow(user=user, session=session)
         receipt = await self._write.memory.forget(
             key.tenant, user=scope.user, session=scope.session, before=before
