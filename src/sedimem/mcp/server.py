@@ -37,7 +37,10 @@ what you are about to do. Keep the task's state with working_memory (per session
 what is worth knowing later with remember (plain text is enough) or, for a conversation, \
 ingest_messages. Results give ids: correct a memory with update_memory, remove a wrong one \
 with forget_memory. core_memory holds short pinned blocks (persona, user profile, \
-instructions) placed first in every context.
+instructions) placed first in every context. Before a task like earlier ones, or after \
+failures, inspect_memory (report reflect) says what worked. erase_memories is for erasure \
+requests only. remember and update_memory take less common record fields (metadata, \
+valid_from, actions...) in fields.
 Scope arguments (all optional): project, user, agent_type, agent, session. A write is filed \
 under them; a read sees memories filed with the same values or without them, from every \
 session (recall's from_session narrows to one). Memories naming a user are private to calls \
