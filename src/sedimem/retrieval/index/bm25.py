@@ -93,6 +93,8 @@ class KeywordIndex:
         self._live_len = 0.0  # total length of live documents (for avgdl)
         self._live_docs = 0
         self._dead = 0
+        self._scores = np.zeros(0, dtype=np.float64)
+        self._first = np.zeros(0, dtype=np.int32)
 
     def add(self, docs: Sequence[Sequence[str]]) -> None:
         """Append documents (each a list of analysed terms) at the next slots."""
@@ -206,25 +208,90 @@ class KeywordIndex:
             return empty
         for segment in self._segments:
             segment.weigh(self._doc_len.view, avgdl)
-        scores = np.zeros(n, dtype=np.float64)
-        for tid in term_ids:
-            found = [p for p in (s.postings(tid) for s in self._segments) if p is not None]
-            if not found:
+        terms_found = [t for t in (self._term(tid, alive) for tid in term_ids) if t is not None]
+        if not terms_found:
+            return empty
+        # Scores accumulate in a reused buffer and only the matched postings are visited:
+        # no pass over the whole collection (a zeroed array, a scan for non-zero scores)
+        # per search.
+        scores, first = self._scratch(n)
+        touched: list[npt.NDArray[np.int32]] = []
+        try:
+            for term in terms_found:
+                for slots, weights in term.parts:
+                    scores[slots] += term.idf * weights  # a term holds each slot once
+                    touched.append(slots)
+            hits = _distinct(touched, first)
+            found_scores = scores[hits]
+        finally:
+            for slots in touched:
+                scores[slots] = 0.0  # the scratch buffer is all zeros between searches
+        if allowed is not None:
+            keep = allowed[hits]
+            hits, found_scores = hits[keep], found_scores[keep]
+        if hits.shape[0] > k:
+            top = _top(hits, found_scores, k)
+            hits, found_scores = hits[top], found_scores[top]
+        order = np.lexsort((hits, -found_scores))  # ties: older slot first
+        return hits[order].astype(np.int64), found_scores[order]
+
+    def _term(self, tid: int, alive: BoolArray) -> _Term | None:
+        """A query term's postings (live documents only) and idf."""
+        parts = []
+        df = 0
+        for segment in self._segments:
+            found = segment.postings(tid)
+            if found is None:
                 continue
-            slots = np.concatenate([p[0] for p in found]) if len(found) > 1 else found[0][0]
-            weights = np.concatenate([p[1] for p in found]) if len(found) > 1 else found[0][1]
+            slots, weights = found
             if self._dead:  # tombstoned documents neither score nor count in df
                 live = alive[slots]
                 slots, weights = slots[live], weights[live]
-            df = slots.shape[0]
-            if df == 0:
-                continue
-            idf = math.log(1.0 + (self._live_docs - df + 0.5) / (df + 0.5))
-            scores[slots] += idf * weights
-        hits = np.flatnonzero(scores)
-        if allowed is not None:
-            hits = hits[allowed[hits]]
-        if hits.shape[0] > k:
-            hits = hits[np.argpartition(-scores[hits], k - 1)[:k]]
-        ranked = hits[np.lexsort((hits, -scores[hits]))]  # ties: older slot first
-        return ranked.astype(np.int64), scores[ranked]
+            if slots.shape[0]:
+                parts.append((slots, weights))
+                df += slots.shape[0]
+        if df == 0:
+            return None
+        idf = math.log(1.0 + (self._live_docs - df + 0.5) / (df + 0.5))
+        return _Term(parts, idf)
+
+    def _scratch(self, n: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int32]]:
+        """Per-index buffers the size of the collection, reused by every search: scores
+        (zero between searches) and a slot -> position map for de-duplication. Scoring
+        touches only the matched postings, never a whole-collection array."""
+        if self._scores.shape[0] < n:
+            capacity = max(n, 2 * self._scores.shape[0])
+            self._scores = np.zeros(capacity, dtype=np.float64)
+            self._first = np.zeros(capacity, dtype=np.int32)
+        return self._scores, self._first
+
+
+@dataclass(slots=True)
+class _Term:
+    parts: list[tuple[npt.NDArray[np.int32], FloatArray]]  # per segment: slots (ascending)
+    idf: float
+
+
+def _top(slots: npt.NDArray[Any], scores: npt.NDArray[np.float64], k: int) -> IntArray:
+    """Positions of the ``k`` best scores, ties at the cut broken by the older slot (an
+    argpartition alone picks among equal scores arbitrarily; repeated texts score alike)."""
+    cut = scores[np.argpartition(-scores, k - 1)[k - 1]]
+    better = np.flatnonzero(scores > cut)
+    tied = np.flatnonzero(scores == cut)
+    tied = tied[np.argsort(slots[tied], kind="stable")[: k - better.shape[0]]]
+    return np.concatenate([better, tied])
+
+
+def _distinct(
+    lists: list[npt.NDArray[np.int32]], first: npt.NDArray[np.int32]
+) -> npt.NDArray[np.int32]:
+    """The distinct slots of several posting lists (each without repeats), in O(total)
+    without sorting: every slot records one of its positions, and the position it
+    recorded is kept."""
+    if len(lists) == 1:
+        return lists[0]
+    slots = np.concatenate(lists)
+    positions = np.arange(slots.shape[0], dtype=np.int32)
+    first[slots] = positions
+    distinct: npt.NDArray[np.int32] = slots[first[slots] == positions]
+    return distinct

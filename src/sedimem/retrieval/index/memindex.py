@@ -27,7 +27,12 @@ from sedimem.retrieval.index.growable import GrowableArray
 from sedimem.retrieval.index.hnsw import HnswGraph, hnsw_available
 from sedimem.storage.longterm.base import Ranked, RecordFilter, Traits, Vector
 from sedimem.storage.longterm.sqlite.filter import VISIBILITY_FIELDS
-from sedimem.storage.longterm.sqlite.indexfile import pack_strings, unpack_strings
+from sedimem.storage.longterm.sqlite.indexfile import (
+    FileRows,
+    IndexSections,
+    pack_strings,
+    unpack_strings,
+)
 from sedimem.storage.longterm.sqlite.schema import INDEX_COLUMNS, NUMBER_COLUMNS, TEXT_COLUMNS
 
 __all__ = ["IndexOptions", "MemIndex"]
@@ -74,6 +79,7 @@ class MemIndex:
         self._text = {c: GrowableArray(np.int32) for c in TEXT_COLUMNS}
         self._numbers = {c: GrowableArray(np.float64) for c in NUMBER_COLUMNS}
         self._vectors = None if dimension is None else GrowableArray(np.float32, width=dimension)
+        self._vector_rows: FileRows | None = None  # the saved matrix, read without its map
         self._sources: dict[str, list[int]] = {}
         self._keywords = KeywordIndex()
         self._cache: OrderedDict[RecordFilter, _Cached] = OrderedDict()
@@ -255,6 +261,8 @@ class MemIndex:
         )
         if index.dimension is not None:
             index._vectors = GrowableArray.adopt(arrays["vectors"])
+            if isinstance(arrays, IndexSections):
+                index._vector_rows = arrays.rows("vectors")
         covered = int(meta.get("hnsw_covered", 0))
         if "hnsw" in arrays and index.dimension is not None and hnsw_available():
             index._hnsw = HnswGraph(index.dimension, options.executor)
@@ -375,7 +383,13 @@ class MemIndex:
     def _hnsw_search(
         self, hnsw: HnswGraph, query: Vector, candidates: BoolArray, matching: int, k: int
     ) -> list[Ranked] | None:
-        """Oversample by the filter's selectivity; ``None`` when too few rows survive."""
+        """Oversample by the filter's selectivity; ``None`` when too few rows survive.
+
+        Every graph hit is re-scored exactly (float32 cosines: the graph's int8 order
+        alone agrees with the exact top 50 on ~0.7 of it on LoCoMo questions at 100k,
+        re-scored ~0.84) from rows read one by one (:meth:`_rows`), and the uncovered
+        tail (rows written since the graph was built) is scored exactly.
+        """
         covered = hnsw.covered
         want = min(covered, int(2 * k * self.live_vectors / matching) + 32)
         slots = hnsw.search(query, want)
@@ -384,7 +398,16 @@ class MemIndex:
         slots = np.concatenate([slots, tail])
         if slots.shape[0] < min(k, matching):
             return None
-        return self._top(slots, self._vectors_view()[slots] @ query, k)
+        return self._top(slots, self._rows(slots) @ query, k)
+
+    def _rows(self, slots: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
+        """Vectors of a few scattered slots. From a saved index still held as its file,
+        they are read, not touched through the memory map (see :class:`FileRows`)."""
+        rows = self._vector_rows
+        if rows is not None and self._vectors is not None and self._vectors.adopted:
+            taken: npt.NDArray[np.float32] = rows.take(slots)
+            return taken
+        return self._vectors_view()[slots]
 
     def traits(self, ids: Sequence[str]) -> Traits:
         occurred = self._numbers["occurred_at"].view

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import struct
 from pathlib import Path
 
@@ -122,3 +123,32 @@ def test_files_are_named_per_tenant_and_removed_per_tenant(tmp_path: Path) -> No
         write_index_file(path, {}, {"x": np.zeros(1)})
     assert remove_index_files(tmp_path, "tenant/a") == 2
     assert [p.name for p in tmp_path.iterdir()] == [c.name]
+
+
+def test_rows_of_a_matrix_are_read_from_the_file_that_was_checked(tmp_path: Path) -> None:
+    path = tmp_path / "x.idx"
+    expected = arrays()["vectors"]
+    write_index_file(path, {"seq": 1}, arrays())
+    _, got = read_index_file(path)
+    rows = got.rows("vectors")
+    assert rows is not None
+    assert rows.shape == (37, 5)
+    assert got.rows("flags") is None  # one-dimensional: nothing to take rows of
+    picked = np.array([36, 0, 5, 5], dtype=np.int64)
+    np.testing.assert_array_equal(rows.take(picked), expected[picked])
+    # A file renamed over it later (another save) is not what these rows read.
+    write_index_file(path, {"seq": 2}, {"vectors": np.zeros((37, 5), np.float32)})
+    np.testing.assert_array_equal(rows.take(picked), expected[picked])
+    with pytest.raises(IndexError, match="outside"):
+        rows.take(np.array([37], dtype=np.int64))
+
+
+def test_rows_of_a_file_cut_short_while_in_use_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "x.idx"
+    write_index_file(path, {"seq": 1}, arrays())
+    _, got = read_index_file(path)
+    rows = got.rows("vectors")
+    assert rows is not None
+    os.truncate(path, 100)  # the same file, not a new one renamed over it
+    with pytest.raises(IndexFileError, match="cut short"):
+        rows.take(np.array([30], dtype=np.int64))

@@ -27,6 +27,7 @@ import mmap
 import os
 import struct
 import tempfile
+import weakref
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,9 @@ import numpy.typing as npt
 import xxhash
 
 __all__ = [
+    "FileRows",
     "IndexFileError",
+    "IndexSections",
     "index_file",
     "pack_strings",
     "read_index_file",
@@ -53,6 +56,52 @@ _CHUNK = 1 << 24  # bytes hashed at a time while checking a file
 
 class IndexFileError(Exception):
     """An index file that must not be used (missing, truncated, damaged, foreign)."""
+
+
+class FileRows:
+    """Rows of a saved 2-d section read with ``pread``, not through the mapping.
+
+    A search that reads a few scattered rows through the memory map makes the kernel map
+    whole page-cache folios around each one into the process (about 1.5 MB per touched
+    row measured here), so after some hundreds of searches all of a large matrix counts in
+    the process's memory. Reading them with ``pread`` copies just the rows; the page cache
+    still holds the file. The descriptor is the one the file was checked through (a file
+    renamed over it later is not read) and closes with this object.
+    """
+
+    def __init__(self, fd: int, offset: int, dtype: np.dtype[Any], shape: tuple[int, int]) -> None:
+        self._fd = fd
+        self._offset = offset
+        self._dtype = dtype
+        self._shape = shape
+        self._row = dtype.itemsize * shape[1]
+        weakref.finalize(self, os.close, fd)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self._shape
+
+    def take(self, rows: npt.NDArray[np.int64]) -> npt.NDArray[Any]:
+        """The given rows, in order, as a new array."""
+        if rows.size and not 0 <= int(rows.min()) <= int(rows.max()) < self._shape[0]:
+            raise IndexError(f"rows outside 0..{self._shape[0] - 1}")
+        size, base, fd = self._row, self._offset, self._fd
+        data = b"".join([os.pread(fd, size, base + r * size) for r in rows.tolist()])
+        if len(data) != size * rows.shape[0]:
+            raise IndexFileError("an index file was cut short while in use")
+        return np.frombuffer(data, dtype=self._dtype).reshape(rows.shape[0], self._shape[1])
+
+
+class IndexSections(dict[str, npt.NDArray[Any]]):
+    """The arrays of an index file (read-only views of its mapping) and, for 2-d
+    sections, a way to read rows without the mapping (:class:`FileRows`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._rows: dict[str, FileRows] = {}
+
+    def rows(self, name: str) -> FileRows | None:
+        return self._rows.get(name)
 
 
 def _digest(text: str) -> str:
@@ -156,7 +205,7 @@ def _sync_directory(directory: Path) -> None:
             os.close(fd)
 
 
-def read_index_file(path: Path) -> tuple[dict[str, Any], dict[str, npt.NDArray[Any]]]:
+def read_index_file(path: Path) -> tuple[dict[str, Any], IndexSections]:
     """The metadata and arrays of a whole, undamaged file, else :class:`IndexFileError`."""
     try:
         with open(path, "rb") as f:
@@ -177,21 +226,28 @@ def read_index_file(path: Path) -> tuple[dict[str, Any], dict[str, npt.NDArray[A
                 raise IndexFileError(f"{path.name}: {size} bytes, expected {expected}")
             sections: list[dict[str, Any]] = parsed["sections"]
             mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            fd = os.dup(f.fileno())  # for FileRows: the very file that was checked
     except OSError as exc:
         raise IndexFileError(f"{path.name}: {exc}") from exc
     except (ValueError, KeyError, TypeError) as exc:
         raise IndexFileError(f"{path.name}: malformed header ({exc})") from exc
     try:
         _check_hashes(mapped, start, sections, path)
-        arrays: dict[str, npt.NDArray[Any]] = {}
+        arrays = IndexSections()
         for section in sections:
             dtype = np.dtype(section["dtype"])
             count = section["nbytes"] // dtype.itemsize if dtype.itemsize else 0
             offset = start + section["offset"]
             flat = np.frombuffer(mapped, dtype=dtype, count=count, offset=offset)
-            arrays[section["name"]] = flat.reshape(section["shape"])
+            shape = tuple(section["shape"])
+            arrays[section["name"]] = flat.reshape(shape)
+            if len(shape) == 2 and count:
+                rows = FileRows(os.dup(fd), offset, dtype, (int(shape[0]), int(shape[1])))
+                arrays._rows[section["name"]] = rows
     except (ValueError, KeyError, TypeError) as exc:
         raise IndexFileError(f"{path.name}: malformed section ({exc})") from exc
+    finally:
+        os.close(fd)
     return parsed["meta"], arrays
 
 
