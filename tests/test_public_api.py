@@ -128,3 +128,23 @@ def test_cli_help_does_not_load_the_facade() -> None:
     """``sedimem --help`` builds the command tree only: no facade, no numpy, no server."""
     loaded = _modules_after("from sedimem.cli import app")
     assert not {"numpy", "pydantic", "sedimem.memory", "sedimem.server", "fastapi"} & loaded
+
+
+def test_cli_help_imports_no_rendering_or_event_loop_modules() -> None:
+    """``sedimem --help`` prints plain help: neither rich (markdown, syntax highlighting),
+    nor asyncio, nor any part of the facade is imported for it."""
+    code = (
+        "import contextlib, io, sys\n"
+        "sys.argv = ['sedimem', '--help']\n"
+        "from sedimem.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as shown:\n"
+        "    try:\n"
+        "        main()\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "assert 'Commands' in shown.getvalue()"
+    )
+    loaded = _modules_after(code)
+    heavy = {"rich", "asyncio", "numpy", "pydantic", "markdown_it", "pygments", "sedimem.memory"}
+    assert not {m for m in loaded if m in heavy or m.split(".")[0] in heavy}
+    assert "sedimem.cli.app" in loaded

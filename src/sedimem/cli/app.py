@@ -14,6 +14,9 @@ app = typer.Typer(
     help="Layered memory for AI agents: serve it (REST + MCP), inspect it, erase or export it.",
     no_args_is_help=True,
     add_completion=False,
+    # Plain help and usage errors: typer's rich formatting imports rich's markdown, syntax
+    # highlighting and traceback modules, which made `sedimem --help` take ~1 s.
+    rich_markup_mode=None,
 )
 
 app.command()(serve.serve)

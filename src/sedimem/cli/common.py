@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Coroutine
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from rich.console import Console
 
 from sedimem.errors import SedimemError
 
+# rich's console and asyncio are imported when a command first needs them: `sedimem
+# --help` and `import sedimem.cli` stay cheap (see benchmarks/startup.py).
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from sedimem.config import Settings
     from sedimem.memory import Memory
 
@@ -29,8 +31,28 @@ __all__ = [
 
 T = TypeVar("T")
 
-console = Console()
-err_console = Console(stderr=True)
+
+class LazyConsole:
+    """A rich ``Console`` made on first use; attributes are the console's."""
+
+    def __init__(self, *, stderr: bool = False) -> None:
+        self._stderr = stderr
+        self._console: Console | None = None
+
+    def get(self) -> Console:
+        """The console itself (for rich objects that take one)."""
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=self._stderr)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.get(), name)
+
+
+console = LazyConsole()
+err_console = LazyConsole(stderr=True)
 
 Working = Annotated[
     str | None,
@@ -44,6 +66,8 @@ Tenant = Annotated[str, typer.Option(help="The tenant to act on.")]
 
 def run(coroutine: Coroutine[Any, Any, T]) -> T:
     """Run a command's coroutine; our errors end the command with their message, exit 1."""
+    import asyncio
+
     try:
         return asyncio.run(coroutine)
     except SedimemError as exc:

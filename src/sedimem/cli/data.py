@@ -1,13 +1,10 @@
 """GDPR from the command line: ``export``, ``import`` and ``forget``."""
 
-from __future__ import annotations
-
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from sedimem.cli.common import Store, Tenant, Working, console, open_memory, run
 
@@ -21,6 +18,7 @@ def export(
     store: Store = None,
 ) -> None:
     """Write a user's episodes, facts and procedures as JSON Lines (one record a line)."""
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     async def main() -> int:
         written = 0
@@ -28,7 +26,7 @@ def export(
         async with open_memory(store=store) as memory:
             columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
             with (
-                Progress(*columns, console=console, transient=True) as progress,
+                Progress(*columns, console=console.get(), transient=True) as progress,
                 partial.open("w", encoding="utf-8") as file,
             ):
                 task = progress.add_task("exporting", total=None)
@@ -51,11 +49,13 @@ def import_(
     store: Store = None,
 ) -> None:
     """Read records written by `export` (validated first: a bad line writes nothing)."""
+    from rich.progress import Progress
+
     lines = file.read_text(encoding="utf-8").splitlines()
 
     async def main() -> dict[str, int]:
         async with open_memory(store=store) as memory:
-            with Progress(console=console, transient=True) as progress:
+            with Progress(console=console.get(), transient=True) as progress:
                 task = progress.add_task("importing", total=sum(1 for x in lines if x.strip()))
                 return await memory.import_(
                     tenant, lines, progress=lambda n: progress.advance(task, n)

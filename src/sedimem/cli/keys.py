@@ -1,7 +1,5 @@
 """``sedimem keys create|list|revoke``: API keys, administered on the store directly."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer
@@ -10,7 +8,9 @@ from sedimem.cli.common import Store, console, open_memory, run
 
 __all__ = ["keys_app"]
 
-keys_app = typer.Typer(help="Create, list and revoke API keys.", no_args_is_help=True)
+keys_app = typer.Typer(
+    help="Create, list and revoke API keys.", no_args_is_help=True, rich_markup_mode=None
+)
 
 
 @keys_app.command("create")

@@ -1,14 +1,10 @@
 """Operating a store: ``stats``, ``consolidate``, ``demo``, ``bench`` and ``eval``."""
 
-from __future__ import annotations
-
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import Progress
-from rich.table import Table
 
 from sedimem.cli.common import Store, Tenant, Working, console, open_memory, run
 
@@ -32,6 +28,8 @@ def stats(
 ) -> None:
     """How many episodes, facts and procedures a tenant holds (every user's records), or
     what one user sees (--user), and the backends."""
+
+    from rich.table import Table
 
     from sedimem.scope import Scope
 
@@ -66,7 +64,7 @@ def _user_label(user: str | None) -> str:
     return "(no user)" if user is None else f"user {user}"
 
 
-def _count(counts: Counts, field: str) -> str:
+def _count(counts: "Counts", field: str) -> str:
     return str(getattr(counts, field))
 
 
@@ -79,6 +77,7 @@ def consolidate(
     store: Store = None,
 ) -> None:
     """Run consolidation once: episodes -> facts and procedures, decay and pruning."""
+    from rich.table import Table
 
     async def main() -> bool:
         async with open_memory(working, store) as memory:
@@ -119,7 +118,7 @@ def demo(
 
     async def main() -> None:
         async with open_memory(working or url, store or url) as memory:
-            await run_demo(memory, console)
+            await run_demo(memory, console.get())
 
     run(main())
 
@@ -132,11 +131,14 @@ def bench(
 ) -> None:
     """Time working memory, ingest and recall on the configured stores (a temporary tenant,
     erased afterwards). Prints p50/p95/p99, throughput and the ratio to a baseline."""
+    from rich.progress import Progress
+    from rich.table import Table
+
     from sedimem.evaluation.bench import run_bench
 
-    async def main() -> BenchResult:
+    async def main() -> "BenchResult":
         async with open_memory(working, store) as memory:
-            with Progress(console=console, transient=True) as progress:
+            with Progress(console=console.get(), transient=True) as progress:
                 tasks = {
                     "working": progress.add_task("working memory", total=1),
                     "ingest": progress.add_task("ingest", total=episodes),
@@ -166,7 +168,11 @@ def bench(
     print(json.dumps({"metrics": result.metrics()}))
 
 
-eval_app = typer.Typer(help="Evaluate retrieval quality on public datasets.", no_args_is_help=True)
+eval_app = typer.Typer(
+    help="Evaluate retrieval quality on public datasets.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
 
 _DEFAULT_LOCOMO = Path("../shared/data/locomo10.json")
 
@@ -187,7 +193,7 @@ def eval_locomo(
     path = data or _DEFAULT_LOCOMO
     if not path.exists():
         raise typer.BadParameter(f"{path} does not exist; pass --data PATH", param_hint="--data")
-    run(run_locomo(path, console, store_url=store))
+    run(run_locomo(path, console.get(), store_url=store))
 
 
 @eval_app.command("extraction")
@@ -206,4 +212,4 @@ def eval_extraction(
     path = data or _DEFAULT_LOCOMO
     if not path.exists():
         raise typer.BadParameter(f"{path} does not exist; pass --data PATH", param_hint="--data")
-    report(path, console, labels=labels)
+    report(path, console.get(), labels=labels)

@@ -1,7 +1,5 @@
 """``sedimem serve`` (REST + MCP over HTTP) and ``sedimem mcp`` (MCP over stdio)."""
 
-from __future__ import annotations
-
 import os
 from types import ModuleType
 from typing import TYPE_CHECKING, Annotated
@@ -41,7 +39,7 @@ def serve(
     )
 
 
-def _announce(what: Announcement) -> None:
+def _announce(what: "Announcement") -> None:
     console.print(f"[bold]sedimem[/] serving on {what.base_url}", highlight=False)
     console.print(f"  REST API docs: {what.docs_url}", highlight=False)
     console.print(f"  OpenAPI:       {what.base_url}/openapi.json", highlight=False)

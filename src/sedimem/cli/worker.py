@@ -1,10 +1,5 @@
 """``sedimem worker``: the consolidation worker on the configured stores, until interrupted."""
 
-from __future__ import annotations
-
-import asyncio
-import logging
-import signal
 from typing import Annotated
 
 import typer
@@ -39,6 +34,10 @@ def worker(
     Stores, embedder and LLM extractor come from SEDIMEM_* as for `serve`; several workers
     (or a worker and `serve`) may run at once: each job of a tenant is leased.
     """
+    import asyncio
+    import logging
+    import signal
+
     settings = load_settings()
     every = interval or settings.server.consolidation_interval_seconds or DEFAULT_INTERVAL
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
