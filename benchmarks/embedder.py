@@ -8,7 +8,9 @@ share of words never seen before. Nothing is read from disk but the shipped mode
   fills as it goes, as during a first ingest);
 - warm: the same corpus again on the same instance (steady state);
 - whole-text: the tokenizer on whole texts (``word_cache=False``), the path without the cache;
-- query: ``embed([question])`` one at a time, questions with unseen words mixed in.
+- query: ``embed([question])`` one at a time, questions with unseen words mixed in;
+- model2vec (when installed: a dev dependency): the library's own ``StaticModel.encode`` of
+  the same weights on the same corpus, its throughput and the cosine of its vectors to ours.
 
     python -m benchmarks.embedder [--sentences 20000] [--queries 2000] [--batch 1024]
 
@@ -122,6 +124,31 @@ def latencies(embedder: StaticEmbedder, texts: Sequence[str]) -> dict[str, float
     return {"p50_us": cuts[49] / 1000, "p95_us": cuts[94] / 1000, "p99_us": cuts[98] / 1000}
 
 
+def model2vec_reference(
+    embedder: StaticEmbedder, texts: Sequence[str], batch: int
+) -> dict[str, float]:
+    """model2vec's inference of the same weights: speed, and agreement with ours."""
+    try:
+        from model2vec import StaticModel
+    except ImportError:
+        return {}
+    import numpy as np
+
+    model = StaticModel.from_pretrained(str(embedder.path))
+    model.encode(list(texts[:batch]), use_multiprocessing=False)  # warm-up
+    begin = time.perf_counter()
+    theirs = np.concatenate(
+        [
+            np.asarray(model.encode(list(texts[i : i + batch]), use_multiprocessing=False))
+            for i in range(0, len(texts), batch)
+        ]
+    ).astype(np.float32)
+    rate = len(texts) / (time.perf_counter() - begin)
+    theirs /= np.linalg.norm(theirs, axis=1, keepdims=True)
+    cosines = np.sum(embedder.embed(list(texts)) * theirs, axis=1)
+    return {"model2vec.sentences_per_s": round(rate), "model2vec.cosine_min": float(cosines.min())}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--sentences", type=int, default=20_000)
@@ -152,6 +179,12 @@ def main(argv: list[str] | None = None) -> None:
         ("single query p95 (us)", f"{query['p95_us']:.1f}"),
         ("single query p99 (us)", f"{query['p99_us']:.1f}"),
     ]
+    reference = model2vec_reference(embedder, corpus, args.batch)
+    if reference:
+        rows += [
+            ("model2vec encode, sentences/s", f"{reference['model2vec.sentences_per_s']:,.0f}"),
+            ("cosine to model2vec, min", f"{reference['model2vec.cosine_min']:.7f}"),
+        ]
     for label, value in rows:
         print(f"{label:<32}{value:>12}")
     metrics = {
@@ -162,6 +195,7 @@ def main(argv: list[str] | None = None) -> None:
         "embedder.query.p95_us": round(query["p95_us"], 1),
         "embedder.query.p99_us": round(query["p99_us"], 1),
         "embedder.load_ms": round(load_s * 1000),
+        **reference,
     }
     print(json.dumps({"metrics": metrics}))
 
