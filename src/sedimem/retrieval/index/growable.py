@@ -23,7 +23,6 @@ class GrowableArray:
         shape: tuple[int, ...] = (capacity,) if width is None else (capacity, width)
         self._data: npt.NDArray[Any] = np.empty(shape, dtype=dtype)
         self._size = 0
-        self._adopted: npt.NDArray[Any] | None = None
 
     @classmethod
     def adopt(cls, values: npt.NDArray[Any]) -> GrowableArray:
@@ -32,13 +31,7 @@ class GrowableArray:
         grown = cls(values.dtype, width=None if values.ndim == 1 else values.shape[1], capacity=0)
         grown._data = values
         grown._size = values.shape[0]
-        grown._adopted = values
         return grown
-
-    @property
-    def adopted(self) -> bool:
-        """Whether the rows are still the adopted array (no append has copied them)."""
-        return self._adopted is not None and self._data is self._adopted
 
     def __len__(self) -> int:
         return self._size

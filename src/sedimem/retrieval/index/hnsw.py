@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from concurrent.futures import Executor, Future
 
 import numpy as np
@@ -53,8 +54,15 @@ class HnswGraph:
     def ready(self) -> bool:
         return self._index is not None
 
-    def refresh(self, vectors: npt.NDArray[np.float32], min_tail: int) -> None:
-        """Swap in a finished job; start one when ``min_tail`` or more slots are uncovered."""
+    def refresh(
+        self,
+        total: int,
+        rows: Callable[[int], npt.NDArray[np.float32]],
+        min_tail: int,
+    ) -> None:
+        """Swap in a finished job; start one when ``min_tail`` or more of the ``total``
+        slots are uncovered. ``rows(start)``: a copy of the vectors of slots
+        ``[start, total)``, taken only when a job starts."""
         if self._job is not None:
             if not self._job.done():
                 return
@@ -66,11 +74,10 @@ class HnswGraph:
                 log.exception("building the HNSW graph failed; vector search stays exact")
                 self.failed = True
                 return
-        total = vectors.shape[0]
         if self.failed or total - self.covered < min_tail:
             return
         start = self.covered
-        tail = np.ascontiguousarray(vectors[start:total])  # a snapshot: the buffer may grow
+        tail = rows(start)  # a snapshot: the index may grow meanwhile
         base = None if self._index is None else self._index.copy()
         if self._executor is None:
             self._index, self.covered = self._extend(base, tail, start)

@@ -25,14 +25,10 @@ from sedimem.retrieval.index.analyzer import Analyzer
 from sedimem.retrieval.index.bm25 import KeywordIndex
 from sedimem.retrieval.index.growable import GrowableArray
 from sedimem.retrieval.index.hnsw import HnswGraph, hnsw_available
+from sedimem.retrieval.index.vectors import VectorRows
 from sedimem.storage.longterm.base import Ranked, RecordFilter, Traits, Vector
 from sedimem.storage.longterm.sqlite.filter import VISIBILITY_FIELDS
-from sedimem.storage.longterm.sqlite.indexfile import (
-    FileRows,
-    IndexSections,
-    pack_strings,
-    unpack_strings,
-)
+from sedimem.storage.longterm.sqlite.indexfile import IndexSections, pack_strings, unpack_strings
 from sedimem.storage.longterm.sqlite.schema import INDEX_COLUMNS, NUMBER_COLUMNS, TEXT_COLUMNS
 
 __all__ = ["IndexOptions", "MemIndex"]
@@ -78,8 +74,7 @@ class MemIndex:
         self._codes: dict[str, int] = {}
         self._text = {c: GrowableArray(np.int32) for c in TEXT_COLUMNS}
         self._numbers = {c: GrowableArray(np.float64) for c in NUMBER_COLUMNS}
-        self._vectors = None if dimension is None else GrowableArray(np.float32, width=dimension)
-        self._vector_rows: FileRows | None = None  # the saved matrix, read without its map
+        self._vectors = None if dimension is None else VectorRows(dimension)
         self._sources: dict[str, list[int]] = {}
         self._keywords = KeywordIndex()
         self._cache: OrderedDict[RecordFilter, _Cached] = OrderedDict()
@@ -222,7 +217,7 @@ class MemIndex:
         arrays.update({f"number.{c}": rows(a.view) for c, a in self._numbers.items()})
         arrays.update({f"bm25.{n}": a for n, a in self._keywords.state(live).items()})
         if self._vectors is not None:
-            arrays["vectors"] = rows(self._vectors.view)
+            arrays["vectors"] = rows(self._vectors.whole())
         meta: dict[str, Any] = {"dimension": self.dimension, "hnsw_covered": 0}
         graph = None if self._hnsw is None or live is not None else self._hnsw.saved()
         if graph is not None and self._hnsw is not None:
@@ -260,9 +255,8 @@ class MemIndex:
             {n[5:]: a for n, a in arrays.items() if n.startswith("bm25.")}
         )
         if index.dimension is not None:
-            index._vectors = GrowableArray.adopt(arrays["vectors"])
-            if isinstance(arrays, IndexSections):
-                index._vector_rows = arrays.rows("vectors")
+            file = arrays.rows("vectors") if isinstance(arrays, IndexSections) else None
+            index._vectors = VectorRows.adopt(arrays["vectors"], file)
         covered = int(meta.get("hnsw_covered", 0))
         if "hnsw" in arrays and index.dimension is not None and hnsw_available():
             index._hnsw = HnswGraph(index.dimension, options.executor)
@@ -367,17 +361,17 @@ class MemIndex:
     def _exact(
         self, query: Vector, entry: _Cached, candidates: BoolArray, matching: int, k: int
     ) -> list[Ranked]:
-        vectors = self._vectors_view()
+        vectors = self._matrix()
         if matching * 4 > len(self):
             # Most rows match: one pass over the contiguous matrix beats gathering them.
-            scores = vectors @ query
+            scores = vectors.dot(query)
             slots = np.flatnonzero(candidates)
             return self._top(slots, scores[slots], k)
         if entry.vector_slots is None:
             entry.vector_slots = np.flatnonzero(candidates)
             if matching <= _SUBMATRIX_MAX_ROWS:
-                entry.vectors = vectors[entry.vector_slots]
-        sub = entry.vectors if entry.vectors is not None else vectors[entry.vector_slots]
+                entry.vectors = vectors.take(entry.vector_slots)
+        sub = entry.vectors if entry.vectors is not None else vectors.take(entry.vector_slots)
         return self._top(entry.vector_slots, sub @ query, k)
 
     def _hnsw_search(
@@ -387,7 +381,7 @@ class MemIndex:
 
         Every graph hit is re-scored exactly (float32 cosines: the graph's int8 order
         alone agrees with the exact top 50 on ~0.7 of it on LoCoMo questions at 100k,
-        re-scored ~0.84) from rows read one by one (:meth:`_rows`), and the uncovered
+        re-scored ~0.84) from rows read one by one (:class:`VectorRows`), and the uncovered
         tail (rows written since the graph was built) is scored exactly.
         """
         covered = hnsw.covered
@@ -398,16 +392,7 @@ class MemIndex:
         slots = np.concatenate([slots, tail])
         if slots.shape[0] < min(k, matching):
             return None
-        return self._top(slots, self._rows(slots) @ query, k)
-
-    def _rows(self, slots: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
-        """Vectors of a few scattered slots. From a saved index still held as its file,
-        they are read, not touched through the memory map (see :class:`FileRows`)."""
-        rows = self._vector_rows
-        if rows is not None and self._vectors is not None and self._vectors.adopted:
-            taken: npt.NDArray[np.float32] = rows.take(slots)
-            return taken
-        return self._vectors_view()[slots]
+        return self._top(slots, self._matrix().take(slots, scattered=True) @ query, k)
 
     def traits(self, ids: Sequence[str]) -> Traits:
         occurred = self._numbers["occurred_at"].view
@@ -439,10 +424,9 @@ class MemIndex:
         self._returned.update(zip(found, slots, strict=True))
         return list(zip(found, map(float, scores), strict=True))
 
-    def _vectors_view(self) -> npt.NDArray[np.float32]:
+    def _matrix(self) -> VectorRows:
         assert self._vectors is not None
-        view: npt.NDArray[np.float32] = self._vectors.view
-        return view
+        return self._vectors
 
     def _refresh_hnsw(self) -> None:
         threshold = self._options.hnsw_threshold
@@ -454,7 +438,8 @@ class MemIndex:
             self._hnsw = HnswGraph(self.dimension, self._options.executor)
         # Extend once the exact tail is an eighth of the graph: the tail stays cheap to scan.
         tail = max(2048, self._hnsw.covered // 8) if self._hnsw.ready else 1
-        self._hnsw.refresh(self._vectors_view(), tail)
+        vectors = self._matrix()
+        self._hnsw.refresh(len(vectors), vectors.since, tail)
 
     def hnsw_job(self) -> Future[Any] | None:
         """Swap in a finished HNSW job, start a due one, and return the one running."""

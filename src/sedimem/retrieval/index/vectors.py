@@ -1,0 +1,79 @@
+"""The vector matrix of an in-memory index: a saved part and the rows appended since.
+
+A restored index adopts the matrix of its file as a read-only memory map. Appending to one
+array would copy that whole map into process memory at the first write (and double it for
+room): 150 MB read and 300 MB allocated at 100k x 384, in a serving process that records
+one episode. Rows written after the restore go to their own growable block instead; the
+saved part stays in the page cache, and its scattered rows are read with ``pread``
+(:class:`~sedimem.storage.longterm.sqlite.indexfile.FileRows`) rather than through the map.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from sedimem.retrieval.index.growable import GrowableArray
+from sedimem.storage.longterm.sqlite.indexfile import FileRows
+
+__all__ = ["VectorRows"]
+
+Matrix = npt.NDArray[np.float32]
+Slots = npt.NDArray[np.int64]
+
+
+class VectorRows:
+    """Rows ``[0, len(saved))`` are the saved matrix, the rest the appended block."""
+
+    def __init__(self, dimension: int) -> None:
+        self._saved: Matrix = np.empty((0, dimension), dtype=np.float32)
+        self._file: FileRows | None = None
+        self._added = GrowableArray(np.float32, width=dimension)
+
+    @classmethod
+    def adopt(cls, saved: Matrix, file: FileRows | None = None) -> VectorRows:
+        """Serve ``saved`` as it is (uncopied); ``file``: where its rows can be read."""
+        rows = cls(int(saved.shape[1]))
+        rows._saved = saved
+        rows._file = file if file is not None and file.shape == saved.shape else None
+        return rows
+
+    def __len__(self) -> int:
+        return int(self._saved.shape[0]) + len(self._added)
+
+    def extend(self, block: Matrix) -> None:
+        self._added.extend(block)
+
+    def whole(self) -> Matrix:
+        """Every row as one array (a copy once rows were appended)."""
+        if not len(self._added):
+            return self._saved
+        return np.concatenate([self._saved, self._added.view])
+
+    def since(self, start: int) -> Matrix:
+        """Rows ``[start, len)`` as a new contiguous array."""
+        split = self._saved.shape[0]
+        if start >= split:
+            return np.ascontiguousarray(self._added.view[start - split :])
+        return np.concatenate([self._saved[start:], self._added.view])
+
+    def dot(self, query: Matrix) -> Matrix:
+        """Every row's product with ``query``."""
+        if not len(self._added):
+            scores: Matrix = self._saved @ query
+            return scores
+        return np.concatenate([self._saved @ query, self._added.view @ query])
+
+    def take(self, slots: Slots, *, scattered: bool = False) -> Matrix:
+        """The rows of ``slots``, in order. ``scattered``: a few rows far apart, read from
+        the file when the saved part has one (see the module docstring)."""
+        split = self._saved.shape[0]
+        saved = slots < split
+        out = np.empty((slots.shape[0], self._added.view.shape[1]), dtype=np.float32)
+        wanted = slots[saved]
+        if scattered and self._file is not None:
+            out[saved] = self._file.take(wanted)
+        else:
+            out[saved] = self._saved[wanted]
+        out[~saved] = self._added.view[slots[~saved] - split]
+        return out

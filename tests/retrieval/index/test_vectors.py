@@ -1,0 +1,44 @@
+"""The vector matrix of an index: a saved (memory-mapped) part and appended rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from sedimem.retrieval.index.vectors import VectorRows
+from sedimem.storage.longterm.sqlite.indexfile import read_index_file, write_index_file
+
+
+def test_saved_and_appended_rows_read_as_one_matrix(tmp_path: Path) -> None:
+    rng = np.random.default_rng(2)
+    saved, added = rng.random((20, 4), np.float32), rng.random((7, 4), np.float32)
+    write_index_file(tmp_path / "x.idx", {}, {"vectors": saved})
+    _, arrays = read_index_file(tmp_path / "x.idx")
+    rows = VectorRows.adopt(arrays["vectors"], arrays.rows("vectors"))
+    whole = saved
+    query = rng.random(4, np.float32)
+    picked = np.array([19, 0, 3], dtype=np.int64)
+    for block in (None, added[:3], added[3:]):  # nothing appended yet, then twice
+        if block is not None:
+            rows.extend(block)
+            whole = np.concatenate([whole, block])
+            picked = np.append(picked, len(whole) - 1)
+        assert len(rows) == len(whole)
+        np.testing.assert_array_equal(rows.whole(), whole)
+        np.testing.assert_allclose(rows.dot(query), whole @ query, rtol=1e-6)
+        for start in (0, 5, 20, len(whole)):
+            np.testing.assert_array_equal(rows.since(start), whole[start:])
+        for scattered in (False, True):  # through the map, or read from the file
+            np.testing.assert_array_equal(rows.take(picked, scattered=scattered), whole[picked])
+    assert not arrays["vectors"].flags.writeable  # the saved part was never copied over
+
+
+def test_rows_without_a_file_gather_from_memory() -> None:
+    rows = VectorRows(3)
+    rows.extend(np.eye(3, dtype=np.float32))
+    got = rows.take(np.array([2, 0], dtype=np.int64), scattered=True)
+    np.testing.assert_array_equal(got, np.eye(3, dtype=np.float32)[[2, 0]])
+    # Adopted without a file: scattered rows come from the array itself.
+    adopted = VectorRows.adopt(np.ones((2, 3), np.float32), None)
+    assert adopted.take(np.array([1], dtype=np.int64), scattered=True).tolist() == [[1, 1, 1]]
