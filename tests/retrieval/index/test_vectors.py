@@ -5,12 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+from sedimem.retrieval.index import vectors
 from sedimem.retrieval.index.vectors import VectorRows
 from sedimem.storage.longterm.sqlite.indexfile import read_index_file, write_index_file
 
 
-def test_saved_and_appended_rows_read_as_one_matrix(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mapped_max", [0, 1 << 30])  # rows read from the file, or the map
+def test_saved_and_appended_rows_read_as_one_matrix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mapped_max: int
+) -> None:
+    monkeypatch.setattr(vectors, "MAPPED_READ_MAX", mapped_max)
     rng = np.random.default_rng(2)
     saved, added = rng.random((20, 4), np.float32), rng.random((7, 4), np.float32)
     write_index_file(tmp_path / "x.idx", {}, {"vectors": saved})

@@ -21,6 +21,11 @@ __all__ = ["VectorRows"]
 Matrix = npt.NDArray[np.float32]
 Slots = npt.NDArray[np.int64]
 
+# A saved matrix up to this size is read through its map even for scattered rows: at most
+# this much of it can become resident, and a gather costs less than one pread per row
+# (~0.2 ms per search at 10k x 384).
+MAPPED_READ_MAX = 32 << 20
+
 
 class VectorRows:
     """Rows ``[0, len(saved))`` are the saved matrix, the rest the appended block."""
@@ -71,7 +76,7 @@ class VectorRows:
         saved = slots < split
         out = np.empty((slots.shape[0], self._added.view.shape[1]), dtype=np.float32)
         wanted = slots[saved]
-        if scattered and self._file is not None:
+        if scattered and self._file is not None and self._saved.nbytes > MAPPED_READ_MAX:
             out[saved] = self._file.take(wanted)
         else:
             out[saved] = self._saved[wanted]
