@@ -15,12 +15,14 @@ from __future__ import annotations
 import hashlib
 import secrets
 from datetime import datetime
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from sedimem.clock import Clock, SystemClock, utc_from_timestamp
 from sedimem.errors import NotFound, PermissionDenied, ValidationError
 from sedimem.ids import new_id
+from sedimem.limits import MAX_KEY_LABEL_CHARS
 from sedimem.scope import SYSTEM_TENANT, Identifier, Scope
 from sedimem.storage.longterm.base import (
     LongTermStore,
@@ -31,7 +33,10 @@ from sedimem.storage.longterm.base import (
 from sedimem.types._base import Model
 from sedimem.types.text import NO_NUL
 
-__all__ = ["API_KEY", "ApiKey", "ApiKeys", "IssuedKey", "hash_secret"]
+__all__ = ["API_KEY", "ApiKey", "ApiKeys", "IssuedKey", "KeyLabel", "hash_secret"]
+
+#: A key's label: a note on what it is for.
+KeyLabel = Annotated[str, StringConstraints(max_length=MAX_KEY_LABEL_CHARS, pattern=NO_NUL)]
 
 API_KEY = "apikey"
 _PREFIX = "sdm_"
@@ -48,17 +53,25 @@ class ApiKey(Model):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    id: str
-    tenant: Identifier
-    project: Identifier | None = None
-    user: Identifier | None = None
-    agent: Identifier | None = None
-    label: str | None = Field(default=None, max_length=200, pattern=NO_NUL)
+    id: str = Field(description="The key's id (not its secret): to revoke it.")
+    tenant: Identifier = Field(description="The tenant every request with the key acts in.")
+    project: Identifier | None = Field(
+        default=None, description="The project the key is narrowed to (unset: any)."
+    )
+    user: Identifier | None = Field(
+        default=None, description="The user the key is narrowed to (unset: any)."
+    )
+    agent: Identifier | None = Field(
+        default=None, description="The agent the key is narrowed to (unset: any)."
+    )
+    label: KeyLabel | None = Field(default=None, description="A note on what the key is for.")
     read_only: bool = Field(
         default=False, description="May read (and search, assemble) but never write or erase."
     )
-    created_at: datetime
-    revoked_at: datetime | None = None
+    created_at: datetime = Field(description="When it was issued.")
+    revoked_at: datetime | None = Field(
+        default=None, description="When it was revoked (unset: it works)."
+    )
 
     def require_writer(self, operation: str) -> None:
         """Refuse ``operation`` (a write) to a read-only key."""

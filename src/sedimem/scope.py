@@ -11,15 +11,17 @@ import hashlib
 import json
 from typing import Annotated, Self
 
-from pydantic import BaseModel, ConfigDict, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from sedimem.errors import PermissionDenied, ValidationError
+from sedimem.limits import MAX_SCOPE_CHARS
 
 __all__ = ["SCOPE_FIELDS", "SYSTEM_TENANT", "Identifier", "Scope"]
 
-#: A scope identifier: 1..128 printable characters.
+#: A scope identifier: 1..MAX_SCOPE_CHARS printable characters.
 Identifier = Annotated[
-    str, StringConstraints(min_length=1, max_length=128, pattern=r"^[^\x00-\x1f\x7f]+$")
+    str,
+    StringConstraints(min_length=1, max_length=MAX_SCOPE_CHARS, pattern=r"^[^\x00-\x1f\x7f]+$"),
 ]
 
 #: The tenant sedimem keeps its own records under (API keys). Its control character can
@@ -35,12 +37,38 @@ class Scope(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    tenant: Identifier = "default"
-    project: Identifier | None = None
-    user: Identifier | None = None
-    agent_type: Identifier | None = None
-    agent: Identifier | None = None
-    session: Identifier | None = None
+    tenant: Identifier = Field(
+        default="default",
+        description="The isolation boundary: nothing crosses tenants (over REST and MCP it "
+        "comes from the API key, never from a request).",
+    )
+    project: Identifier | None = Field(
+        default=None,
+        description="The project; unset on a memory: shared by the tenant's projects; unset "
+        "on a read: every project.",
+        examples=["billing"],
+    )
+    user: Identifier | None = Field(
+        default=None,
+        description="The user a memory is about; a memory naming a user is visible only to "
+        "reads naming that user.",
+        examples=["ana"],
+    )
+    agent_type: Identifier | None = Field(
+        default=None,
+        description="The kind of agent; memories filed at this level are shared by its instances.",
+        examples=["support-bot"],
+    )
+    agent: Identifier | None = Field(
+        default=None,
+        description="One agent instance; what it files privately its siblings do not see.",
+    )
+    session: Identifier | None = Field(
+        default=None,
+        description="The session: the address of working memory; on a long-term memory, "
+        "where it came from (provenance, not a boundary).",
+        examples=["s-42"],
+    )
 
     @classmethod
     def parse(cls, **fields: str | None) -> Self:
@@ -53,7 +81,7 @@ class Scope(BaseModel):
             first = exc.errors()[0]
             field = "scope." + ".".join(str(p) for p in first["loc"])
             raise ValidationError(
-                field, first["msg"], allowed="1..128 printable characters, or unset"
+                field, first["msg"], allowed=f"1..{MAX_SCOPE_CHARS} printable characters, or unset"
             ) from exc
 
     def with_session(self, session: str) -> Scope:

@@ -10,7 +10,7 @@ outside the key's narrowing is refused (403).
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Query
 from pydantic import BaseModel, ConfigDict
@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from sedimem.errors import ValidationError
 from sedimem.keys import ApiKey
 from sedimem.scope import Identifier, Scope
+from sedimem.types.fields import field_of
 
 __all__ = [
     "OwnerFields",
@@ -37,31 +38,45 @@ class OwnerFields(BaseModel):
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
 
-    project: Identifier | None = None
-    user: Identifier | None = None
-    agent_type: Identifier | None = None
-    agent: Identifier | None = None
+    project: Identifier | None = field_of(Scope, "project")
+    user: Identifier | None = field_of(Scope, "user")
+    agent_type: Identifier | None = field_of(Scope, "agent_type")
+    agent: Identifier | None = field_of(Scope, "agent")
 
 
 class ScopeFields(OwnerFields):
-    session: Identifier | None = None
+    """Narrowing a request may name, a session included."""
+
+    session: Identifier | None = field_of(Scope, "session")
 
 
-_Field = Annotated[Identifier | None, Query()]
+def _query(name: str) -> Any:
+    """A scope field as a query parameter, described as the scope describes it."""
+    return Query(description=Scope.model_fields[name].description)
+
+
+_Project = Annotated[Identifier | None, _query("project")]
+_User = Annotated[Identifier | None, _query("user")]
+_AgentType = Annotated[Identifier | None, _query("agent_type")]
+_Agent = Annotated[Identifier | None, _query("agent")]
+_Session = Annotated[Identifier | None, _query("session")]
 
 
 def _owner_query(
-    project: _Field = None, user: _Field = None, agent_type: _Field = None, agent: _Field = None
+    project: _Project = None,
+    user: _User = None,
+    agent_type: _AgentType = None,
+    agent: _Agent = None,
 ) -> OwnerFields:
     return OwnerFields(project=project, user=user, agent_type=agent_type, agent=agent)
 
 
 def _scope_query(
-    project: _Field = None,
-    user: _Field = None,
-    agent_type: _Field = None,
-    agent: _Field = None,
-    session: _Field = None,
+    project: _Project = None,
+    user: _User = None,
+    agent_type: _AgentType = None,
+    agent: _Agent = None,
+    session: _Session = None,
 ) -> ScopeFields:
     return ScopeFields(
         project=project, user=user, agent_type=agent_type, agent=agent, session=session

@@ -2,15 +2,17 @@
 
 Every body is validated in strict mode (:mod:`sedimem.api.values`: ``true`` is not an
 integer, ``"5"`` not a number) and refuses unknown fields (``tenant`` above all: it comes
-from the API key), NaN and infinities. Text fields take the records' own types
-(``sedimem.types``: no NUL, the same lengths) so that a client reads the limits in the
-schema; the records validate again when they are built.
+from the API key), NaN and infinities. A body's field that a record also has is that
+record's field (:func:`~sedimem.types.fields.field_of`: its limits, description and
+examples), read in its wire form (an RFC 3339 time, an enum's string); the other fields
+take the aliases of :mod:`sedimem.types.fields` and the numbers of :mod:`sedimem.limits`.
+No limit is stated here; the records validate again when they are built.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
@@ -18,18 +20,38 @@ from sedimem.api.narrowing import OwnerFields, ScopeFields
 from sedimem.api.values import Instant, OutcomeName, StatusName
 from sedimem.consolidation import JOBS
 from sedimem.context.models import ContextFormat, Tier
+from sedimem.keys import ApiKey, KeyLabel
+from sedimem.limits import (
+    MAX_BASELINE_DAYS,
+    MAX_QUOTA,
+    MAX_SEPARATOR_CHARS,
+    MAX_SOURCE_IDS,
+    MAX_TASK_TYPES,
+    MAX_TERMINATE_LESSONS,
+)
 from sedimem.longterm.search import Mode
 from sedimem.scope import Identifier, Scope
-from sedimem.types.blocks import MAX_BLOCK_CHARS
+from sedimem.types.blocks import Block, BlockContent, BlockPosition
 from sedimem.types.edits import (
-    MAX_PREDICATES_PER_CALL,
     EpisodeChanges,
     FactChanges,
+    PredicateDeclaration,
     ProcedureChanges,
 )
-from sedimem.types.longterm import Cardinality, Episode, Fact, Outcome, Procedure
-from sedimem.types.text import NO_NUL, Label, Text
-from sedimem.types.working import TaskState, TaskStatus
+from sedimem.types.fields import (
+    REQUIRED,
+    BudgetTokens,
+    CheckpointDescription,
+    Hits,
+    QueryText,
+    SessionFilter,
+    StepCount,
+    TtlSeconds,
+    field_of,
+)
+from sedimem.types.longterm import Cardinality, Episode, Fact, Procedure, RecordId
+from sedimem.types.text import NO_NUL, Label, LongText, ObjectText, Text
+from sedimem.types.working import TaskState
 
 __all__ = [
     "EARLIEST",
@@ -72,18 +94,15 @@ EARLIEST = datetime(1, 1, 2, tzinfo=UTC)
 LATEST = datetime(9999, 12, 30, tzinfo=UTC)
 
 
-# Text without NUL (the rule of every stored text), up to so many characters.
-LongText = Annotated[str, StringConstraints(max_length=100_000, pattern=NO_NUL)]
-ObjectText = Annotated[str, StringConstraints(max_length=10_000, pattern=NO_NUL)]
-BlockText = Annotated[str, StringConstraints(max_length=MAX_BLOCK_CHARS, pattern=NO_NUL)]
-Description = Annotated[str, StringConstraints(max_length=1024, pattern=NO_NUL)]
-KeyLabel = Annotated[str, StringConstraints(max_length=200, pattern=NO_NUL)]
-Separator = Annotated[str, StringConstraints(max_length=16, pattern=NO_NUL)]
-
-QueryText = Annotated[str, StringConstraints(min_length=1, max_length=10_000, pattern=NO_NUL)]
 Json = dict[str, Any]
-Count = Annotated[int, Field(ge=0, le=1_000_000_000)]
 _SCOPE_NAMES = frozenset({"project", "user", "agent_type", "agent", "session"})
+#: The search modes, as every search route takes them.
+_MODE = "`hybrid` (keywords and meaning fused by rank), `keyword` (BM25) or `vector`."
+
+
+def _optional(model: type[BaseModel], name: str) -> Any:
+    """The record's field, left to the record when not given (``null``: its default)."""
+    return field_of(model, name, default=None)
 
 
 def time_range(since: datetime | None, until: datetime | None) -> tuple[datetime, datetime] | None:
@@ -108,20 +127,37 @@ def _record_fields(body: BaseModel) -> dict[str, Any]:
 class EpisodeIn(ScopeFields):
     """One unit of experience (the server gives it its id)."""
 
-    task_type: Label = "general"
-    description: Text
-    actions: list[Text] = Field(default_factory=list, max_length=10_000)
-    outcome: OutcomeName = Outcome.SUCCESS
-    outcome_details: LongText = ""
-    context_summary: LongText = ""
-    lessons_learned: list[Text] = Field(default_factory=list, max_length=10_000)
-    importance: float = Field(default=0.5, ge=0.0, le=1.0)
-    duration_seconds: float | None = Field(default=None, ge=0, le=1e10)
-    tokens_used: int | None = Field(default=None, ge=0, le=10**15)
-    input_text: LongText | None = None
-    output_text: LongText | None = None
-    occurred_at: Instant | None = None
-    metadata: Json = Field(default_factory=dict)
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "user": "ana",
+                    "task_type": "deploy",
+                    "description": "Deployed the billing service to staging",
+                    "actions": ["ran migrations", "restarted the workers"],
+                    "outcome": "failure",
+                    "outcome_details": "the workers started before the migrations finished",
+                    "lessons_learned": ["wait for the migrations before restarting"],
+                    "importance": 0.8,
+                }
+            ]
+        }
+    )
+
+    task_type: Label = field_of(Episode, "task_type")
+    description: Text = field_of(Episode, "description")
+    actions: list[Text] = field_of(Episode, "actions")
+    outcome: OutcomeName = field_of(Episode, "outcome")
+    outcome_details: LongText = field_of(Episode, "outcome_details")
+    context_summary: LongText = field_of(Episode, "context_summary")
+    lessons_learned: list[Text] = field_of(Episode, "lessons_learned")
+    importance: float = field_of(Episode, "importance")
+    duration_seconds: float | None = field_of(Episode, "duration_seconds")
+    tokens_used: int | None = field_of(Episode, "tokens_used")
+    input_text: LongText | None = field_of(Episode, "input_text")
+    output_text: LongText | None = field_of(Episode, "output_text")
+    occurred_at: Instant | None = _optional(Episode, "occurred_at")
+    metadata: Json = field_of(Episode, "metadata")
 
     def to_record(self, scope: Scope) -> Episode:
         return Episode(scope=scope, **_record_fields(self))
@@ -130,23 +166,33 @@ class EpisodeIn(ScopeFields):
 class FactIn(ScopeFields):
     """A statement, optionally subject / predicate / object, true from ``valid_from``."""
 
-    statement: Text
-    subject: Label | None = None
-    predicate: Label | None = None
-    object: ObjectText | None = None
-    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
-    source_episode_ids: list[Annotated[Label, Field(max_length=64)]] = Field(
-        default_factory=list, max_length=10_000
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "user": "ana",
+                    "statement": "Ana lives in Lisbon",
+                    "subject": "Ana",
+                    "predicate": "lives_in",
+                    "object": "Lisbon",
+                    "valid_from": "2024-06-01T00:00:00Z",
+                }
+            ]
+        }
     )
-    valid_from: Instant | None = None
-    valid_to: Instant | None = None
-    cardinality: Cardinality | None = Field(
-        default=None,
-        description="'one': this value supersedes the current one of its subject and "
-        "predicate; 'many': it adds to them. Default: the predicate's, as configured and "
-        "declared for the tenant. Needs subject and predicate.",
+
+    statement: Text = field_of(Fact, "statement")
+    subject: Label | None = field_of(Fact, "subject")
+    predicate: Label | None = field_of(Fact, "predicate", validate_default=False)
+    object: ObjectText | None = field_of(Fact, "object")
+    confidence: float = field_of(Fact, "confidence")
+    source_episode_ids: list[RecordId] = field_of(
+        Fact, "source_episode_ids", max_length=MAX_SOURCE_IDS
     )
-    metadata: Json = Field(default_factory=dict)
+    valid_from: Instant | None = _optional(Fact, "valid_from")
+    valid_to: Instant | None = field_of(Fact, "valid_to")
+    cardinality: Cardinality | None = field_of(Fact, "cardinality")
+    metadata: Json = field_of(Fact, "metadata")
 
     def to_record(self, scope: Scope) -> Fact:
         return Fact(scope=scope, **_record_fields(self))
@@ -155,10 +201,10 @@ class FactIn(ScopeFields):
 class ProcedureIn(ScopeFields):
     """Named steps; a procedure of the same name and owner becomes its next version."""
 
-    name: Label
-    trigger: Text
-    steps: list[Text] = Field(min_length=1, max_length=1000)
-    metadata: Json = Field(default_factory=dict)
+    name: Label = field_of(Procedure, "name")
+    trigger: Text = field_of(Procedure, "trigger")
+    steps: list[Text] = field_of(Procedure, "steps")
+    metadata: Json = field_of(Procedure, "metadata")
 
     def to_record(self, scope: Scope) -> Procedure:
         return Procedure(scope=scope, **_record_fields(self))
@@ -176,15 +222,15 @@ class _Changes(_Body):
 class EpisodePatch(_Changes):
     """The episode's fields to change; those left out stay (see ``EpisodeChanges``)."""
 
-    task_type: Label | None = None
-    description: Text | None = None
-    actions: list[Text] | None = Field(default=None, max_length=10_000)
-    outcome: OutcomeName | None = None
-    outcome_details: LongText | None = None
-    context_summary: LongText | None = None
-    lessons_learned: list[Text] | None = Field(default=None, max_length=10_000)
-    importance: float | None = Field(default=None, ge=0.0, le=1.0)
-    metadata: Json | None = None
+    task_type: Label | None = field_of(EpisodeChanges, "task_type")
+    description: Text | None = field_of(EpisodeChanges, "description")
+    actions: list[Text] | None = field_of(EpisodeChanges, "actions")
+    outcome: OutcomeName | None = field_of(EpisodeChanges, "outcome")
+    outcome_details: LongText | None = field_of(EpisodeChanges, "outcome_details")
+    context_summary: LongText | None = field_of(EpisodeChanges, "context_summary")
+    lessons_learned: list[Text] | None = field_of(EpisodeChanges, "lessons_learned")
+    importance: float | None = field_of(EpisodeChanges, "importance")
+    metadata: Json | None = field_of(EpisodeChanges, "metadata")
 
     def to_changes(self) -> EpisodeChanges:
         return EpisodeChanges(**self.changes())
@@ -193,12 +239,12 @@ class EpisodePatch(_Changes):
 class FactPatch(_Changes):
     """A correction (see ``FactChanges``): recorded as a new version of the fact."""
 
-    statement: Text | None = None
-    object: ObjectText | None = None
-    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
-    valid_from: Instant | None = None
-    valid_to: Instant | None = None
-    metadata: Json | None = None
+    statement: Text | None = field_of(FactChanges, "statement")
+    object: ObjectText | None = field_of(FactChanges, "object")
+    confidence: float | None = field_of(FactChanges, "confidence")
+    valid_from: Instant | None = field_of(FactChanges, "valid_from")
+    valid_to: Instant | None = field_of(FactChanges, "valid_to")
+    metadata: Json | None = field_of(FactChanges, "metadata")
 
     def to_changes(self) -> FactChanges:
         return FactChanges(**self.changes())
@@ -207,9 +253,9 @@ class FactPatch(_Changes):
 class ProcedurePatch(_Changes):
     """A procedure's changes (see ``ProcedureChanges``): new steps make its next version."""
 
-    trigger: Text | None = None
-    steps: list[Text] | None = Field(default=None, min_length=1, max_length=1000)
-    metadata: Json | None = None
+    trigger: Text | None = field_of(ProcedureChanges, "trigger")
+    steps: list[Text] | None = field_of(ProcedureChanges, "steps")
+    metadata: Json | None = field_of(ProcedureChanges, "metadata")
 
     def to_changes(self) -> ProcedureChanges:
         return ProcedureChanges(**self.changes())
@@ -218,23 +264,27 @@ class ProcedurePatch(_Changes):
 class PredicatesIn(_Body):
     """Predicates declared single-valued (``one``) or multi-valued (``many``) for the tenant."""
 
-    predicates: list[Label] = Field(min_length=1, max_length=MAX_PREDICATES_PER_CALL)
-    cardinality: Cardinality = "one"
-
-
-#: "Only this session": a read from a session scope sees every session of its owner.
-_FROM_SESSION = "Only memories recorded in this session (`session` does not narrow a read)."
+    predicates: list[Label] = field_of(PredicateDeclaration, "predicates")
+    cardinality: Cardinality = field_of(PredicateDeclaration, "cardinality")
 
 
 class MatchRequest(ScopeFields):
-    task_description: QueryText
-    k: int = Field(default=5, ge=1, le=1000)
-    mode: Mode = "hybrid"
-    from_session: Identifier | None = Field(default=None, description=_FROM_SESSION)
+    """A task to find procedures for."""
+
+    task_description: QueryText = Field(
+        description="The task at hand, in plain words: matched against the procedures' "
+        "triggers, then weighed by how often each worked.",
+        examples=["deploy the billing service to staging"],
+    )
+    k: Hits = 5
+    mode: Mode = Field(default="hybrid", description=_MODE)
+    from_session: SessionFilter = None
 
 
 class OutcomeRequest(_Body):
-    success: bool
+    """How one use of the procedure went."""
+
+    success: bool = Field(description="Whether the use worked (counts a success or a failure).")
 
 
 # -- search and context --------------------------------------------------------------------
@@ -246,31 +296,84 @@ def _every_tier() -> list[RecallTier]:
     return ["episodes", "facts", "procedures"]
 
 
+_EPISODES_ONLY = " Episodes only."
+_FACTS_ONLY = " Facts only."
+
+
 class RecallRequest(ScopeFields):
     """A query over the tiers named; the filters of a tier apply to that tier only."""
 
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"query": "Where does Ana live?", "user": "ana", "k": 5}]}
+    )
+
     query: QueryText
-    k: int = Field(default=10, ge=1, le=1000, description="Hits per tier.")
-    tiers: list[RecallTier] = Field(default_factory=_every_tier, min_length=1, max_length=3)
-    mode: Mode = "hybrid"
-    outcome: OutcomeName | None = Field(default=None, description="Episodes only.")
-    task_type: Label | None = Field(default=None, description="Episodes only.")
+    k: Hits = Field(default=10, description="Hits per tier, best first.")
+    tiers: list[RecallTier] = Field(
+        default_factory=_every_tier,
+        min_length=1,
+        max_length=len(get_args(RecallTier)),
+        description="The tiers to search (default: all three).",
+    )
+    mode: Mode = Field(default="hybrid", description=_MODE)
+    outcome: OutcomeName | None = Field(
+        default=None, description="Only episodes that ended so." + _EPISODES_ONLY
+    )
+    task_type: Label | None = Field(
+        default=None, description="Only episodes of this task type." + _EPISODES_ONLY
+    )
     since: Instant | None = Field(default=None, description="Episodes that occurred from then.")
     until: Instant | None = Field(default=None, description="Episodes that occurred until then.")
-    min_importance: float | None = Field(default=None, ge=0.0, le=1.0)
+    min_importance: float | None = field_of(
+        Episode,
+        "importance",
+        default=None,
+        description="Only episodes at least this important (0..1)." + _EPISODES_ONLY,
+        examples=None,
+    )
     valid_at: Instant | None = Field(default=None, description="Facts true then (default now).")
     known_at: Instant | None = Field(default=None, description="Facts as believed then.")
-    subject: Label | None = Field(default=None, description="Facts only.")
-    predicate: Label | None = Field(default=None, description="Facts only.")
-    include_history: bool = Field(default=False, description="Facts of any world time.")
-    from_session: Identifier | None = Field(default=None, description=_FROM_SESSION)
+    subject: Label | None = field_of(
+        Fact, "subject", description="Only facts about this subject." + _FACTS_ONLY
+    )
+    predicate: Label | None = field_of(
+        Fact, "predicate", validate_default=False, description="Only this predicate." + _FACTS_ONLY
+    )
+    include_history: bool = Field(
+        default=False,
+        description="Facts of any world time, not only those true at `valid_at`." + _FACTS_ONLY,
+    )
+    from_session: SessionFilter = None
 
 
 class ContextRequest(ScopeFields):
+    """A query whose best memories are packed, per tier, into a token budget."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "query": "Plan Ana's trip to Porto",
+                    "user": "ana",
+                    "session": "s-42",
+                    "budget_tokens": 2000,
+                }
+            ]
+        }
+    )
+
     query: QueryText
-    budget_tokens: int = Field(ge=1, le=1_000_000)
-    quotas: dict[Tier, Annotated[float, Field(ge=0.0, le=1e6)]] | None = None
-    format: ContextFormat = "markdown"
+    budget_tokens: BudgetTokens
+    quotas: dict[Tier, Annotated[float, Field(ge=0.0, le=MAX_QUOTA)]] | None = Field(
+        default=None,
+        description="Relative shares of the budget per tier (normalised; 0 leaves a tier "
+        "out; what a tier leaves unused flows to the others). Default: the configured shares.",
+        examples=[{"blocks": 1, "working": 1, "procedures": 1, "facts": 2, "episodes": 2}],
+    )
+    format: ContextFormat = Field(
+        default="markdown",
+        description="`markdown`: one text; `messages`: one system message per section.",
+    )
 
     def shares(self) -> dict[str, float] | None:
         """The quotas as ``assemble`` takes them (tier name -> share)."""
@@ -281,88 +384,148 @@ class ContextRequest(ScopeFields):
 
 
 class KvPut(OwnerFields):
+    """A value for a working-memory key."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"value": {"city": "Porto", "nights": 3}, "ttl_seconds": 3600}]
+        }
+    )
+
     value: Any = Field(description="Any JSON value.")
-    ttl_seconds: float | None = Field(default=None, gt=0, le=365 * 24 * 3600)
+    ttl_seconds: TtlSeconds = None
 
 
 class TaskPut(OwnerFields):
-    task_id: Label
-    status: StatusName = TaskStatus.PENDING
-    current_step: Count = 0
-    total_steps: Count | None = None
-    progress_percent: float = Field(default=0.0, ge=0.0, le=100.0)
-    metadata: Json = Field(default_factory=dict)
+    """The session's task state, replacing the one set before."""
+
+    task_id: Label = field_of(TaskState, "task_id")
+    status: StatusName = field_of(TaskState, "status")
+    current_step: StepCount = field_of(TaskState, "current_step")
+    total_steps: StepCount | None = field_of(TaskState, "total_steps")
+    progress_percent: float = field_of(TaskState, "progress_percent")
+    metadata: Json = field_of(TaskState, "metadata")
 
     def to_state(self) -> TaskState:
         return TaskState(**_record_fields(self))
 
 
 class TaskPatch(OwnerFields):
-    current_step: Count | None = None
-    progress_percent: float | None = Field(default=None, ge=0.0, le=100.0)
-    status: StatusName | None = None
+    """Progress to record atomically; the fields left out stay."""
+
+    current_step: StepCount | None = _optional(TaskState, "current_step")
+    progress_percent: float | None = _optional(TaskState, "progress_percent")
+    status: StatusName | None = _optional(TaskState, "status")
 
 
 class ScratchpadAppend(OwnerFields):
-    text: Annotated[str, StringConstraints(min_length=1, pattern=NO_NUL)]
+    """A note for the session's scratchpad."""
+
+    text: Annotated[str, StringConstraints(min_length=1, pattern=NO_NUL)] = Field(
+        description="The note (the server's scratchpad entry size limit applies)."
+    )
 
 
 class CheckpointCreate(OwnerFields):
-    description: Description = ""
+    """A checkpoint of the session's keys, task state and scratchpad."""
+
+    description: CheckpointDescription = ""
 
 
 class ForkRequest(OwnerFields):
-    new_session: Identifier
+    """Where to fork the checkpoint to."""
+
+    new_session: Identifier = Field(
+        description="The new session's id: it starts with the checkpoint's state."
+    )
 
 
 class SpawnRequest(OwnerFields):
-    initial_state: Json | None = None
-    metadata: Json | None = None
-    task_id: Label | None = None
-    total_steps: Count | None = None
+    """What a new session starts with."""
+
+    initial_state: Json | None = Field(
+        default=None, description="Keys to set at once (key -> JSON value)."
+    )
+    metadata: Json | None = Field(default=None, description="Kept with the task state.")
+    task_id: Label | None = field_of(
+        TaskState, "task_id", default=None, description="The task's id (default: the session's)."
+    )
+    total_steps: StepCount | None = field_of(TaskState, "total_steps")
 
 
 class PauseRequest(OwnerFields):
-    description: Description = ""
+    """How to mark the pause's checkpoint."""
+
+    description: CheckpointDescription = ""
 
 
 class ResumeRequest(OwnerFields):
-    checkpoint_id: Annotated[Label, Field(max_length=64)] | None = Field(
-        default=None, description="Default: the latest."
+    """Which checkpoint to resume from."""
+
+    checkpoint_id: RecordId | None = Field(
+        default=None, description="The checkpoint to restore (default: the latest)."
     )
 
 
 class TerminateRequest(OwnerFields):
-    outcome: OutcomeName
-    task_description: Text | None = None
-    lessons_learned: list[Text] = Field(default_factory=list, max_length=1000)
+    """How the session ended: recorded as one episode (once), then cleaned up."""
+
+    outcome: OutcomeName = field_of(Episode, "outcome", default=REQUIRED)
+    task_description: Text | None = field_of(
+        Episode,
+        "description",
+        default=None,
+        description="What the task was (default: made from the task state and scratchpad).",
+    )
+    lessons_learned: list[Text] = field_of(
+        Episode, "lessons_learned", max_length=MAX_TERMINATE_LESSONS
+    )
     consolidate: bool = Field(default=True, description="Record the session as an episode.")
     cleanup: bool = Field(default=True, description="Remove the session's working state.")
-    tokens_used: int | None = Field(default=None, ge=0, le=10**15)
-    task_type: Label = "session"
+    tokens_used: int | None = field_of(Episode, "tokens_used")
+    task_type: Label = field_of(Episode, "task_type", default="session")
 
 
 # -- pinned blocks -----------------------------------------------------------------------------
 
 
 class BlockPut(OwnerFields):
-    content: BlockText
-    position: int | None = Field(default=None, ge=0, le=1_000_000)
+    """A block's new content (and position)."""
+
+    content: BlockContent = field_of(Block, "content", default=REQUIRED)
+    position: BlockPosition | None = field_of(
+        Block, "position", default=None, description="Where it stands (default: kept, or last)."
+    )
 
 
 class BlockAppend(OwnerFields):
-    text: BlockText
-    separator: Separator = "\n"
+    """Text to add at the end of a block."""
+
+    text: BlockContent = Field(description="The text to append.")
+    separator: Annotated[str, StringConstraints(max_length=MAX_SEPARATOR_CHARS, pattern=NO_NUL)] = (
+        Field(default="\n", description="Put between the old content and the text.")
+    )
 
 
 # -- tenant-wide operations --------------------------------------------------------------------
 
 
 class ReflectRequest(ScopeFields):
-    since: Instant | None = None
-    until: Instant | None = None
-    task_types: list[Label] | None = Field(default=None, max_length=100)
-    baseline_days: float = Field(default=30.0, gt=0.0, le=36_500.0)
+    """Which episodes to reflect on."""
+
+    since: Instant | None = Field(default=None, description="Episodes that occurred from then.")
+    until: Instant | None = Field(default=None, description="Episodes that occurred until then.")
+    task_types: list[Label] | None = Field(
+        default=None,
+        max_length=MAX_TASK_TYPES,
+        description="Only these task types (default: every one).",
+    )
+    baseline_days: float = Field(
+        default=30.0,
+        gt=0.0,
+        le=MAX_BASELINE_DAYS,
+        description="How many days back anomalies are measured against.",
+    )
 
 
 if TYPE_CHECKING:
@@ -372,7 +535,9 @@ else:  # the consolidator's own job names, so the published enum follows them
 
 
 class ConsolidateRequest(_Body):
-    dry_run: bool = False
+    """Which consolidation jobs to run."""
+
+    dry_run: bool = Field(default=False, description="Report what would change; change nothing.")
     jobs: list[JobName] | None = Field(
         default=None, min_length=1, max_length=len(JOBS), description="Default: every job."
     )
@@ -381,17 +546,17 @@ class ConsolidateRequest(_Body):
 class ForgetRequest(_Body):
     """What to erase: every condition given must hold (at least one is needed)."""
 
-    user: Identifier | None = None
-    session: Identifier | None = None
-    before: Instant | None = None
+    user: Identifier | None = Field(default=None, description="Everything about this user.")
+    session: Identifier | None = Field(default=None, description="Everything from this session.")
+    before: Instant | None = Field(default=None, description="Everything from before then.")
 
 
 class KeyRequest(_Body):
-    tenant: Identifier
-    project: Identifier | None = None
-    user: Identifier | None = None
-    agent: Identifier | None = None
-    label: KeyLabel | None = None
-    read_only: bool = Field(
-        default=False, description="A key that reads (and searches) but never writes or erases."
-    )
+    """A key to issue: its tenant and what it is narrowed to."""
+
+    tenant: Identifier = field_of(ApiKey, "tenant")
+    project: Identifier | None = field_of(ApiKey, "project")
+    user: Identifier | None = field_of(ApiKey, "user")
+    agent: Identifier | None = field_of(ApiKey, "agent")
+    label: KeyLabel | None = field_of(ApiKey, "label")
+    read_only: bool = field_of(ApiKey, "read_only")

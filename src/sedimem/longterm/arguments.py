@@ -6,8 +6,10 @@ import re
 from datetime import datetime
 
 from sedimem.errors import ValidationError
+from sedimem.limits import MAX_K, MAX_QUERY_CHARS, MAX_SCOPE_CHARS
 from sedimem.types.text import check_no_nul
 
+# MAX_K and MAX_QUERY_CHARS (of sedimem.limits) are re-exported: the services enforce them
 __all__ = [
     "MAX_K",
     "MAX_QUERY_CHARS",
@@ -18,13 +20,7 @@ __all__ = [
     "check_text",
 ]
 
-#: Most hits one search returns (per tier), for every interface.
-MAX_K = 1000
-#: The longest query text.
-MAX_QUERY_CHARS = 10_000
-_SESSION_ID = re.compile(r"[^\x00-\x1f\x7f]{1,128}")  # as a scope's Identifier
-
-
+_SESSION_ID = re.compile(rf"[^\x00-\x1f\x7f]{{1,{MAX_SCOPE_CHARS}}}")  # as a scope's Identifier
 _QUERY_ALLOWED = f"1..{MAX_QUERY_CHARS} characters"
 
 
@@ -54,7 +50,9 @@ def check_session(session: str | None) -> str | None:
         return None
     if not isinstance(session, str) or not _SESSION_ID.fullmatch(session):
         raise ValidationError(
-            "session", f"{session!r} is not a session id", allowed="1..128 printable characters"
+            "session",
+            f"{session!r} is not a session id",
+            allowed=f"1..{MAX_SCOPE_CHARS} printable characters",
         )
     return session
 

@@ -12,6 +12,7 @@ from typing import TypeVar
 
 from sedimem.clock import Clock, SystemClock
 from sedimem.errors import ValidationError
+from sedimem.limits import MAX_LISTING
 from sedimem.longterm import records
 from sedimem.longterm.arguments import check_text
 from sedimem.scope import Scope
@@ -21,7 +22,6 @@ from sedimem.types.search import Page
 
 __all__ = ["MAX_LISTING", "Catalog"]
 
-MAX_LISTING = 500
 
 T = TypeVar("T")
 

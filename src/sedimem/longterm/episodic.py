@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from sedimem.errors import NotFound, ValidationError
+from sedimem.limits import MAX_EPISODE_PAGE
 from sedimem.longterm import records
 from sedimem.longterm.arguments import aware_timestamp, check_k, check_session, check_text
 from sedimem.longterm.search import Mode
@@ -22,7 +23,7 @@ from sedimem.types.search import Hit, Page
 
 __all__ = ["EpisodicMemory"]
 
-MAX_PAGE = 1000
+MAX_PAGE = MAX_EPISODE_PAGE
 #: ``record_many`` writes at most this many batches at once.
 WRITES_IN_FLIGHT = 2
 

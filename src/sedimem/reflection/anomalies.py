@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from sedimem.errors import ValidationError
+from sedimem.limits import MAX_BASELINE_DAYS
 from sedimem.longterm.arguments import aware_timestamp
 from sedimem.reflection.compare import collect
 from sedimem.reflection.models import AnomalyReport, ConfidenceMethod, Finding, FindingKind
@@ -35,9 +36,8 @@ from sedimem.reflection.table import EpisodeTable, check_episodes
 from sedimem.reflection.text import amount, pct
 from sedimem.types.longterm import Episode, Outcome
 
-__all__ = ["anomalies_of", "check_window", "detect_anomalies"]
-
-MAX_BASELINE_DAYS = 36_500.0
+# MAX_BASELINE_DAYS (of sedimem.limits) is re-exported: the window check enforces it
+__all__ = ["MAX_BASELINE_DAYS", "anomalies_of", "check_window", "detect_anomalies"]
 
 
 def check_window(now: datetime, baseline_days: float, settings: ReflectionSettings) -> None:

@@ -1,6 +1,7 @@
 """Chat turns as agents have them, and what ingesting them did.
 
-The limits are stated here, once: the REST and MCP schemas take them from these types.
+The limits are those of :mod:`sedimem.limits`; the REST and MCP schemas take them from
+these types.
 """
 
 from __future__ import annotations
@@ -10,6 +11,12 @@ from typing import Annotated, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints
 
+from sedimem.limits import (
+    FUTURE_TOLERANCE_SECONDS,
+    MAX_MESSAGE_CHARS,
+    MAX_MESSAGE_ID_CHARS,
+    MAX_MESSAGES,
+)
 from sedimem.types._base import Model
 from sedimem.types.longterm import Fact
 from sedimem.types.text import NO_NUL, Label
@@ -24,13 +31,6 @@ __all__ = [
     "MessageFields",
     "Role",
 ]
-
-#: At most this many messages in one ingest call (split a longer history into calls).
-MAX_MESSAGES = 500
-#: At most this many characters in one message's content.
-MAX_MESSAGE_CHARS = 32_000
-#: How far in the future a message's timestamp may lie (clocks drift); later is refused.
-FUTURE_TOLERANCE_SECONDS = 300.0
 
 #: Who spoke: the agent's user, the agent itself, its instructions, or a tool's output.
 Role = Literal["user", "assistant", "system", "tool"]
@@ -58,12 +58,15 @@ class MessageFields(BaseModel):
         description="When it was said (default: now); at most "
         f"{int(FUTURE_TOLERANCE_SECONDS)} s in the future.",
     )
-    id: Annotated[str, StringConstraints(min_length=1, max_length=256, pattern=NO_NUL)] | None = (
-        Field(
-            default=None,
-            description="The message's own id: sending it again is a no-op. Without one, the "
-            "turn is known by its scope owner, role, timestamp and content.",
-        )
+    id: (
+        Annotated[
+            str, StringConstraints(min_length=1, max_length=MAX_MESSAGE_ID_CHARS, pattern=NO_NUL)
+        ]
+        | None
+    ) = Field(
+        default=None,
+        description="The message's own id: sending it again is a no-op. Without one, the "
+        "turn is known by its scope owner, role, timestamp and content.",
     )
 
 
@@ -100,7 +103,11 @@ class IngestResult(Model):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    status: Literal["pending", "running", "done", "failed"] = "done"
+    status: Literal["pending", "running", "done", "failed"] = Field(
+        default="done",
+        description="`done` when extraction ran inline; a background ingest goes `pending`, "
+        "`running`, then `done` or `failed`.",
+    )
     job_id: str | None = Field(default=None, description="Set for a background ingest.")
     stored: list[str] = Field(
         default_factory=list, description="Episode ids of the turns filed by this call."
@@ -132,4 +139,6 @@ class IngestResult(Model):
         description="Model calls and tokens the extraction took; unset when the extractor "
         "calls no model (the rule extractor).",
     )
-    finished_at: datetime | None = None
+    finished_at: datetime | None = Field(
+        default=None, description="When a background ingest finished."
+    )

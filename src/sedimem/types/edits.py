@@ -7,13 +7,15 @@ derived from these models, so a limit is stated once.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import AwareDatetime, ConfigDict, Field, StringConstraints
+from pydantic import AwareDatetime, ConfigDict, Field
 
+from sedimem.limits import MAX_DECLARED_PREDICATES, MAX_PREDICATES_PER_CALL
 from sedimem.types._base import Model
-from sedimem.types.longterm import Cardinality, FactValue, Importance, Outcome
-from sedimem.types.text import NO_NUL, Label, Text
+from sedimem.types.fields import field_of
+from sedimem.types.longterm import Cardinality, Episode, Fact, Outcome, Procedure
+from sedimem.types.text import Label, LongText, ObjectText, Text
 
 __all__ = [
     "MAX_DECLARED_PREDICATES",
@@ -25,10 +27,14 @@ __all__ = [
     "ProcedureChanges",
 ]
 
-#: Most predicates one declaration may name.
-MAX_PREDICATES_PER_CALL = 100
-#: Most predicates a tenant may declare in all (its declarations are read on every write).
-MAX_DECLARED_PREDICATES = 1000
+#: What ``null`` (or leaving a field out) means in every edit.
+KEEP = " Left out or null: unchanged."
+
+
+def _changed(model: type[Model], name: str) -> Any:
+    """The record's field, optional in an edit (null or absent: unchanged)."""
+    source = model.model_fields[name]
+    return field_of(model, name, default=None, description=f"{source.description}{KEEP}")
 
 
 class _Changes(Model):
@@ -43,19 +49,15 @@ class _Changes(Model):
 class EpisodeChanges(_Changes):
     """What may change in a stored episode (search text is re-indexed when it does)."""
 
-    task_type: Label | None = None
-    description: Text | None = None
-    actions: list[Text] | None = Field(default=None, max_length=10_000)
-    outcome: Outcome | None = None
-    outcome_details: (
-        Annotated[str, StringConstraints(max_length=100_000, pattern=NO_NUL)] | None
-    ) = None
-    context_summary: (
-        Annotated[str, StringConstraints(max_length=100_000, pattern=NO_NUL)] | None
-    ) = None
-    lessons_learned: list[Text] | None = Field(default=None, max_length=10_000)
-    importance: Importance | None = None
-    metadata: dict[str, Any] | None = None
+    task_type: Label | None = _changed(Episode, "task_type")
+    description: Text | None = _changed(Episode, "description")
+    actions: list[Text] | None = _changed(Episode, "actions")
+    outcome: Outcome | None = _changed(Episode, "outcome")
+    outcome_details: LongText | None = _changed(Episode, "outcome_details")
+    context_summary: LongText | None = _changed(Episode, "context_summary")
+    lessons_learned: list[Text] | None = _changed(Episode, "lessons_learned")
+    importance: float | None = _changed(Episode, "importance")
+    metadata: dict[str, Any] | None = _changed(Episode, "metadata")
 
 
 class FactChanges(_Changes):
@@ -64,20 +66,20 @@ class FactChanges(_Changes):
     Subject and predicate are its identity and cannot change: invalidate it and learn a new
     fact instead."""
 
-    statement: Text | None = None
-    object: FactValue | None = None
-    confidence: Importance | None = None
-    valid_from: AwareDatetime | None = None
-    valid_to: AwareDatetime | None = None
-    metadata: dict[str, Any] | None = None
+    statement: Text | None = _changed(Fact, "statement")
+    object: ObjectText | None = _changed(Fact, "object")
+    confidence: float | None = _changed(Fact, "confidence")
+    valid_from: AwareDatetime | None = _changed(Fact, "valid_from")
+    valid_to: AwareDatetime | None = _changed(Fact, "valid_to")
+    metadata: dict[str, Any] | None = _changed(Fact, "metadata")
 
 
 class ProcedureChanges(_Changes):
     """What may change in a procedure: new steps make its next version."""
 
-    trigger: Text | None = None
-    steps: list[Text] | None = Field(default=None, min_length=1, max_length=1000)
-    metadata: dict[str, Any] | None = None
+    trigger: Text | None = _changed(Procedure, "trigger")
+    steps: list[Text] | None = _changed(Procedure, "steps")
+    metadata: dict[str, Any] | None = _changed(Procedure, "metadata")
 
 
 PredicateName = Label
@@ -93,8 +95,12 @@ class PredicateDeclaration(Model):
         min_length=1,
         max_length=MAX_PREDICATES_PER_CALL,
         description=f"1..{MAX_PREDICATES_PER_CALL} predicates, e.g. 'prefers_seat'.",
+        examples=[["prefers_seat", "lives_in"]],
     )
-    cardinality: Cardinality = "one"
+    cardinality: Cardinality = Field(
+        default="one",
+        description="`one`: a new value supersedes the current one; `many`: values accumulate.",
+    )
 
 
 class PredicateCardinalities(Model):

@@ -17,33 +17,45 @@ from pydantic import (
 )
 
 from sedimem.ids import new_id
+from sedimem.limits import (
+    MAX_ACTIONS,
+    MAX_DURATION_SECONDS,
+    MAX_ID_CHARS,
+    MAX_STEPS,
+    MAX_TOKENS_USED,
+)
 from sedimem.scope import Scope
 from sedimem.types._base import Model
-from sedimem.types.text import NO_NUL, Label, Plain, Text
+from sedimem.types.text import NO_NUL, Label, LongText, ObjectText, Plain, Text
 
 __all__ = [
     "Cardinality",
     "Episode",
     "Fact",
     "FactValue",
-    "MAX_ID_CHARS",
+    "Importance",
     "Label",
     "LearnResult",
+    "MAX_ID_CHARS",
     "Outcome",
     "Plain",
     "Procedure",
+    "RecordId",
     "Text",
     "utc_now",
 ]
 
+#: A share from 0 (none) to 1 (all): importance, confidence.
 Importance = Annotated[float, Field(ge=0.0, le=1.0)]
+#: A record's id (the server gives one to a new record).
+RecordId = Annotated[str, StringConstraints(min_length=1, max_length=MAX_ID_CHARS, pattern=NO_NUL)]
 #: A fact's value (its object).
-FactValue = Annotated[str, StringConstraints(max_length=10_000, pattern=NO_NUL)]
-#: The longest record id (ours are UUIDv7 text; imported records may bring their own).
-MAX_ID_CHARS = 64
+FactValue = ObjectText
 #: How many values a predicate holds at a time: "one" (a new value supersedes the old one)
 #: or "many" (values accumulate).
 Cardinality = Literal["one", "many"]
+
+_METADATA = "Free-form JSON object kept with the record (not searched)."
 
 
 def utc_now() -> datetime:
@@ -55,6 +67,8 @@ def _utc(value: datetime | None) -> datetime | None:
 
 
 class Outcome(StrEnum):
+    """How an episode ended: success, failure or partial."""
+
     SUCCESS = "success"
     FAILURE = "failure"
     PARTIAL = "partial"
@@ -63,27 +77,69 @@ class Outcome(StrEnum):
 class _Record(Model):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: str = Field(default_factory=new_id, min_length=1, max_length=MAX_ID_CHARS, pattern=NO_NUL)
-    scope: Scope = Field(default_factory=Scope)
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    id: RecordId = Field(
+        default_factory=new_id, description="The record's id (given by sedimem when written)."
+    )
+    scope: Scope = Field(
+        default_factory=Scope,
+        description="Where the record lives: its tenant and the scope fields it was written "
+        "with (`session` is where it came from, not who may read it).",
+    )
+    metadata: dict[str, Any] = Field(default_factory=dict, description=_METADATA)
 
 
 class Episode(_Record):
     """One unit of experience: what was tried, how it ended, what was learned."""
 
-    task_type: Label = "general"
-    description: Text
-    actions: list[Text] = Field(default_factory=list)
-    outcome: Outcome = Outcome.SUCCESS
-    outcome_details: Plain = ""
-    context_summary: Plain = ""
-    lessons_learned: list[Text] = Field(default_factory=list)
-    importance: Importance = 0.5
-    duration_seconds: float | None = Field(default=None, ge=0)
-    tokens_used: int | None = Field(default=None, ge=0)
-    input_text: Plain | None = None
-    output_text: Plain | None = None
-    occurred_at: AwareDatetime = Field(default_factory=utc_now)
+    task_type: Label = Field(
+        default="general",
+        description="The kind of task, to filter and compare by (e.g. `deploy`, `support`).",
+        examples=["deploy"],
+    )
+    description: Text = Field(
+        description="What the task was and what happened: the text searched first.",
+        examples=["Deployed the billing service to staging"],
+    )
+    actions: list[Text] = Field(
+        default_factory=list,
+        max_length=MAX_ACTIONS,
+        description="The steps taken, in order.",
+        examples=[["ran migrations", "restarted the workers"]],
+    )
+    outcome: Outcome = Field(default=Outcome.SUCCESS, description="How it ended.")
+    outcome_details: LongText = Field(
+        default="", description="Why it ended so (an error, what was left undone)."
+    )
+    context_summary: LongText = Field(
+        default="", description="The circumstances worth remembering with it."
+    )
+    lessons_learned: list[Text] = Field(
+        default_factory=list,
+        max_length=MAX_ACTIONS,
+        description="What to do (or avoid) next time; searched with the description.",
+        examples=[["run migrations before restarting the workers"]],
+    )
+    importance: Importance = Field(
+        default=0.5,
+        description="How much it matters, 0..1: weighs in ranking and in decay.",
+        examples=[0.7],
+    )
+    duration_seconds: float | None = Field(
+        default=None, ge=0, le=MAX_DURATION_SECONDS, description="How long it took, in seconds."
+    )
+    tokens_used: int | None = Field(
+        default=None, ge=0, le=MAX_TOKENS_USED, description="Model tokens it used."
+    )
+    input_text: LongText | None = Field(
+        default=None, description="For a conversational turn: what the user said."
+    )
+    output_text: LongText | None = Field(
+        default=None, description="For a conversational turn: what the assistant answered."
+    )
+    occurred_at: AwareDatetime = Field(
+        default_factory=utc_now,
+        description="When it happened (RFC 3339 with an offset; default: when recorded).",
+    )
 
     @model_validator(mode="after")
     def _normalise(self) -> Self:
@@ -102,17 +158,47 @@ class Fact(_Record):
     until ``valid_to`` in the world, and believed from ``recorded_at`` until
     ``invalidated_at`` by the system."""
 
-    statement: Text
-    subject: Label | None = None
-    predicate: Label | None = Field(default=None, validate_default=True)
-    object: FactValue | None = None
-    confidence: Importance = 1.0
-    source_episode_ids: list[Plain] = Field(default_factory=list)
-    reinforcement_count: int = Field(default=1, ge=1)
-    valid_from: AwareDatetime = Field(default_factory=utc_now)
-    valid_to: AwareDatetime | None = None
-    recorded_at: AwareDatetime = Field(default_factory=utc_now)
-    invalidated_at: AwareDatetime | None = None
+    statement: Text = Field(
+        description="The fact in words: what search finds.", examples=["Ana lives in Lisbon"]
+    )
+    subject: Label | None = Field(
+        default=None,
+        description="Whom or what it is about (give it with `predicate`).",
+        examples=["Ana"],
+    )
+    predicate: Label | None = Field(
+        default=None,
+        validate_default=True,
+        description="Which property of the subject it states (give it with `subject`).",
+        examples=["lives_in"],
+    )
+    object: ObjectText | None = Field(
+        default=None, description="The property's value.", examples=["Lisbon"]
+    )
+    confidence: Importance = Field(default=1.0, description="How sure the source is, 0..1.")
+    source_episode_ids: list[RecordId] = Field(
+        default_factory=list,
+        description="The episodes it was learned from (its provenance: erasing them erases "
+        "or re-derives it).",
+    )
+    reinforcement_count: int = Field(
+        default=1, ge=1, description="How many times it was learned (1 when first learned)."
+    )
+    valid_from: AwareDatetime = Field(
+        default_factory=utc_now,
+        description="When it became true in the world (default: when learned).",
+    )
+    valid_to: AwareDatetime | None = Field(
+        default=None, description="When it stopped being true in the world (unset: still true)."
+    )
+    recorded_at: AwareDatetime = Field(
+        default_factory=utc_now, description="When sedimem learned it."
+    )
+    invalidated_at: AwareDatetime | None = Field(
+        default=None,
+        description="When sedimem stopped believing it (superseded, corrected or "
+        "invalidated); unset: believed now.",
+    )
     cardinality: Cardinality | None = Field(
         default=None,
         description="How many values this fact's predicate holds for its subject, overriding "
@@ -168,18 +254,37 @@ class Fact(_Record):
 class Procedure(_Record):
     """A named, versioned list of steps, ranked by how often it worked."""
 
-    name: Label
-    trigger: Text
-    steps: list[Text] = Field(min_length=1)
-    version: int = Field(default=1, ge=1)
+    name: Label = Field(
+        description="The procedure's name; recording the same name for the same owner makes "
+        "its next version.",
+        examples=["deploy a service"],
+    )
+    trigger: Text = Field(
+        description="When to use it: the text a task is matched against.",
+        examples=["a service must be deployed to staging"],
+    )
+    steps: list[Text] = Field(
+        min_length=1,
+        max_length=MAX_STEPS,
+        description="What to do, in order.",
+        examples=[["run the migrations", "deploy", "check /healthz"]],
+    )
+    version: int = Field(default=1, ge=1, description="1, then one more for each new version.")
     # provenance: the episodes a derived procedure was distilled from (empty when written
     # by hand); erasure follows it (see sedimem.gdpr)
-    source_episode_ids: list[str] = Field(default_factory=list)
-    success_count: int = Field(default=0, ge=0)
-    failure_count: int = Field(default=0, ge=0)
-    last_used_at: AwareDatetime | None = None
-    created_at: AwareDatetime = Field(default_factory=utc_now)
-    updated_at: AwareDatetime = Field(default_factory=utc_now)
+    source_episode_ids: list[str] = Field(
+        default_factory=list,
+        description="The episodes it was distilled from (empty when written by hand).",
+    )
+    success_count: int = Field(default=0, ge=0, description="Uses that worked.")
+    failure_count: int = Field(default=0, ge=0, description="Uses that failed.")
+    last_used_at: AwareDatetime | None = Field(
+        default=None, description="When a use was last counted."
+    )
+    created_at: AwareDatetime = Field(
+        default_factory=utc_now, description="When its first version was recorded."
+    )
+    updated_at: AwareDatetime = Field(default_factory=utc_now, description="When it last changed.")
 
     @property
     def success_rate(self) -> float:
@@ -204,8 +309,11 @@ class LearnResult(Model):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    action: Literal["inserted", "reinforced", "superseded"]
-    fact: Fact
+    action: Literal["inserted", "reinforced", "superseded"] = Field(
+        description="`inserted` a new fact, `reinforced` one already believed, or "
+        "`superseded` the current value(s) of a single-valued predicate."
+    )
+    fact: Fact = Field(description="The fact as stored now.")
     superseded: list[str] = Field(
         default_factory=list, description="Ids of the facts this one retired."
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["Hit", "Page", "ScoreBreakdown"]
 
@@ -16,14 +16,24 @@ class ScoreBreakdown(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    vector: float | None = None  # cosine similarity, when the vector list found it
-    vector_rank: int | None = None
-    keyword: float | None = None  # BM25 score, when the keyword list found it
-    keyword_rank: int | None = None
-    recency: float = 0.0  # 0..1, halves every half-life
-    importance: float = 0.0  # 0..1
-    fused: float = 0.0  # normalised reciprocal-rank fusion, 0..1
-    score: float = 0.0  # the final score hits are ordered by
+    vector: float | None = Field(
+        default=None, description="Cosine similarity, when vector search found it."
+    )
+    vector_rank: int | None = Field(
+        default=None, description="Its rank among the vector candidates (1: best)."
+    )
+    keyword: float | None = Field(
+        default=None, description="BM25 score, when keyword search found it."
+    )
+    keyword_rank: int | None = Field(
+        default=None, description="Its rank among the keyword candidates (1: best)."
+    )
+    recency: float = Field(default=0.0, description="0..1; halves every half-life of age.")
+    importance: float = Field(default=0.0, description="The record's importance, 0..1.")
+    fused: float = Field(
+        default=0.0, description="Reciprocal-rank fusion of both lists, normalised to 0..1."
+    )
+    score: float = Field(default=0.0, description="The final score hits are ordered by.")
 
 
 class Hit(BaseModel, Generic[T]):
@@ -31,9 +41,9 @@ class Hit(BaseModel, Generic[T]):
 
     model_config = ConfigDict(frozen=True)
 
-    record: T
-    score: float
-    explain: ScoreBreakdown
+    record: T = Field(description="The record found.")
+    score: float = Field(description="Its final score (compare within one tier only).")
+    explain: ScoreBreakdown = Field(description="How the score was made.")
 
 
 class Page(BaseModel, Generic[T]):
@@ -41,5 +51,7 @@ class Page(BaseModel, Generic[T]):
 
     model_config = ConfigDict(frozen=True)
 
-    items: list[T]
-    next_cursor: str | None = None
+    items: list[T] = Field(description="This page's records, in the listing's order.")
+    next_cursor: str | None = Field(
+        default=None, description="Pass it as `cursor` for the next page; unset: the last page."
+    )

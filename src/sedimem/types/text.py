@@ -17,8 +17,19 @@ from typing import Annotated
 from pydantic import StringConstraints
 
 from sedimem.errors import ValidationError
+from sedimem.limits import MAX_LABEL_CHARS, MAX_OBJECT_CHARS, MAX_TEXT_CHARS
 
-__all__ = ["NO_NUL", "NUL_ALLOWED", "Label", "Plain", "Text", "check_no_nul", "is_nul_error"]
+__all__ = [
+    "NO_NUL",
+    "NUL_ALLOWED",
+    "Label",
+    "LongText",
+    "ObjectText",
+    "Plain",
+    "Text",
+    "check_no_nul",
+    "is_nul_error",
+]
 
 #: The pattern every stored text matches (published as ``pattern`` in the schemas).
 NO_NUL = r"^[^\x00]*$"
@@ -27,10 +38,14 @@ NUL_ALLOWED = "text without NUL (U+0000) characters"
 
 #: Text of any length.
 Plain = Annotated[str, StringConstraints(pattern=NO_NUL)]
-#: The body of a memory: 1..100,000 characters.
-Text = Annotated[str, StringConstraints(min_length=1, max_length=100_000, pattern=NO_NUL)]
-#: A short name (task type, subject, predicate, procedure name): 1..256 characters.
-Label = Annotated[str, StringConstraints(min_length=1, max_length=256, pattern=NO_NUL)]
+#: The body of a memory: 1..MAX_TEXT_CHARS characters.
+Text = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_CHARS, pattern=NO_NUL)]
+#: Optional text beside a memory's body (details, a summary, a transcript): may be empty.
+LongText = Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS, pattern=NO_NUL)]
+#: A fact's object: up to MAX_OBJECT_CHARS characters.
+ObjectText = Annotated[str, StringConstraints(max_length=MAX_OBJECT_CHARS, pattern=NO_NUL)]
+#: A short name (task type, subject, predicate, procedure name): 1..MAX_LABEL_CHARS characters.
+Label = Annotated[str, StringConstraints(min_length=1, max_length=MAX_LABEL_CHARS, pattern=NO_NUL)]
 
 
 def check_no_nul(field: str, value: str) -> str:

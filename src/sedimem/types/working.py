@@ -9,7 +9,8 @@ from typing import Any
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from sedimem.types._base import Model
-from sedimem.types.text import NO_NUL
+from sedimem.types.fields import StepCount
+from sedimem.types.text import Label
 
 __all__ = [
     "CheckpointInfo",
@@ -22,6 +23,8 @@ __all__ = [
 
 
 class TaskStatus(StrEnum):
+    """Where a task stands."""
+
     PENDING = "pending"
     IN_PROGRESS = "in_progress"
     PAUSED = "paused"
@@ -35,14 +38,20 @@ class TaskState(Model):
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
-    task_id: str = Field(min_length=1, max_length=256, pattern=NO_NUL)
-    status: TaskStatus = TaskStatus.PENDING
-    current_step: int = Field(default=0, ge=0)
-    total_steps: int | None = Field(default=None, ge=0)
-    progress_percent: float = Field(default=0.0, ge=0.0, le=100.0)
-    started_at: AwareDatetime | None = None
-    updated_at: AwareDatetime | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    task_id: Label = Field(description="The task's id, as the agent names it.", examples=["t-1"])
+    status: TaskStatus = Field(default=TaskStatus.PENDING, description="Where the task stands.")
+    current_step: StepCount = Field(default=0, description="Steps done so far.")
+    total_steps: StepCount | None = Field(default=None, description="Steps in all, when known.")
+    progress_percent: float = Field(
+        default=0.0, ge=0.0, le=100.0, description="How far along it is, 0..100."
+    )
+    started_at: AwareDatetime | None = Field(
+        default=None, description="When the task state was first set."
+    )
+    updated_at: AwareDatetime | None = Field(default=None, description="When it last changed.")
+    metadata: dict[str, Any] = Field(
+        default_factory=dict, description="Free-form JSON object kept with the task."
+    )
 
 
 class ScratchpadEntry(BaseModel):
@@ -50,9 +59,9 @@ class ScratchpadEntry(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    id: str
-    text: str
-    created_at: datetime
+    id: str = Field(description="The entry's id.")
+    text: str = Field(description="The note, as appended.")
+    created_at: datetime = Field(description="When it was appended.")
 
 
 class KeyEntry(BaseModel):
@@ -60,8 +69,8 @@ class KeyEntry(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    key: str
-    value: Any
+    key: str = Field(description="The key.")
+    value: Any = Field(description="Its JSON value.")
     expires_at: AwareDatetime | None = Field(
         default=None, description="When the key expires on its own; unset: with the session."
     )
@@ -75,14 +84,14 @@ class CheckpointInfo(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    id: str
-    description: str = ""
-    created_at: datetime
-    expires_at: datetime
-    keys: int
-    scratchpad_entries: int
-    has_task_state: bool
-    size_bytes: int
+    id: str = Field(description="The checkpoint's id (to restore, fork or delete it).")
+    description: str = Field(default="", description="What it marks, as given.")
+    created_at: datetime = Field(description="When it was taken.")
+    expires_at: datetime = Field(description="When it expires with the session's TTL.")
+    keys: int = Field(description="User keys it holds.")
+    scratchpad_entries: int = Field(description="Scratchpad entries it holds.")
+    has_task_state: bool = Field(description="Whether it holds a task state.")
+    size_bytes: int = Field(description="Its encoded size.")
 
 
 class WorkingStats(BaseModel):
@@ -90,9 +99,11 @@ class WorkingStats(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    backend: str
-    using_fallback: bool
-    keys: int
-    scratchpad_entries: int
-    checkpoints: int
-    has_task_state: bool
+    backend: str = Field(description="The working store's name (sqlite, memory, redis...).")
+    using_fallback: bool = Field(
+        description="Whether the in-process fallback serves while the store is unreachable."
+    )
+    keys: int = Field(description="User keys of the session.")
+    scratchpad_entries: int = Field(description="Entries in its scratchpad.")
+    checkpoints: int = Field(description="Its checkpoints.")
+    has_task_state: bool = Field(description="Whether a task state is set.")

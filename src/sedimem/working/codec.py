@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from sedimem.errors import LimitExceeded, ValidationError
+from sedimem.limits import MAX_KEY_CHARS
 from sedimem.storage.working.base import Snapshot, StoredValue
 from sedimem.types.text import check_no_nul
 from sedimem.types.working import ScratchpadEntry, TaskState
@@ -27,14 +28,16 @@ __all__ = [
     "encode_value",
 ]
 
-MAX_KEY_LENGTH = 256
+MAX_KEY_LENGTH = MAX_KEY_CHARS
 #: Keys starting with this are reserved for sedimem's own use.
 RESERVED_PREFIX = "__"
 
 
 def check_key(key: object) -> str:
     if not isinstance(key, str) or not key:
-        raise ValidationError("key", "must be a non-empty string", allowed="1..256 characters")
+        raise ValidationError(
+            "key", "must be a non-empty string", allowed=f"1..{MAX_KEY_LENGTH} characters"
+        )
     if len(key) > MAX_KEY_LENGTH:
         raise ValidationError(
             "key", f"is {len(key)} characters long", allowed=f"1..{MAX_KEY_LENGTH} characters"

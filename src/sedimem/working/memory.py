@@ -12,6 +12,7 @@ from sedimem.clock import Clock, SystemClock, utc_from_timestamp
 from sedimem.config import WorkingSettings
 from sedimem.errors import NotFound, ValidationError
 from sedimem.ids import new_id
+from sedimem.limits import MAX_CHECKPOINT_DESCRIPTION_CHARS, MAX_TTL_SECONDS
 from sedimem.scope import Scope
 from sedimem.storage.working.base import SessionRef, WorkingStore
 from sedimem.types.text import check_no_nul
@@ -25,14 +26,10 @@ from sedimem.types.working import (
 )
 from sedimem.working import codec
 
+# the limits working memory enforces (of sedimem.limits), re-exported where they apply
 __all__ = ["MAX_CHECKPOINT_DESCRIPTION_CHARS", "MAX_TTL_SECONDS", "WorkingMemory"]
 
 logger = logging.getLogger("sedimem.working")
-
-#: The longest a key may live: a year (longer-lived state belongs in long-term memory).
-MAX_TTL_SECONDS = 365 * 24 * 3600.0
-#: The longest description a checkpoint takes.
-MAX_CHECKPOINT_DESCRIPTION_CHARS = 1024
 
 
 class WorkingMemory:
