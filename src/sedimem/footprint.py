@@ -30,16 +30,16 @@ class Counts(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    episodes: int
-    facts: int
-    current_facts: int
-    procedures: int
+    episodes: int = Field(description="Episodes.")
+    facts: int = Field(description="Facts, every version (superseded and retired ones too).")
+    current_facts: int = Field(description="Facts believed now.")
+    procedures: int = Field(description="Procedures.")
 
 
 class UserCounts(Counts):
     """The records of one user (``None``: the records naming no user)."""
 
-    user: str | None
+    user: str | None = Field(description="The user (unset: the records naming no user).")
 
 
 class MemoryProfile(BaseModel):
@@ -47,15 +47,15 @@ class MemoryProfile(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    scope: Scope
-    episodes: int
-    facts: int
-    current_facts: int
-    procedures: int
-    blocks: int
-    first_seen: datetime | None
-    last_seen: datetime | None
-    recent_sessions: list[str]
+    scope: Scope = Field(description="The scope profiled.")
+    episodes: int = Field(description="Episodes it sees.")
+    facts: int = Field(description="Facts it sees, every version.")
+    current_facts: int = Field(description="Facts it sees that are believed now.")
+    procedures: int = Field(description="Procedures it sees.")
+    blocks: int = Field(description="Its pinned blocks.")
+    first_seen: datetime | None = Field(description="When its oldest episode occurred.")
+    last_seen: datetime | None = Field(description="When its newest episode occurred.")
+    recent_sessions: list[str] = Field(description="The sessions of its newest episodes.")
     facts_sample: list[Fact] = Field(
         description="Facts visible to the scope (with no user named: facts naming no user)."
     )

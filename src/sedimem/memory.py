@@ -87,12 +87,14 @@ class MemoryStats(Counts):
 
     model_config = ConfigDict(frozen=True)
 
-    tenant: str
+    tenant: str = Field(description="The tenant counted in.")
     user: str | None = Field(default=None, description="Whose view; unset: every user's.")
-    working_backend: str
-    using_fallback: bool
-    longterm_backend: str
-    by_user: list[UserCounts] | None = None
+    working_backend: str = Field(description="The working store's name.")
+    using_fallback: bool = Field(description="Whether working memory runs on its fallback.")
+    longterm_backend: str = Field(description="The long-term store's name.")
+    by_user: list[UserCounts] | None = Field(
+        default=None, description="The counts per user, when asked for (`by_user`)."
+    )
 
 
 class StoreHealth(BaseModel):
@@ -100,8 +102,8 @@ class StoreHealth(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    backend: str
-    reachable: bool
+    backend: str = Field(description="The store's name (sqlite, redis, postgresql...).")
+    reachable: bool = Field(description="Whether it answered.")
     fallback: bool | None = Field(
         default=None, description="Working memory only: served by its in-process fallback."
     )
@@ -114,9 +116,11 @@ class MemoryHealth(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    status: Literal["ready", "degraded", "unavailable"]
-    working: StoreHealth
-    longterm: StoreHealth
+    status: Literal["ready", "degraded", "unavailable"] = Field(
+        description="`ready`, `degraded` (working memory on its fallback) or `unavailable`."
+    )
+    working: StoreHealth = Field(description="The working-memory store.")
+    longterm: StoreHealth = Field(description="The long-term store.")
 
 
 class Memory:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from http import HTTPStatus
 
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from sedimem.errors import (
     ConfigurationError,
@@ -53,12 +53,16 @@ class Problem(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    type: str = "about:blank"
-    title: str
-    status: int
-    detail: str | None = None
-    field: str | None = None
-    allowed: str | None = None
+    type: str = Field(
+        default="about:blank", description="A URI naming the kind of problem (RFC 9457)."
+    )
+    title: str = Field(description="The kind of problem, in a few words.")
+    status: int = Field(description="The HTTP status.")
+    detail: str | None = Field(default=None, description="What went wrong this time.")
+    field: str | None = Field(
+        default=None, description="The offending input field (e.g. `k`, `messages.0.role`)."
+    )
+    allowed: str | None = Field(default=None, description="What that field would accept.")
 
 
 class ProblemResponse(JSONResponse):

@@ -44,11 +44,15 @@ class _Out(BaseModel):
 
 
 class Created(_Out):
-    id: str
+    """What was created."""
+
+    id: str = Field(description="The new record's (or checkpoint's) id.")
 
 
 class FactList(_Out):
-    items: list[Fact]
+    """Facts, oldest first."""
+
+    items: list[Fact] = Field(description="The facts.")
 
 
 #: What ``POST /v1/facts`` (and a correction) did: inserted, reinforced or superseded.
@@ -56,68 +60,94 @@ Learned = LearnResult
 
 
 class ProcedureMatches(_Out):
-    hits: list[Hit[Procedure]]
+    """Procedures for a task, best first."""
+
+    hits: list[Hit[Procedure]] = Field(description="The matching procedures, best first.")
 
 
 class Recalled(_Out):
     """Hits per tier, best first (scores compare within a tier, not across tiers)."""
 
-    episodes: list[Hit[Episode]] = Field(default_factory=list)
-    facts: list[Hit[Fact]] = Field(default_factory=list)
-    procedures: list[Hit[Procedure]] = Field(default_factory=list)
+    episodes: list[Hit[Episode]] = Field(
+        default_factory=list, description="Episode hits (when `episodes` was searched)."
+    )
+    facts: list[Hit[Fact]] = Field(
+        default_factory=list, description="Fact hits (when `facts` was searched)."
+    )
+    procedures: list[Hit[Procedure]] = Field(
+        default_factory=list, description="Procedure hits (when `procedures` was searched)."
+    )
 
 
 class KvEntry(_Out):
-    key: str
+    """A key and its value."""
+
+    key: str = Field(description="The key.")
     value: Any = Field(description="The stored JSON value.")
 
 
 class KvItems(_Out):
-    items: dict[str, Any]
+    """Every user key of the session."""
+
+    items: dict[str, Any] = Field(description="Key -> JSON value.")
 
 
 class KeyEntries(_Out):
-    items: list[KeyEntry]
+    """Every user key of the session, with the time each has left."""
+
+    items: list[KeyEntry] = Field(description="The keys, with their values and TTLs.")
 
 
 class SessionList(_Out):
     """Live sessions (with working state), each by its full scope."""
 
-    items: list[Scope]
+    items: list[Scope] = Field(description="Each live session's full scope.")
 
 
 class RunList(_Out):
     """Consolidation runs, newest first."""
 
-    items: list[JobReport]
+    items: list[JobReport] = Field(description="The runs' job reports, newest first.")
 
 
 class Scratchpad(_Out):
-    entries: list[ScratchpadEntry]
+    """The session's scratchpad."""
+
+    entries: list[ScratchpadEntry] = Field(description="Its entries, oldest first.")
 
 
 class CheckpointList(_Out):
-    items: list[CheckpointInfo]
+    """The session's checkpoints."""
+
+    items: list[CheckpointInfo] = Field(description="The checkpoints, oldest first.")
 
 
 class Forked(_Out):
-    session: str
+    """The session a fork started."""
+
+    session: str = Field(description="The new session's id.")
 
 
 class BlockList(_Out):
-    items: list[Block]
+    """Pinned blocks, in pinned order."""
+
+    items: list[Block] = Field(description="The blocks, in the order a context shows them.")
 
 
 class KeyList(_Out):
-    items: list[ApiKey]
+    """API keys (never their secrets)."""
+
+    items: list[ApiKey] = Field(description="The keys.")
 
 
 class NewKey(_Out):
     """A new API key: ``secret`` is shown this once and stored only as a hash."""
 
-    id: str
-    secret: str
-    key: ApiKey
+    id: str = Field(description="The key's id.")
+    secret: str = Field(
+        description="The bearer token (`Authorization: Bearer ...`): shown this once only."
+    )
+    key: ApiKey = Field(description="What the key stands for.")
 
     @classmethod
     def of(cls, issued: IssuedKey) -> Self:
@@ -127,10 +157,10 @@ class NewKey(_Out):
 class ImportCounts(_Out):
     """Records imported, per kind."""
 
-    episodes: int = 0
-    facts: int = 0
-    procedures: int = 0
-    blocks: int = 0
+    episodes: int = Field(default=0, description="Episodes imported.")
+    facts: int = Field(default=0, description="Facts imported.")
+    procedures: int = Field(default=0, description="Procedures imported.")
+    blocks: int = Field(default=0, description="Pinned blocks imported.")
 
     @classmethod
     def of(cls, counts: Mapping[str, int]) -> Self:
@@ -144,4 +174,6 @@ class ImportCounts(_Out):
 
 
 class Health(_Out):
-    status: Literal["ok"] = "ok"
+    """The process answers."""
+
+    status: Literal["ok"] = Field(default="ok", description="Always `ok`.")

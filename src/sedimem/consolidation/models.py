@@ -23,20 +23,26 @@ class JobReport(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    job: str
-    tenant: str
-    status: JobStatus
-    dry_run: bool = False
-    started_at: float
-    finished_at: float
-    counts_in: dict[str, int] = Field(default_factory=dict)
-    counts_out: dict[str, int] = Field(default_factory=dict)
-    error: str | None = None
+    job: str = Field(description="The job's name.")
+    tenant: str = Field(description="The tenant it ran for.")
+    status: JobStatus = Field(description="`ok`, `skipped` (another worker held it) or `failed`.")
+    dry_run: bool = Field(default=False, description="Whether it only reported (changed nothing).")
+    started_at: float = Field(description="When it started (Unix seconds).")
+    finished_at: float = Field(description="When it finished (Unix seconds).")
+    counts_in: dict[str, int] = Field(
+        default_factory=dict, description="What it read, by name (e.g. `episodes`)."
+    )
+    counts_out: dict[str, int] = Field(
+        default_factory=dict, description="What it changed (or would change), by name."
+    )
+    error: str | None = Field(default=None, description="Why it failed.")
     warnings: list[str] = Field(
         default_factory=list,
         description="Problems that did not fail the job (at most 20; the counts are exact).",
     )
-    run_id: str | None = None  # the id of the run's log record (None in a dry run)
+    run_id: str | None = Field(
+        default=None, description="The id of the run's log record (unset in a dry run)."
+    )
 
     @property
     def seconds(self) -> float:
@@ -48,9 +54,9 @@ class ConsolidationReport(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    tenant: str
-    dry_run: bool
-    jobs: list[JobReport]
+    tenant: str = Field(description="The tenant consolidated.")
+    dry_run: bool = Field(description="Whether it only reported (changed nothing).")
+    jobs: list[JobReport] = Field(description="One report per job, in the order they ran.")
 
     def job(self, name: str) -> JobReport:
         for report in self.jobs:

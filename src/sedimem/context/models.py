@@ -51,7 +51,8 @@ class DropReason(StrEnum):
 
 
 class _Frozen(Model):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # the attribute docstrings below are the fields' published descriptions
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
 
 class ContextItem(_Frozen):
@@ -65,29 +66,44 @@ class ContextItem(_Frozen):
 
 
 class IncludedItem(_Frozen):
+    """A memory placed in the context."""
+
     id: str
+    """The record's id (a block's name, a working key...)."""
     tier: Tier
+    """The section it is in."""
     tokens: int
     """Tokens of the item's rendered line counted alone (bullet, label and text)."""
     score: float
+    """Its rank score within the tier."""
     truncated: bool = False
+    """Whether it was cut to fit (pinned blocks only)."""
 
 
 class DroppedItem(_Frozen):
+    """A candidate memory left out of the context, and why."""
+
     id: str
+    """The record's id."""
     tier: Tier
+    """The section it would have been in."""
     tokens: int
     """Tokens its rendered line would have taken (0 for empty items)."""
     score: float
+    """Its rank score within the tier."""
     reason: DropReason
+    """Why it was left out."""
     detail: str = ""
+    """More on the reason (e.g. which item it duplicates)."""
 
 
 class TruncatedItem(_Frozen):
     """A pinned block cut to fit what remained of its tier's grant."""
 
     id: str
+    """The block's id."""
     tier: Tier
+    """Its section (``blocks``)."""
     original_tokens: int
     """Tokens of the whole block's text."""
     kept_tokens: int
@@ -95,7 +111,10 @@ class TruncatedItem(_Frozen):
 
 
 class TierUsage(_Frozen):
+    """How one tier used the budget."""
+
     tier: Tier
+    """The tier."""
     share: float
     """The normalised quota share (all shares sum to 1)."""
     quota_tokens: int
@@ -108,26 +127,39 @@ class TierUsage(_Frozen):
     used_tokens: int
     """Heading plus included lines, each counted alone (joins may merge a few tokens)."""
     included: int
+    """Items of the tier placed in the context."""
     dropped: int
+    """Items of the tier left out."""
 
 
 class ContextReport(_Frozen):
+    """What was included and what was dropped, and why."""
+
     tiers: list[TierUsage]
+    """Budget use per tier, in rendered order."""
     included: list[IncludedItem]
-    """In rendered order."""
+    """The items placed, in rendered order."""
     dropped: list[DroppedItem]
+    """The candidates left out."""
     truncated: list[TruncatedItem]
+    """The pinned blocks cut to fit."""
 
 
 class AssembledContext(_Frozen):
     """The packed context: ``text`` (markdown) or ``messages``, never over ``budget_tokens``."""
 
     format: ContextFormat
+    """``markdown`` (``text`` is set) or ``messages`` (``messages`` is set)."""
     text: str | None = None
+    """The context as one markdown text."""
     messages: list[ContextMessage] | None = None
+    """The context as chat messages: one system message per non-empty section."""
     tokens_used: int
     """Exact count of the rendered output: of ``text``, or the sum over the messages'
     contents (per-message chat-template overhead is model-specific and not counted)."""
     budget_tokens: int
+    """The budget asked for."""
     tokenizer: str
+    """The tokenizer the counts are exact for (e.g. ``cl100k_base``)."""
     report: ContextReport
+    """What was included, dropped and truncated, per tier."""

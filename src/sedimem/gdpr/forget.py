@@ -54,14 +54,14 @@ class ForgetReceipt(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    episodes: int = 0
-    facts: int = 0
+    episodes: int = Field(default=0, description="Episodes erased.")
+    facts: int = Field(default=0, description="Facts erased (every version).")
     facts_updated: int = Field(default=0, description="Facts re-derived: some sources erased.")
-    procedures: int = 0
+    procedures: int = Field(default=0, description="Procedures erased.")
     procedures_updated: int = Field(
         default=0, description="Procedures re-derived: some sources erased."
     )
-    blocks: int = 0
+    blocks: int = Field(default=0, description="Pinned blocks erased.")
     documents: int = Field(
         default=0, description="Keyed documents (LangGraph store items) of the user's scopes."
     )

@@ -11,6 +11,7 @@ from sedimem.api.schemas import KeyRequest
 from sedimem.api.state import MemoryDep
 from sedimem.api.values import AS_BOOLEAN
 from sedimem.keys import ApiKey
+from sedimem.limits import MAX_ID_CHARS
 from sedimem.scope import Identifier
 from sedimem.types.text import NO_NUL
 
@@ -21,6 +22,9 @@ router = APIRouter(prefix="/v1/keys", tags=["keys"])
 
 @router.post("", status_code=201, summary="Issue a key (admin): the secret is shown this once")
 async def create_key(body: KeyRequest, _: Admin, memory: MemoryDep) -> NewKey:
+    """Issues an API key for a tenant, optionally narrowed to a project, user or agent, or read-
+    only. Needs the admin key. The answer holds the secret once; only its hash is stored.
+    """
     issued = await memory.keys.create(
         body.tenant,
         project=body.project,
@@ -37,22 +41,34 @@ async def list_keys(
     _: Admin,
     memory: MemoryDep,
     tenant: Annotated[Identifier | None, Query(description="Only this tenant's keys.")] = None,
-    include_revoked: Annotated[bool, Query(), AS_BOOLEAN] = False,
+    include_revoked: Annotated[bool, Query(description="Revoked keys too."), AS_BOOLEAN] = False,
 ) -> KeyList:
+    """Lists the issued keys (never their secrets), of every tenant or of one.
+
+    Needs the admin key.
+    """
     return KeyList(items=await memory.keys.list(tenant, include_revoked=include_revoked))
 
 
 @router.get("/self", summary="The calling key: its tenant and what it is narrowed to")
 async def own_key(caller: Caller) -> ApiKey:
+    """Describes the key the request is made with: its tenant, what it is narrowed to and whether
+    it is read-only (what the web inspector shows and obeys).
+    """
     return caller
 
 
 @router.delete("/{key_id}", summary="Revoke a key (admin, or a key of the same tenant)")
 async def revoke_key(
-    key_id: Annotated[str, Path(max_length=64, pattern=NO_NUL)],
+    key_id: Annotated[
+        str, Path(max_length=MAX_ID_CHARS, pattern=NO_NUL, description="The key's id.")
+    ],
     caller: AdminOrCaller,
     memory: MemoryDep,
 ) -> ApiKey:
+    """Revokes a key: it stops working at once. The admin may revoke any key; a key of the tenant
+    may revoke itself, and a key narrowed to nothing may revoke the tenant's other keys.
+    """
     if caller is None:
         return await memory.keys.revoke(key_id)
     if key_id != caller.id:  # a narrowed key may give itself up, not a wider key

@@ -11,18 +11,23 @@ from sedimem.api.schemas import BlockAppend, BlockPut
 from sedimem.api.state import MemoryDep
 from sedimem.errors import NotFound
 from sedimem.types.blocks import Block
+from sedimem.types.blocks import BlockName as BlockNameText
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/v1/blocks", tags=["blocks"])
 
 BlockName = Annotated[
-    str, Path(min_length=1, max_length=128, pattern=r"^[^\x00-\x1f]+$", description="persona...")
+    BlockNameText,
+    Path(description="The block's name, e.g. `persona` or `user_profile`."),
 ]
 
 
 @router.get("", summary="The blocks the scope sees, in pinned order")
 async def list_blocks(caller: Caller, memory: MemoryDep, query: OwnerQuery) -> BlockList:
+    """Lists the pinned blocks the scope sees (its own and those of its parents), in the order an
+    assembled context shows them.
+    """
     return BlockList(items=await memory.blocks(resolve(caller, query)).list())
 
 
@@ -30,6 +35,9 @@ async def list_blocks(caller: Caller, memory: MemoryDep, query: OwnerQuery) -> B
 async def put_block(
     name: BlockName, body: BlockPut, caller: Caller, memory: MemoryDep, query: OwnerQuery
 ) -> Block:
+    """Creates the block, or replaces its content (and position, when given). Pinned blocks are
+    placed first in every assembled context of their owner.
+    """
     blocks = memory.blocks(resolve(caller, query, body))
     return await blocks.update(name, body.content, position=body.position)
 
@@ -38,6 +46,9 @@ async def put_block(
 async def append_block(
     name: BlockName, body: BlockAppend, caller: Caller, memory: MemoryDep, query: OwnerQuery
 ) -> Block:
+    """Appends text to a block after the separator, creating the block when it does not exist. The
+    result must stay within the block size limit.
+    """
     blocks = memory.blocks(resolve(caller, query, body))
     return await blocks.append(name, body.text, separator=body.separator)
 
@@ -46,5 +57,6 @@ async def append_block(
 async def delete_block(
     name: BlockName, caller: Caller, memory: MemoryDep, query: OwnerQuery
 ) -> None:
+    """Deletes a block the scope owns; 404 when it has none of that name."""
     if not await memory.blocks(resolve(caller, query)).delete(name):
         raise NotFound(f"block {name!r} does not exist")

@@ -15,6 +15,7 @@ from sedimem.api.schemas import EpisodeIn, EpisodePatch, time_range
 from sedimem.api.state import MemoryDep
 from sedimem.api.values import AS_BOOLEAN, AS_INTEGER, AS_NUMBER, Instant, OutcomeName
 from sedimem.errors import NotFound
+from sedimem.limits import MAX_ID_CHARS
 from sedimem.longterm.episodic import MAX_PAGE
 from sedimem.scope import Identifier
 from sedimem.types.longterm import Episode, Label
@@ -23,26 +24,39 @@ from sedimem.types.text import NO_NUL
 
 __all__ = ["router"]
 
-EpisodeId = Annotated[str, Path(max_length=64, pattern=NO_NUL)]
+EpisodeId = Annotated[
+    str, Path(max_length=MAX_ID_CHARS, pattern=NO_NUL, description="The episode's id.")
+]
 
 
 async def record_episode(body: EpisodeIn, caller: Caller, memory: MemoryDep) -> Created:
+    """Records one unit of experience (what was tried, how it ended, what was learned) in the scope
+    given by the key and the body's scope fields. Answers with the new episode's id.
+    """
     episode = body.to_record(resolve(caller, body))
     await memory.episodes.record(episode)
     return Created(id=episode.id)
 
 
 async def get_episode(episode_id: EpisodeId, caller: Caller, memory: MemoryDep) -> Episode:
+    """Reads one episode by id: 404 when the key's tenant has none, 403 when it lies outside the
+    key's narrowing.
+    """
     return await memory.episodes.get(episode_id, scope=resolve(caller))
 
 
 async def update_episode(
     episode_id: EpisodeId, body: EpisodePatch, caller: Caller, memory: MemoryDep
 ) -> Episode:
+    """Changes the fields given (the others stay) and re-indexes the episode for search. Answers
+    with the episode as stored now.
+    """
     return await memory.episodes.update(episode_id, body.to_changes(), scope=resolve(caller))
 
 
 async def delete_episode(episode_id: EpisodeId, caller: Caller, memory: MemoryDep) -> None:
+    """Deletes one episode by id. What was derived from it stays: `POST /v1/forget` erases
+    derived records too."""
     if not await memory.episodes.delete(episode_id, scope=resolve(caller)):
         raise NotFound(f"episode {episode_id!r} does not exist")
 
@@ -64,19 +78,35 @@ def router(max_page_size: int) -> APIRouter:
         ),
         cursor: Annotated[
             str | None,
-            Query(max_length=64, pattern=NO_NUL, description="`next_cursor` of the previous page."),
+            Query(
+                max_length=MAX_ID_CHARS,
+                pattern=NO_NUL,
+                description="`next_cursor` of the previous page.",
+            ),
         ] = None,
-        outcome: Annotated[OutcomeName | None, Query()] = None,
-        task_type: Annotated[Label | None, Query()] = None,
+        outcome: Annotated[
+            OutcomeName | None, Query(description="Only episodes that ended so.")
+        ] = None,
+        task_type: Annotated[Label | None, Query(description="Only this task type.")] = None,
         since: Annotated[Instant | None, Query(description="Occurred at or after.")] = None,
         until: Annotated[Instant | None, Query(description="Occurred at or before.")] = None,
-        min_importance: Annotated[float | None, Query(ge=0.0, le=1.0), AS_NUMBER] = None,
-        newest_first: Annotated[bool, Query(), AS_BOOLEAN] = False,
+        min_importance: Annotated[
+            float | None,
+            Query(ge=0.0, le=1.0, description="Only episodes at least this important (0..1)."),
+            AS_NUMBER,
+        ] = None,
+        newest_first: Annotated[
+            bool, Query(description="Newest first (default: oldest first)."), AS_BOOLEAN
+        ] = False,
         from_session: Annotated[
             Identifier | None,
             Query(description="Only episodes recorded in this session (default: every one)."),
         ] = None,
     ) -> Page[Episode]:
+        """Pages through the episodes the scope sees, oldest first (or newest first), filtered by
+        outcome, task type, time and importance. Pass `next_cursor` back as `cursor` for the
+        next page.
+        """
         return await memory.episodes.list(
             resolve(caller, query),
             limit=limit,

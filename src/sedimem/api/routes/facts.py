@@ -18,7 +18,7 @@ from sedimem.api.schemas import FactIn, FactPatch, PredicatesIn
 from sedimem.api.state import MemoryDep
 from sedimem.api.values import AS_BOOLEAN, AS_INTEGER, Instant
 from sedimem.errors import NotFound
-from sedimem.longterm.catalog import MAX_LISTING
+from sedimem.limits import MAX_ID_CHARS, MAX_LISTING
 from sedimem.types.edits import PredicateCardinalities
 from sedimem.types.longterm import Fact, Label
 from sedimem.types.search import Page
@@ -37,6 +37,10 @@ KnownAt = Annotated[
 
 @router.post("", status_code=201, summary="Learn a fact")
 async def learn(body: FactIn, caller: Caller, memory: MemoryDep) -> Learned:
+    """Learns a fact: inserts it, reinforces the same fact already believed, or, for a single-
+    valued predicate, supersedes the current value (kept as history). `possible_conflicts` lists
+    current values kept beside it on a predicate only multi-valued by default.
+    """
     return await memory.facts.learn(body.to_record(resolve(caller, body)))
 
 
@@ -52,6 +56,9 @@ async def holding(
     ] = None,
     known_at: KnownAt = None,
 ) -> FactList:
+    """The values of a subject's predicate that are true in the world at `valid_at` (default now),
+    as the system believed at `known_at` (default now).
+    """
     facts = await memory.facts.history(
         subject, predicate, scope=resolve(caller, query), known_at=known_at
     )
@@ -71,6 +78,9 @@ async def history(
         bool, Query(description="Every version ever recorded, retired ones too."), AS_BOOLEAN
     ] = False,
 ) -> FactList:
+    """Every value a subject's predicate has had, oldest first, as believed at `known_at`; with
+    `include_retired`, the versions no longer believed too.
+    """
     facts = await memory.facts.history(
         subject,
         predicate,
@@ -90,9 +100,16 @@ async def current_facts(
     limit: Annotated[int, Query(ge=1, le=MAX_LISTING, description="Page size."), AS_INTEGER] = 100,
     cursor: Annotated[
         str | None,
-        Query(max_length=64, pattern=NO_NUL, description="`next_cursor` of the previous page."),
+        Query(
+            max_length=MAX_ID_CHARS,
+            pattern=NO_NUL,
+            description="`next_cursor` of the previous page.",
+        ),
     ] = None,
 ) -> Page[Fact]:
+    """Pages through the facts believed now that the scope sees, oldest first, optionally of one
+    subject.
+    """
     return await memory.catalog.facts(
         resolve(caller, query), subject=subject, limit=limit, cursor=cursor
     )
@@ -100,6 +117,9 @@ async def current_facts(
 
 @router.get("/predicates", summary="Which predicates are single-valued for the tenant")
 async def predicates(caller: Caller, memory: MemoryDep) -> PredicateCardinalities:
+    """Which predicates are single-valued for the key's tenant: the configured defaults, the
+    tenant's own declarations (which win), and the set that results.
+    """
     return await memory.facts.predicates(tenant=caller.tenant)
 
 
@@ -115,11 +135,15 @@ async def declare_predicates(
     return await memory.facts.declare(body.predicates, body.cardinality, scope=resolve(caller))
 
 
-FactId = Annotated[str, Path(max_length=64, pattern=NO_NUL)]
+FactId = Annotated[
+    str,
+    Path(max_length=MAX_ID_CHARS, pattern=NO_NUL, description="The fact's id (of any version)."),
+]
 
 
 @router.get("/{fact_id}", summary="One fact (any version)")
 async def get_fact(fact_id: FactId, caller: Caller, memory: MemoryDep) -> Fact:
+    """Reads one fact by id, whatever its version (current, superseded or retired)."""
     return await memory.facts.get(fact_id, scope=resolve(caller))
 
 
@@ -138,11 +162,17 @@ async def correct_fact(
 
 @router.post("/{fact_id}/invalidate", summary="Stop believing a fact (kept as history)")
 async def invalidate_fact(fact_id: FactId, caller: Caller, memory: MemoryDep) -> Fact:
+    """Stops believing the fact from now on (`invalidated_at` is set); it stays as history, askable
+    with `known_at`.
+    """
     return await memory.facts.invalidate(fact_id, scope=resolve(caller))
 
 
 @router.delete("/{fact_id}", status_code=204, summary="Delete one version of a fact")
 async def delete_fact(fact_id: FactId, caller: Caller, memory: MemoryDep) -> None:
+    """Deletes one version of a fact physically. To record that a fact stopped being true,
+    invalidate or correct it instead.
+    """
     if not await memory.facts.delete(fact_id, scope=resolve(caller)):
         raise NotFound(f"fact {fact_id!r} does not exist")
 

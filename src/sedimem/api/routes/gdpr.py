@@ -29,6 +29,10 @@ _LINES = {"schema": {"type": "string", "description": 'JSON Lines: {"kind": ...,
 
 @router.post("/forget", summary="Erase what matches, everywhere; returns what was erased")
 async def forget(body: ForgetRequest, caller: Caller, memory: MemoryDep) -> ForgetReceipt:
+    """Erases everything matching the conditions given (a user, a session, a time) in every tier
+    and every derived record, and makes the erasure physical in the stores. Answers with the
+    counts per kind.
+    """
     require_user_at_most(caller, "forget")
     user = caller.narrow(user=body.user).user
     return await memory.forget(caller.tenant, user=user, session=body.session, before=body.before)
@@ -43,8 +47,14 @@ async def forget(body: ForgetRequest, caller: Caller, memory: MemoryDep) -> Forg
 async def export(
     caller: Caller,
     memory: MemoryDep,
-    user: Annotated[Identifier | None, Query()] = None,
+    user: Annotated[
+        Identifier | None,
+        Query(description="Whose records (default: the key's user; none: records naming no user)."),
+    ] = None,
 ) -> StreamingResponse:
+    """Streams a user's records (episodes, facts, procedures, blocks) as JSON Lines, one record a
+    line, ready for `POST /v1/import`.
+    """
     require_user_at_most(caller, "export")
     lines = memory.export(caller.tenant, caller.narrow(user=user).user)
     first = await anext(lines, None)  # a failure before the first line is still a problem
@@ -57,6 +67,9 @@ async def export(
     summary="Read an export into the key's tenant (every line checked before any write)",
 )
 async def import_(request: Request, caller: Caller, memory: MemoryDep) -> ImportCounts:
+    """Reads the JSON Lines of an export into the key's tenant. Every line is checked before
+    anything is written; vectors are recomputed. Needs a key narrowed to nothing.
+    """
     require_unnarrowed(caller, "import")
     body = b"".join([chunk async for chunk in request.stream()])
     try:

@@ -26,6 +26,9 @@ async def spawn(
     query: OwnerQuery,
     body: SpawnRequest | None = None,
 ) -> LifecycleResult:
+    """Starts a session: sets the initial keys and a task state in progress, then runs the spawn
+    hooks.
+    """
     body = body or SpawnRequest()
     scope = resolve(caller, query, body, session=session)
     return await memory.lifecycle.spawn(
@@ -41,6 +44,7 @@ async def pause(
     query: OwnerQuery,
     body: PauseRequest | None = None,
 ) -> LifecycleResult:
+    """Takes a checkpoint of the session and marks its task paused."""
     body = body or PauseRequest()
     scope = resolve(caller, query, body, session=session)
     return await memory.lifecycle.pause(scope, body.description)
@@ -54,6 +58,8 @@ async def resume(
     query: OwnerQuery,
     body: ResumeRequest | None = None,
 ) -> LifecycleResult:
+    """Restores a checkpoint (the latest when none is named) atomically: exactly the paused
+    state. Every checkpoint stays."""
     body = body or ResumeRequest()
     scope = resolve(caller, query, body, session=session)
     return await memory.lifecycle.resume(scope, body.checkpoint_id)
@@ -67,6 +73,9 @@ async def terminate(
     memory: MemoryDep,
     query: OwnerQuery,
 ) -> TerminateResult:
+    """Records the session as one episode (once: terminating again records nothing), then removes
+    its working state unless `cleanup` is false.
+    """
     scope = resolve(caller, query, body, session=session)
     return await memory.lifecycle.terminate(
         scope,

@@ -7,11 +7,12 @@ The rules (limits, idempotency, extraction) are the service's: see
 from typing import Annotated
 
 from fastapi import APIRouter, Path
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from sedimem.api.auth import Caller
 from sedimem.api.narrowing import ScopeFields, resolve
 from sedimem.api.state import MemoryDep
+from sedimem.limits import MAX_ID_CHARS
 from sedimem.types.conversation import MAX_MESSAGES, IngestResult, MessageFields
 from sedimem.types.text import NO_NUL
 
@@ -22,6 +23,31 @@ router = APIRouter(prefix="/v1/messages", tags=["messages"])
 
 class MessagesIn(ScopeFields):
     """Chat turns of one scope (a session, when given, is where they were said)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "user": "ana",
+                    "session": "s-42",
+                    "messages": [
+                        {
+                            "role": "user",
+                            "content": "I moved to Oslo last May.",
+                            "timestamp": "2024-09-01T10:00:00Z",
+                            "id": "m-1",
+                        },
+                        {
+                            "role": "assistant",
+                            "content": "Noted: you live in Oslo now.",
+                            "timestamp": "2024-09-01T10:00:05Z",
+                            "id": "m-2",
+                        },
+                    ],
+                }
+            ]
+        }
+    )
 
     messages: list[MessageFields] = Field(
         min_length=1,
@@ -53,6 +79,15 @@ async def ingest_messages(body: MessagesIn, caller: Caller, memory: MemoryDep) -
     description="Kept by the server process that took the ingest, for the caller's tenant.",
 )
 async def ingest_job(
-    job_id: Annotated[str, Path(max_length=64, pattern=NO_NUL)], caller: Caller, memory: MemoryDep
+    job_id: Annotated[
+        str,
+        Path(
+            max_length=MAX_ID_CHARS,
+            pattern=NO_NUL,
+            description="The job id the ingest answered with.",
+        ),
+    ],
+    caller: Caller,
+    memory: MemoryDep,
 ) -> IngestResult:
     return memory.conversations.job(job_id, tenant=resolve(caller).tenant)

@@ -13,6 +13,7 @@ from sedimem.api.schemas import ConsolidateRequest, JobName, ReflectRequest, tim
 from sedimem.api.state import MemoryDep, MetricsDep
 from sedimem.api.values import AS_INTEGER
 from sedimem.consolidation import JOBS, ConsolidationReport
+from sedimem.limits import MAX_PROFILE_SAMPLE, MAX_RUNS
 from sedimem.memory import MemoryHealth, MemoryProfile, MemoryStats
 from sedimem.reflection.models import ReflectionReport
 
@@ -24,6 +25,7 @@ router = APIRouter(prefix="/v1", tags=["operations"])
 
 @probes.get("/healthz", summary="The process is up (no store is asked)")
 async def healthz() -> Health:
+    """Liveness: answers 200 while the process runs, without asking any store."""
     return Health()
 
 
@@ -33,6 +35,9 @@ async def healthz() -> Health:
     summary="Every store answers; reports the backends and working memory's fallback",
 )
 async def readyz(response: Response, memory: MemoryDep) -> MemoryHealth:
+    """Readiness: asks every store. 200 when they answer (`degraded` when working memory runs on
+    its fallback), 503 when one does not.
+    """
     health = await memory.health()
     response.status_code = 503 if health.status == "unavailable" else 200
     return health
@@ -45,11 +50,18 @@ async def readyz(response: Response, memory: MemoryDep) -> MemoryHealth:
     summary="Prometheus metrics of this app",
 )
 async def metrics_text(metrics: MetricsDep) -> Response:
+    """Prometheus metrics of this app: requests and latencies per route, store state, consolidation
+    and model usage counters.
+    """
     return Response(metrics.render(), media_type=CONTENT_TYPE)
 
 
 @router.post("/reflect", summary="Patterns, success factors, anomalies and insights")
 async def reflect(body: ReflectRequest, caller: Caller, memory: MemoryDep) -> ReflectionReport:
+    """Statistics over the episodes the scope sees: outcome rates, recurring action sequences,
+    success and risk factors per task type, anomalies against a baseline, and ranked insights.
+    No LLM is asked.
+    """
     return await memory.reflect(
         resolve(caller, body),
         time_range=time_range(body.since, body.until),
@@ -65,6 +77,10 @@ async def consolidate(
     metrics: MetricsDep,
     body: ConsolidateRequest | None = None,
 ) -> ConsolidationReport:
+    """Runs the consolidation jobs for the key's tenant now (sessions to episodes, episodes to
+    facts, procedures, decay); a dry run reports what would change. Needs a key narrowed to
+    nothing.
+    """
     body = body or ConsolidateRequest()
     require_unnarrowed(caller, "consolidation")
     report = await memory.consolidate(caller.tenant, jobs=body.jobs or JOBS, dry_run=body.dry_run)
@@ -80,8 +96,11 @@ async def consolidation_runs(
     caller: Caller,
     memory: MemoryDep,
     job: Annotated[JobName | None, Query(description="Only this job's runs.")] = None,
-    limit: Annotated[int, Query(ge=1, le=1000, description="How many."), AS_INTEGER] = 50,
+    limit: Annotated[int, Query(ge=1, le=MAX_RUNS, description="How many."), AS_INTEGER] = 50,
 ) -> RunList:
+    """The logged consolidation runs of the key's tenant, newest first, optionally of one job.
+    Needs a key narrowed to nothing.
+    """
     require_unnarrowed(caller, "the consolidation log")
     return RunList(items=await memory.consolidation_runs(caller.tenant, limit=limit, job=job))
 
@@ -106,6 +125,11 @@ async def profile(
     caller: Caller,
     memory: MemoryDep,
     query: OwnerQuery,
-    sample: Annotated[int, Query(ge=0, le=100, description="Facts to include."), AS_INTEGER] = 10,
+    sample: Annotated[
+        int, Query(ge=0, le=MAX_PROFILE_SAMPLE, description="Facts to include."), AS_INTEGER
+    ] = 10,
 ) -> MemoryProfile:
+    """A scope's footprint: counts per tier, first and last seen, recent sessions and a sample of
+    its facts.
+    """
     return await memory.profile(resolve(caller, query), sample=sample)

@@ -12,7 +12,7 @@ from sedimem.api.schemas import MatchRequest, OutcomeRequest, ProcedureIn, Proce
 from sedimem.api.state import MemoryDep
 from sedimem.api.values import AS_INTEGER
 from sedimem.errors import NotFound
-from sedimem.longterm.catalog import MAX_LISTING
+from sedimem.limits import MAX_ID_CHARS, MAX_LISTING
 from sedimem.types.longterm import Procedure
 from sedimem.types.search import Page
 from sedimem.types.text import NO_NUL
@@ -21,11 +21,16 @@ __all__ = ["router"]
 
 router = APIRouter(prefix="/v1/procedures", tags=["procedures"])
 
-ProcedureId = Annotated[str, Path(max_length=64)]
+ProcedureId = Annotated[
+    str, Path(max_length=MAX_ID_CHARS, pattern=NO_NUL, description="The procedure's id.")
+]
 
 
 @router.post("", status_code=201, summary="Record a procedure")
 async def record(body: ProcedureIn, caller: Caller, memory: MemoryDep) -> Procedure:
+    """Records a procedure; one of the same name and owner becomes its next version. Answers with
+    the procedure as stored.
+    """
     return await memory.procedures.record(body.to_record(resolve(caller, body)))
 
 
@@ -37,14 +42,22 @@ async def list_procedures(
     limit: Annotated[int, Query(ge=1, le=MAX_LISTING, description="Page size."), AS_INTEGER] = 100,
     cursor: Annotated[
         str | None,
-        Query(max_length=64, pattern=NO_NUL, description="`next_cursor` of the previous page."),
+        Query(
+            max_length=MAX_ID_CHARS,
+            pattern=NO_NUL,
+            description="`next_cursor` of the previous page.",
+        ),
     ] = None,
 ) -> Page[Procedure]:
+    """Pages through the procedures the scope sees, oldest first."""
     return await memory.catalog.procedures(resolve(caller, query), limit=limit, cursor=cursor)
 
 
 @router.post("/match", summary="Procedures for a task: how well they match x how often they worked")
 async def match(body: MatchRequest, caller: Caller, memory: MemoryDep) -> ProcedureMatches:
+    """Finds the procedures for a task: how well their triggers match it, weighed by how often each
+    worked.
+    """
     hits = await memory.procedures.find_matching(
         body.task_description,
         scope=resolve(caller, body),
@@ -57,6 +70,7 @@ async def match(body: MatchRequest, caller: Caller, memory: MemoryDep) -> Proced
 
 @router.get("/{procedure_id}", summary="One procedure")
 async def get_procedure(procedure_id: ProcedureId, caller: Caller, memory: MemoryDep) -> Procedure:
+    """Reads one procedure by id."""
     return await memory.procedures.get(procedure_id, scope=resolve(caller))
 
 
@@ -67,11 +81,13 @@ async def get_procedure(procedure_id: ProcedureId, caller: Caller, memory: Memor
 async def update_procedure(
     procedure_id: ProcedureId, body: ProcedurePatch, caller: Caller, memory: MemoryDep
 ) -> Procedure:
+    """Changes a procedure's trigger, steps or metadata; new steps make its next version."""
     return await memory.procedures.update(procedure_id, body.to_changes(), scope=resolve(caller))
 
 
 @router.delete("/{procedure_id}", status_code=204, summary="Delete a procedure")
 async def delete_procedure(procedure_id: ProcedureId, caller: Caller, memory: MemoryDep) -> None:
+    """Deletes a procedure by id."""
     if not await memory.procedures.delete(procedure_id, scope=resolve(caller)):
         raise NotFound(f"procedure {procedure_id!r} does not exist")
 
@@ -80,4 +96,5 @@ async def delete_procedure(procedure_id: ProcedureId, caller: Caller, memory: Me
 async def record_outcome(
     procedure_id: ProcedureId, body: OutcomeRequest, caller: Caller, memory: MemoryDep
 ) -> Procedure:
+    """Counts one use of the procedure as a success or a failure (what its ranking weighs)."""
     return await memory.procedures.record_outcome(procedure_id, body.success, scope=resolve(caller))

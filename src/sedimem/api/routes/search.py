@@ -24,6 +24,10 @@ Search = Callable[[Memory, Scope, RecallRequest], Awaitable[list[Any]]]
 
 @router.post("/recall", summary="Memories matching a query, per tier, with score breakdowns")
 async def recall(body: RecallRequest, caller: Caller, memory: MemoryDep) -> Recalled:
+    """Searches the tiers named (episodes, facts, procedures) by meaning and keywords, fused by
+    rank and weighed by recency and importance. Hits come per tier, best first, each with its
+    score explained.
+    """
     scope = resolve(caller, body)
     tiers = list(dict.fromkeys(body.tiers))
     found = await asyncio.gather(*(_SEARCHES[tier](memory, scope, body) for tier in tiers))
@@ -32,6 +36,10 @@ async def recall(body: RecallRequest, caller: Caller, memory: MemoryDep) -> Reca
 
 @router.post("/context", summary="Memories for a query packed into a token budget")
 async def context(body: ContextRequest, caller: Caller, memory: MemoryDep) -> AssembledContext:
+    """Assembles the memories most useful for a query (pinned blocks, working state, procedures,
+    facts, episodes) into a token budget it never exceeds, and reports what was included,
+    dropped or truncated and why.
+    """
     return await memory.assemble(
         body.query,
         resolve(caller, body),

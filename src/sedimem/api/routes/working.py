@@ -27,6 +27,7 @@ from sedimem.api.schemas import (
 from sedimem.api.state import MemoryDep
 from sedimem.errors import NotFound
 from sedimem.keys import ApiKey
+from sedimem.limits import MAX_ID_CHARS, MAX_KEY_CHARS
 from sedimem.memory import Memory
 from sedimem.scope import Identifier
 from sedimem.types.text import NO_NUL
@@ -43,18 +44,21 @@ Key = Annotated[
     str,
     Path(
         min_length=1,
-        max_length=256,
+        max_length=MAX_KEY_CHARS,
         pattern=NO_NUL,
-        description="A key: 1..256 characters, no NUL, not starting with `__`.",
+        description=f"A key: 1..{MAX_KEY_CHARS} characters, no NUL, not starting with `__`.",
     ),
 ]
-CheckpointId = Annotated[str, Path(max_length=64, pattern=NO_NUL)]
+CheckpointId = Annotated[
+    str, Path(max_length=MAX_ID_CHARS, pattern=NO_NUL, description="The checkpoint's id.")
+]
 
 _ABSENT = object()
 
 
 @listing.get("", summary="The live sessions (with working state) inside the scope")
 async def list_sessions(caller: Caller, memory: MemoryDep, query: OwnerQuery) -> SessionList:
+    """The sessions that have working state, each by its full scope, within the scope given."""
     return SessionList(items=await memory.live_sessions(resolve(caller, query)))
 
 
@@ -68,6 +72,9 @@ def _working(
 async def set_value(
     session: SessionId, key: Key, body: KvPut, caller: Caller, memory: MemoryDep, query: OwnerQuery
 ) -> None:
+    """Sets a key of the session's working memory to any JSON value, with an optional TTL of its
+    own (default: the key lives as long as the session).
+    """
     wm = _working(memory, caller, session, query, body)
     await wm.set(key, body.value, body.ttl_seconds)
 
@@ -76,6 +83,7 @@ async def set_value(
 async def get_value(
     session: SessionId, key: Key, caller: Caller, memory: MemoryDep, query: OwnerQuery
 ) -> KvEntry:
+    """Reads a key's value; 404 when the key is not set (or expired)."""
     value = await _working(memory, caller, session, query).get(key, _ABSENT)
     if value is _ABSENT:
         raise NotFound(f"key {key!r} does not exist in this session")
@@ -86,6 +94,7 @@ async def get_value(
 async def delete_value(
     session: SessionId, key: Key, caller: Caller, memory: MemoryDep, query: OwnerQuery
 ) -> None:
+    """Deletes a key; 404 when it is not set."""
     if not await _working(memory, caller, session, query).delete(key):
         raise NotFound(f"key {key!r} does not exist in this session")
 
@@ -94,6 +103,7 @@ async def delete_value(
 async def get_values(
     session: SessionId, caller: Caller, memory: MemoryDep, query: OwnerQuery
 ) -> KvItems:
+    """Every user key of the session with its value."""
     return KvItems(items=await _working(memory, caller, session, query).get_all())
 
 
@@ -101,6 +111,7 @@ async def get_values(
 async def get_entries(
     session: SessionId, caller: Caller, memory: MemoryDep, query: OwnerQuery
 ) -> KeyEntries:
+    """Every user key of the session with its value, its expiry and the seconds it has left."""
     return KeyEntries(items=await _working(memory, caller, session, query).entries())
 
 
@@ -108,6 +119,7 @@ async def get_entries(
 async def set_task(
     session: SessionId, body: TaskPut, caller: Caller, memory: MemoryDep, query: OwnerQuery
 ) -> TaskState:
+    """Sets the session's task state (replacing the previous one) and answers with it as stored."""
     wm = _working(memory, caller, session, query, body)
     await wm.set_task_state(body.to_state())
     state = await wm.get_task_state()
@@ -120,6 +132,7 @@ async def set_task(
 async def get_task(
     session: SessionId, caller: Caller, memory: MemoryDep, query: OwnerQuery
 ) -> TaskState:
+    """Reads the session's task state; 404 when none is set."""
     state = await _working(memory, caller, session, query).get_task_state()
     if state is None:
         raise NotFound("the session has no task state")
@@ -130,6 +143,9 @@ async def get_task(
 async def update_task(
     session: SessionId, body: TaskPatch, caller: Caller, memory: MemoryDep, query: OwnerQuery
 ) -> TaskState:
+    """Updates the task's step, progress or status atomically: concurrent updates never overwrite
+    each other.
+    """
     wm = _working(memory, caller, session, query, body)
     return await wm.update_task_progress(body.current_step, body.progress_percent, body.status)
 
@@ -142,6 +158,9 @@ async def append_scratchpad(
     memory: MemoryDep,
     query: OwnerQuery,
 ) -> None:
+    """Appends a timestamped entry to the session's scratchpad (atomically; the oldest entries go
+    past the cap).
+    """
     await _working(memory, caller, session, query, body).append_scratchpad(body.text)
 
 
@@ -149,6 +168,7 @@ async def append_scratchpad(
 async def get_scratchpad(
     session: SessionId, caller: Caller, memory: MemoryDep, query: OwnerQuery
 ) -> Scratchpad:
+    """The session's scratchpad entries with their times, oldest first."""
     wm = _working(memory, caller, session, query)
     return Scratchpad(entries=await wm.get_scratchpad_with_timestamps())
 
@@ -161,6 +181,9 @@ async def create_checkpoint(
     query: OwnerQuery,
     body: CheckpointCreate | None = None,
 ) -> Created:
+    """Checkpoints the session: its user keys with their remaining TTLs, its task state and
+    scratchpad (never other checkpoints). Answers with the checkpoint's id.
+    """
     wm = _working(memory, caller, session, query, body)
     return Created(id=await wm.create_checkpoint(body.description if body else ""))
 
@@ -169,6 +192,7 @@ async def create_checkpoint(
 async def list_checkpoints(
     session: SessionId, caller: Caller, memory: MemoryDep, query: OwnerQuery
 ) -> CheckpointList:
+    """The session's checkpoints, oldest first, with what each holds."""
     return CheckpointList(items=await _working(memory, caller, session, query).list_checkpoints())
 
 
@@ -180,6 +204,7 @@ async def delete_checkpoint(
     memory: MemoryDep,
     query: OwnerQuery,
 ) -> None:
+    """Deletes one checkpoint of the session."""
     await _working(memory, caller, session, query).delete_checkpoint(checkpoint_id)
 
 
@@ -195,6 +220,9 @@ async def restore_checkpoint(
     memory: MemoryDep,
     query: OwnerQuery,
 ) -> None:
+    """Restores a checkpoint atomically: the keys (with their TTLs), task state and scratchpad
+    become the checkpoint's. Every checkpoint stays.
+    """
     await _working(memory, caller, session, query).restore_checkpoint(checkpoint_id)
 
 
@@ -211,6 +239,7 @@ async def fork_checkpoint(
     memory: MemoryDep,
     query: OwnerQuery,
 ) -> Forked:
+    """Starts a new session from a checkpoint of this one; this session is left as it is."""
     forked = await _working(memory, caller, session, query, body).fork(
         checkpoint_id, body.new_session
     )
@@ -221,4 +250,7 @@ async def fork_checkpoint(
 async def session_stats(
     session: SessionId, caller: Caller, memory: MemoryDep, query: OwnerQuery
 ) -> WorkingStats:
+    """The session's footprint (keys, scratchpad entries, checkpoints) and whether its store runs
+    on the fallback.
+    """
     return await _working(memory, caller, session, query).get_stats()
