@@ -75,18 +75,37 @@ async def test_list_filters_by_tenant_and_hides_revoked(memory: Memory) -> None:
     assert await memory.keys.count() == 3
 
 
-async def test_keys_are_invisible_to_tenant_reads_and_erasure(memory: Memory) -> None:
+async def test_keys_are_invisible_to_tenant_reads(memory: Memory) -> None:
     await memory.keys.create("default", user="ana")
     scope = Scope(tenant="default", user="ana")
     stats = await memory.stats(scope)
     assert (stats.episodes, stats.facts, stats.procedures) == (0, 0, 0)
-    receipt = await memory.forget("default", user="ana")
-    assert receipt.episodes == receipt.facts == receipt.procedures == 0
     exported = [line async for line in memory.export("default", "ana")]
     assert exported == []
-    assert await memory.keys.count() == 1
     with pytest.raises(ValidationError):
         Scope.parse(tenant=SYSTEM_TENANT)  # no client can name the keys' tenant
+
+
+async def test_erasing_a_user_deletes_the_keys_narrowed_to_them(memory: Memory) -> None:
+    ana = await memory.keys.create("default", user="ana")
+    revoked = await memory.keys.create("default", user="ana")
+    await memory.keys.revoke(revoked.key.id)
+    bob = await memory.keys.create("default", user="bob")
+    tenant_wide = await memory.keys.create("default")
+    elsewhere = await memory.keys.create("other", user="ana")
+    # erasing one session or a period of the user leaves their keys alone
+    assert (await memory.forget("default", user="ana", session="s1")).api_keys == 0
+    receipt = await memory.forget("default", user="ana")
+    assert receipt.api_keys == 2
+    assert receipt.erased == 2
+    assert receipt.scrubbed_at is not None  # made physical, as for records
+    for gone in (ana, revoked):
+        with pytest.raises(PermissionDenied, match="invalid API key"):
+            await memory.keys.authenticate(gone.secret)
+    rows = await memory.longterm_store.find(SYSTEM_TENANT, RecordFilter(), limit=10)
+    assert sorted(r.id for r in rows) == sorted(k.key.id for k in (bob, tenant_wide, elsewhere))
+    for kept in (bob, tenant_wide, elsewhere):
+        assert await memory.keys.authenticate(kept.secret) == kept.key
 
 
 def test_narrow_takes_open_fields_from_the_request_and_refuses_changes() -> None:

@@ -193,6 +193,16 @@ class ApiKeys:
             raise NotFound(f"API key {key_id!r} does not exist")
         return revoked[0]
 
+    async def erase_user(self, tenant: str, user: str) -> int:
+        """Delete the keys of ``tenant`` narrowed to ``user``, revoked ones too: after the
+        user is erased, no key keeps their id or can file new memories under it. Returns how
+        many were deleted; a request with one of them is then refused as an invalid key."""
+        doomed = [k.id for k in await self.list(tenant, include_revoked=True) if k.user == user]
+        deleted = 0
+        for start in range(0, len(doomed), _PAGE):
+            deleted += await self._store.delete(SYSTEM_TENANT, doomed[start : start + _PAGE])
+        return deleted
+
     async def authenticate(self, secret: str) -> ApiKey:
         """The live key with this secret; ``PermissionDenied`` for anything else."""
         if not secret.startswith(_PREFIX) or len(secret) > 200:

@@ -4,7 +4,8 @@ What a call erases (all given conditions at once; see docs/longterm.md, "Erasure
 
 - ``user``: the user's episodes, facts, procedures and pinned blocks, and every session of
   the user's working memory, checkpoints included; a whole user (``user`` alone) also
-  loses the documents (LangGraph store items) filed under the user's scopes.
+  loses the documents (LangGraph store items) filed under the user's scopes and the API
+  keys narrowed to the user (revoked or not: a key holds the user's id).
 - ``session``: the episodes, facts and procedures filed in that session (derived ones go by
   their provenance, below) and that session's working memory; no blocks (they belong to
   no session).
@@ -38,6 +39,7 @@ from sedimem.consolidation.runlog import RUN_KIND
 from sedimem.embed.base import Embedder, forget_cached_text
 from sedimem.errors import ValidationError
 from sedimem.gdpr.working import drop_working
+from sedimem.keys import ApiKeys
 from sedimem.longterm import records
 from sedimem.longterm.documents import DOCUMENT
 from sedimem.storage.longterm.base import LongTermStore, RecordFilter, StoredRecord
@@ -69,6 +71,9 @@ class ForgetReceipt(BaseModel):
         default=0, description="Sessions of working memory erased, checkpoints included."
     )
     run_logs: int = Field(default=0, description="Consolidation run logs naming what was erased.")
+    api_keys: int = Field(
+        default=0, description="API keys narrowed to the erased user (a whole user only)."
+    )
     scrubbed: str = Field(
         default="", description="What the stores did to make the erasure physical."
     )
@@ -87,6 +92,7 @@ class ForgetReceipt(BaseModel):
             + self.documents
             + self.working_sessions
             + self.run_logs
+            + self.api_keys
         )
 
 
@@ -260,13 +266,16 @@ async def forget(
         kind: await _delete(longterm, tenant, sorted(ids)) for kind, ids in plan.doomed.items()
     }
     removed_runs = await _delete(longterm, tenant, run_logs)
+    keys = 0
+    if user is not None and session is None and before is None:
+        keys = await ApiKeys(longterm, clock=clock).erase_user(tenant, user)
     sessions = 0
     if working is not None:
         sessions = await drop_working(
             working, tenant, user=user, session=session, cutoff=cutoff, now=clock.now()
         )
     scrubbed: list[str] = []
-    if sum(removed.values()) + removed_runs + sum(counts.values()) + sessions:
+    if sum(removed.values()) + removed_runs + sum(counts.values()) + sessions + keys:
         scrubbed.append(await longterm.scrub())
         if isinstance(working, ScrubbableStore):
             scrubbed.append(await working.scrub())
@@ -282,6 +291,7 @@ async def forget(
         documents=removed.get(DOCUMENT, 0),
         working_sessions=sessions,
         run_logs=removed_runs,
+        api_keys=keys,
         scrubbed="; ".join(s for s in scrubbed if s),
         scrubbed_at=utc_from_timestamp(clock.now()) if scrubbed else None,
     )

@@ -48,6 +48,7 @@ async def test_forget_a_user_leaves_nothing_readable(
     assert erased.pop("scrubbed").startswith("sqlite: ")
     assert erased.pop("scrubbed_at") is not None
     assert erased == {
+        "api_keys": 0,
         "episodes": 1,
         "facts": 1,
         "facts_updated": 0,
@@ -160,5 +161,7 @@ async def test_a_user_key_forgets_its_user_by_default(
     assert (await client.get("/v1/export", headers=ana)).text.count("\n") == 3
     receipt = await client.post("/v1/forget", json={}, headers=ana)
     assert receipt.json()["episodes"] == 1
-    assert (await client.get("/v1/export", headers=ana)).text == ""
+    assert receipt.json()["api_keys"] == 1  # the key itself held ana's id
+    assert_problem(await client.get("/v1/export", headers=ana), 401)
+    assert (await client.get("/v1/export?user=ana", headers=auth)).text == ""
     assert (await client.get("/v1/export?user=bob", headers=auth)).text.count("\n") == 3
