@@ -49,6 +49,7 @@ async def test_gdpr_through_the_facade(tmp_path: Path) -> None:
             "fact": 0,
             "procedure": 0,
             "block": 0,
+            "document": 0,
         }
         assert [line async for line in memory.export("t", "ana")] == lines
 

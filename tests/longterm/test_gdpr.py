@@ -9,6 +9,7 @@ from sedimem.consolidation.models import JobReport
 from sedimem.consolidation.runlog import list_runs, write_run
 from sedimem.embed import HashEmbedder
 from sedimem.errors import ValidationError
+from sedimem.longterm.documents import Documents
 from sedimem.longterm.episodic import EpisodicMemory
 from sedimem.longterm.procedural import ProceduralMemory
 from sedimem.longterm.semantic import SemanticMemory
@@ -129,18 +130,34 @@ async def test_export_import_export_is_identical(
     from sedimem.storage.longterm.sqlite import SqliteLongTermStore
 
     await populate(lt_store, embedder)
+    ana_agent = Scope(tenant="t", user="ana", agent="planner")
+    await Documents(lt_store, embedder, ana_agent).put(
+        ("prefs", "travel"), "seat", {"text": "window seat on night trains"}, ttl_seconds=3600
+    )
+    await Documents(lt_store, embedder, Scope(tenant="t", user="bob")).put(
+        ("prefs",), "seat", {"text": "aisle"}
+    )
     first = [line async for line in gdpr.export_user(lt_store, "t", "ana")]
-    assert len(first) == 5  # ana's 2 episodes, 2 facts, 1 procedure
+    assert len(first) == 6  # ana's 2 episodes, 2 facts, 1 procedure, 1 document
+    assert "window seat" in first[-1]
+    assert '"planner"' in first[-1]  # with its owner scope
     fresh = await SqliteLongTermStore.open(
         str(tmp_path_factory.mktemp("imp") / "x.db"), index=MemoryIndexEngine()
     )
     await fresh.bind_embedder(embedder.name, embedder.dimension)
     counts = await gdpr.import_records(fresh, embedder, "t", first)
-    assert counts == {"episode": 2, "fact": 2, "procedure": 1, "block": 0}
+    assert counts == {"episode": 2, "fact": 2, "procedure": 1, "block": 0, "document": 1}
     second = [line async for line in gdpr.export_user(fresh, "t", "ana")]
     assert second == first
     hits = await EpisodicMemory(fresh, embedder).recall("Oslo", scope=Scope(tenant="t", user="ana"))
     assert len(hits) == 2
+    docs = Documents(fresh, embedder, ana_agent)
+    doc = await docs.get(("prefs", "travel"), "seat", refresh=False)
+    assert doc is not None
+    assert doc.value == {"text": "window seat on night trains"}
+    assert doc.ttl_seconds == 3600
+    found = await docs.search(("prefs",), query="night trains")
+    assert [(d.key, score is not None and score > 0) for d, score in found] == [("seat", True)]
     with pytest.raises(ValidationError, match="line 2"):
         await gdpr.import_records(
             fresh, embedder, "t", [first[0], '{"kind": "episode", "record": {"description": ""}}']

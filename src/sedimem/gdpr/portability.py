@@ -1,7 +1,8 @@
-"""Export and import of a user's records as JSON Lines, pinned blocks included.
+"""Export and import of a user's records as JSON Lines, pinned blocks and documents included.
 
 One typed record a line: ``{"kind": ..., "record": {...}}``, kinds in a fixed order
-(episodes, facts, procedures, blocks), each kind by id. Episodes come first so a reader
+(episodes, facts, procedures, blocks, documents), each kind by id. A document (a LangGraph
+store item) carries its owner scope and the text it is searched by. Episodes come first so a reader
 meets each source before the records derived from it; derived records carry their
 provenance (``source_episode_ids``). Import keeps ids and recomputes vectors, so
 export -> import -> export gives the same lines.
@@ -18,6 +19,7 @@ from sedimem.blocks import BLOCK, block_row
 from sedimem.embed.base import Embedder
 from sedimem.errors import ValidationError
 from sedimem.longterm import records
+from sedimem.longterm.documents import DOCUMENT, DocumentRecord
 from sedimem.longterm.vectors import embed_all
 from sedimem.storage.longterm.base import LongTermStore, RecordFilter, StoredRecord, Vector
 from sedimem.types._base import translate
@@ -27,12 +29,13 @@ from sedimem.types.longterm import Episode, Fact, Procedure
 __all__ = ["EXPORTED_KINDS", "export_user", "import_records"]
 
 _PAGE = 1000
-Exported = Episode | Fact | Procedure | Block
+Exported = Episode | Fact | Procedure | Block | DocumentRecord
 _MODELS: dict[str, type[Exported]] = {
     records.EPISODE: Episode,
     records.FACT: Fact,
     records.PROCEDURE: Procedure,
     BLOCK: Block,
+    DOCUMENT: DocumentRecord,
 }
 #: The kinds an export holds, in the order it writes them.
 EXPORTED_KINDS = tuple(_MODELS)
@@ -48,10 +51,16 @@ async def export_user(longterm: LongTermStore, tenant: str, user: str | None) ->
             for row in page:
                 if user is None and row.user is not None:
                     continue
-                yield json.dumps({"kind": kind, "record": json.loads(row.body)}, sort_keys=True)
+                yield json.dumps({"kind": kind, "record": _exported(row)}, sort_keys=True)
             if len(page) < _PAGE:
                 break
             cursor = page[-1].id
+
+
+def _exported(row: StoredRecord) -> object:
+    if row.kind == DOCUMENT:
+        return DocumentRecord.from_row(row).model_dump(mode="json")
+    return json.loads(row.body)
 
 
 def _parse(number: int, line: str, tenant: str) -> Exported:
@@ -87,9 +96,12 @@ async def import_records(
     counts = dict.fromkeys(EXPORTED_KINDS, 0)
     for start in range(0, len(parsed), _PAGE):
         batch = parsed[start : start + _PAGE]
-        searchable = [r for r in batch if not isinstance(r, Block)]
+        searchable = [r for r in batch if not isinstance(r, Block | DocumentRecord)]
+        searchable_docs = [r for r in batch if isinstance(r, DocumentRecord) and r.text.strip()]
         vectors = await embed_all(embedder, [_text(r) for r in searchable])
         by_id = {r.id: v for r, v in zip(searchable, vectors, strict=True)}
+        doc_vectors = await embed_all(embedder, [r.text for r in searchable_docs])
+        by_id |= {r.id: v for r, v in zip(searchable_docs, doc_vectors, strict=True)}
         rows = [_row(r, by_id.get(r.id)) for r in batch]
         await longterm.put(tenant, rows)
         for row in rows:
@@ -108,6 +120,10 @@ def _text(record: Episode | Fact | Procedure) -> str:
 def _row(record: Exported, vector: Vector | None) -> StoredRecord:
     if isinstance(record, Block):
         return block_row(record)
+    if isinstance(record, DocumentRecord):
+        row = record.row()
+        row.vector = vector
+        return row
     if isinstance(record, Episode):
         return records.episode_row(record, vector)
     if isinstance(record, Fact):

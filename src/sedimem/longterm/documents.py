@@ -39,7 +39,7 @@ from sedimem.retrieval.fusion import RetrievalSettings
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import LongTermStore, RecordFilter, StoredRecord
 
-__all__ = ["DOCUMENT", "Document", "Documents", "values_match"]
+__all__ = ["DOCUMENT", "Document", "DocumentRecord", "Documents", "values_match"]
 
 DOCUMENT = "document"
 _PAGE = 1000
@@ -60,6 +60,58 @@ class Document(BaseModel):
     updated_at: AwareDatetime
     ttl_seconds: float | None = None
     expires_at: AwareDatetime | None = None
+
+
+def document_id(scope: Scope, namespace: tuple[str, ...], key: str) -> str:
+    """A document's row id: one per owner scope, namespace and key."""
+    name = json.dumps([scope.canonical, list(namespace), key])
+    return hashlib.blake2b(name.encode(), digest_size=16).hexdigest()
+
+
+class DocumentRecord(BaseModel):
+    """A document with its owner scope and the text it is searched by: a stored row's
+    content, and how an export carries a document."""
+
+    model_config = ConfigDict(frozen=True)
+
+    scope: Scope
+    document: Document
+    text: str = ""
+
+    @property
+    def id(self) -> str:
+        """The row's id: one per owner scope, namespace and key."""
+        return document_id(self.scope, self.document.namespace, self.document.key)
+
+    def row(self) -> StoredRecord:
+        s, doc = self.scope, self.document
+        return StoredRecord(
+            id=self.id,
+            kind=DOCUMENT,
+            tenant=s.tenant,
+            project=s.project,
+            user=s.user,
+            agent_type=s.agent_type,
+            agent=s.agent,
+            session=None,
+            text=self.text,
+            occurred_at=doc.updated_at.timestamp(),
+            importance=0.5,
+            body=doc.model_dump_json(),
+            subject=s.digest,
+            name=json.dumps(list(doc.namespace)),
+        )
+
+    @classmethod
+    def from_row(cls, row: StoredRecord) -> DocumentRecord:
+        scope = Scope(
+            tenant=row.tenant,
+            project=row.project,
+            user=row.user,
+            agent_type=row.agent_type,
+            agent=row.agent,
+        )
+        return cls(scope=scope, document=Document.model_validate_json(row.body), text=row.text)
 
 
 def _compare(actual: Any, operator: str, expected: Any) -> bool:
@@ -182,30 +234,13 @@ class Documents(LongTermService):
         self.scope = scope.owner
 
     def _id(self, namespace: tuple[str, ...], key: str) -> str:
-        name = json.dumps([self.scope.canonical, list(namespace), key])
-        return hashlib.blake2b(name.encode(), digest_size=16).hexdigest()
+        return document_id(self.scope, namespace, key)
 
     def _filter(self, ids: tuple[str, ...] | None = None) -> RecordFilter:
         return RecordFilter(kind=DOCUMENT, subject=self.scope.digest, ids=ids)
 
     def _row(self, doc: Document, text: str) -> StoredRecord:
-        s = self.scope
-        return StoredRecord(
-            id=self._id(doc.namespace, doc.key),
-            kind=DOCUMENT,
-            tenant=s.tenant,
-            project=s.project,
-            user=s.user,
-            agent_type=s.agent_type,
-            agent=s.agent,
-            session=None,
-            text=text,
-            occurred_at=doc.updated_at.timestamp(),
-            importance=0.5,
-            body=doc.model_dump_json(),
-            subject=s.digest,
-            name=json.dumps(list(doc.namespace)),
-        )
+        return DocumentRecord(scope=self.scope, document=doc, text=text).row()
 
     async def put(
         self,
