@@ -3,8 +3,10 @@
 Tiers, in the order they appear: pinned blocks (always first), working state (task,
 keys, the newest scratchpad notes), matching procedures, facts true and believed now,
 episodes. Long-term tiers are searched across every session of the scope's owner; facts and
-episodes of the asking session get a small boost (:data:`SESSION_BOOST`). Packing (quotas,
-the exact token count, the report) is :mod:`sedimem.context`.
+episodes of the asking session get a small boost (:data:`SESSION_BOOST`), and both sections
+are put in maximal-marginal-relevance order (:mod:`sedimem.context.diversity`: a near-copy
+of a memory already in yields to a distinct one). Packing (quotas, the exact token count,
+the report) is :mod:`sedimem.context`.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from sedimem.context.diversity import diversify
 from sedimem.context.models import AssembledContext, ContextFormat, ContextItem
 from sedimem.context.packing import pack
 from sedimem.context.tokens import Tokenizer
@@ -92,7 +95,8 @@ def _boosted(scope: Scope, hit: Hit[Fact] | Hit[Episode]) -> float:
 
 
 def _ranked(items: list[ContextItem]) -> list[ContextItem]:
-    return sorted(items, key=lambda item: -item.score)  # stable: ties keep their rank
+    # stable: ties keep their rank; then near-copies yield to distinct memories
+    return diversify(sorted(items, key=lambda item: -item.score))
 
 
 async def _facts(memory: Memory, query: str, scope: Scope) -> list[ContextItem]:

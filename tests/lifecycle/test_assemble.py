@@ -101,3 +101,17 @@ async def test_the_asking_sessions_memories_get_a_small_boost(memory: Memory) ->
         factor = 1.0 + SESSION_BOOST if hit.record.scope.session == "s2" else 1.0
         assert item.score == pytest.approx(hit.score * factor)
     assert [item.score for item in facts] == sorted((item.score for item in facts), reverse=True)
+
+
+async def test_assemble_packs_a_distinct_memory_before_near_copies(memory: Memory) -> None:
+    scope = Scope(tenant="t", user="bo")
+    for _ in range(4):  # the same event, recorded four times
+        await memory.episodes.record(
+            Episode(scope=scope, description="Deploy to production failed on the migration")
+        )
+    other = await memory.episodes.record(
+        Episode(scope=scope, description="Production deploy failed; rolled back, paged on-call")
+    )
+    context = await memory.assemble("deploy to production failed", scope, budget_tokens=2000)
+    episodes = [i.id for i in context.report.included if i.tier == "episodes"]
+    assert episodes.index(other.id) == 1  # second: right after the best match
