@@ -8,7 +8,8 @@ from typer.testing import CliRunner
 
 from sedimem.cli import app
 from sedimem.errors import ValidationError
-from sedimem.evaluation.locomo import load_locomo
+from sedimem.evaluation.locomo import CATEGORIES, load_locomo
+from sedimem.evaluation.run import ABLATIONS
 
 
 def dataset(path: Path) -> Path:
@@ -47,13 +48,16 @@ def test_loading_keeps_dates_ids_and_answerable_questions(tmp_path: Path) -> Non
     assert conv.turns[0].description == "Ana: I adopted a grey kitten named Pixel."
     assert "snowy mountain" in conv.turns[2].description
     assert conv.turns[2].occurred_at.month == 6
-    assert len(conv.questions) == 3  # category 5 and unknown evidence are left out
+    # unknown evidence is left out; the adversarial question is kept, reported apart
+    assert [q.category for q in conv.questions] == [1, 2, 3, 5]
     assert conv.turns[0].scope.project == "conv-1"
+    # each LoCoMo session is the turns' session (provenance, as conversation ingest files it)
+    assert [t.scope.session for t in conv.turns] == ["session-1"] * 2 + ["session-2"] * 2
 
 
 def test_cli_reports_every_mode_and_a_json_last_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(
-        app, ["eval", "locomo", "--data", str(dataset(tmp_path / "l.json"))]
+        app, ["eval", "locomo", "--data", str(dataset(tmp_path / "l.json")), "--ablation"]
     )
     assert result.exit_code == 0, result.output
     last = json.loads(result.output.strip().splitlines()[-1])["metrics"]
@@ -66,6 +70,22 @@ def test_cli_reports_every_mode_and_a_json_last_line(tmp_path: Path) -> None:
     assert last["hybrid.recall@10_all"] == 1.0
     assert last["bm25.ndcg@10"] > 0.5
     assert "LoCoMo evidence retrieval" in result.output
+    # per category: the headline averages categories 1-4 only; adversarial stands apart
+    counts = {c: last[f"hybrid.{c}.questions"] for c in CATEGORIES.values()}
+    assert counts == {
+        "multi-hop": 1,
+        "temporal": 1,
+        "open-domain": 1,
+        "single-hop": 0,
+        "adversarial": 1,
+    }
+    assert last["hybrid.multi-hop.recall@10_any"] == 1.0
+    assert last["hybrid.single-hop.recall@10_any"] == 0.0  # no question: no figure
+    assert "per category" in result.output
+    # the ablation: hybrid with each technique taken away, same questions
+    for label in ABLATIONS:
+        assert 0.0 <= last[f"ablation.{label}.recall@10_any"] <= 1.0
+    assert "ablation" in result.output
 
 
 def test_bad_inputs(tmp_path: Path) -> None:

@@ -186,14 +186,19 @@ def eval_locomo(
     store: Annotated[
         str | None, typer.Option(help="Long-term store URL (default: a temporary SQLite file).")
     ] = None,
+    ablation: Annotated[
+        bool,
+        typer.Option(help="Also run hybrid recall with each retrieval technique taken away."),
+    ] = False,
 ) -> None:
-    """Evidence recall@5/@10 and NDCG@10 for keyword-only, vector-only and hybrid retrieval."""
+    """Evidence recall@5/@10 and NDCG@10 for keyword-only, vector-only and hybrid retrieval,
+    overall and per LoCoMo category."""
     from sedimem.evaluation.run import run_locomo
 
     path = data or _DEFAULT_LOCOMO
     if not path.exists():
         raise typer.BadParameter(f"{path} does not exist; pass --data PATH", param_hint="--data")
-    run(run_locomo(path, console.get(), store_url=store))
+    run(run_locomo(path, console.get(), store_url=store, ablation=ablation))
 
 
 @eval_app.command("extraction")

@@ -1,4 +1,4 @@
-"""Run the LoCoMo evaluation on a fresh store and report a table plus a JSON line."""
+"""Run the LoCoMo evaluation on a fresh store and report tables plus a JSON line."""
 
 from __future__ import annotations
 
@@ -11,16 +11,30 @@ from rich.progress import Progress
 from rich.table import Table
 
 from sedimem.embed import default_embedder
-from sedimem.evaluation.locomo import MODES, evaluate, load_locomo
+from sedimem.evaluation.locomo import CATEGORIES, MODES, ask, evaluate, load_locomo
 from sedimem.longterm.episodic import EpisodicMemory
 from sedimem.longterm.stores import open_longterm_store
 from sedimem.retrieval.fusion import RetrievalSettings
 
-__all__ = ["run_locomo"]
+__all__ = ["ABLATIONS", "run_locomo"]
+
+_DEFAULTS = RetrievalSettings()
+#: Hybrid recall with one technique taken away (or the fusion as it was before them).
+ABLATIONS: dict[str, RetrievalSettings] = {
+    "fusion only (rrf_k 60, no second stage)": _DEFAULTS.model_copy(
+        update={"rrf_k": 60.0, "rerank_depth": 0}
+    ),
+    "fusion only (rrf_k 20, no second stage)": _DEFAULTS.model_copy(update={"rerank_depth": 0}),
+    "without coverage": _DEFAULTS.model_copy(update={"coverage_weight": 0.0}),
+    "without time": _DEFAULTS.model_copy(update={"time_weight": 0.0, "when_weight": 0.0}),
+    "without session": _DEFAULTS.model_copy(update={"session_weight": 0.0}),
+}
+_COLUMNS = ("recall@5_any", "recall@10_any", "recall@5_all", "recall@10_all", "ndcg@10")
+_HEADERS = ("R@5 any", "R@10 any", "R@5 all", "R@10 all", "NDCG@10")
 
 
 async def run_locomo(
-    data: Path, console: Console, *, store_url: str | None = None
+    data: Path, console: Console, *, store_url: str | None = None, ablation: bool = False
 ) -> dict[str, float]:
     conversations = load_locomo(data)
     embedder = default_embedder()
@@ -28,7 +42,7 @@ async def run_locomo(
         store = await open_longterm_store(store_url or f"sqlite:///{tmp}/locomo.db")
         await store.bind_embedder(embedder.name, embedder.dimension)
         try:
-            memory = EpisodicMemory(store, embedder, settings=RetrievalSettings())
+            memory = EpisodicMemory(store, embedder, settings=_DEFAULTS)
             with Progress(console=console, transient=True) as progress:
                 turns = sum(len(c.turns) for c in conversations)
                 questions = sum(len(c.questions) for c in conversations)
@@ -40,13 +54,43 @@ async def run_locomo(
                     conversations,
                     progress=lambda name, n: progress.advance(tasks[name], n),
                 )
+                ablations = {}
+                for label, settings in ABLATIONS.items() if ablation else ():
+                    variant = EpisodicMemory(store, embedder, settings=settings)
+                    ablations[label] = await ask(variant, conversations, "hybrid")
         finally:
             await store.aclose()
-    title = f"LoCoMo evidence retrieval ({int(metrics['questions'])} questions)"
-    columns = ("recall@5_any", "recall@10_any", "recall@5_all", "recall@10_all", "ndcg@10")
-    table = Table("mode", "R@5 any", "R@10 any", "R@5 all", "R@10 all", "NDCG@10", title=title)
-    for mode in MODES:
-        table.add_row(mode, *(f"{metrics[f'{mode}.{m}']:.3f}" for m in columns))
-    console.print(table)
+    _print(console, metrics, ablations)
+    for label, figures in ablations.items():
+        for name, value in figures.items():
+            metrics[f"ablation.{label}.{name}"] = value
     console.print(json.dumps({"metrics": metrics}), soft_wrap=True, highlight=False)
     return metrics
+
+
+def _print(
+    console: Console, metrics: dict[str, float], ablations: dict[str, dict[str, float]]
+) -> None:
+    title = f"LoCoMo evidence retrieval ({int(metrics['questions'])} questions, categories 1-4)"
+    table = Table("mode", *_HEADERS, title=title)
+    for mode in MODES:
+        table.add_row(mode, *(f"{metrics[f'{mode}.{m}']:.3f}" for m in _COLUMNS))
+    console.print(table)
+    table = Table(
+        "category", "questions", *(f"{m} R@10 / NDCG@10" for m in MODES), title="per category"
+    )
+    for label in CATEGORIES.values():
+        cells = [
+            f"{metrics[f'{m}.{label}.recall@10_any']:.3f} / {metrics[f'{m}.{label}.ndcg@10']:.3f}"
+            for m in MODES
+        ]
+        table.add_row(label, f"{metrics[f'hybrid.{label}.questions']:.0f}", *cells)
+    console.print(table)
+    if ablations:
+        table = Table("hybrid", *_HEADERS, title="ablation (categories 1-4)")
+        table.add_row(
+            "all techniques (default)", *(f"{metrics[f'hybrid.{m}']:.3f}" for m in _COLUMNS)
+        )
+        for label, figures in ablations.items():
+            table.add_row(label, *(f"{figures[m]:.3f}" for m in _COLUMNS))
+        console.print(table)

@@ -4,21 +4,28 @@ The two searches run concurrently (each on its own store connection where the st
 pool) and bring their records with them (``*_search_records``): fusion needs each
 candidate's time and importance, and a ``get`` of every candidate afterwards would be one
 more round trip on the critical path.
+
+In hybrid mode the fused top ``rerank_depth`` records (not only the top ``k``) are read and
+re-scored by the second stage (:mod:`sedimem.retrieval.rerank`: query-word coverage, the
+time the query names, session mass) before the top ``k`` are returned.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
+from typing import Literal, Protocol
 
 from sedimem.embed.base import Embedder
 from sedimem.errors import ValidationError
 from sedimem.longterm.arguments import check_k, check_query
-from sedimem.retrieval.fusion import Candidate, RetrievalSettings, fuse
+from sedimem.retrieval.fusion import Candidate, Fused, RetrievalSettings, fuse_ranked
+from sedimem.retrieval.index.analyzer import Analyzer
+from sedimem.retrieval.rerank import RerankCandidate, Reranked, RerankWeights, rerank
 from sedimem.retrieval.terms import query_terms
 from sedimem.storage.longterm.base import (
     FusedSearch,
     LongTermStore,
+    Peek,
     Ranked,
     RecordFilter,
     ScoredRecord,
@@ -41,6 +48,16 @@ class Searcher:
         self.store = store
         self.embedder = embedder
         self.settings = settings
+        # Stems for the second stage (the keyword index's rules); one per searcher, used on
+        # the event loop's thread only (its cache is not thread-safe).
+        self._analyzer = Analyzer()
+        self._weights = RerankWeights(
+            coverage=settings.coverage_weight,
+            time=settings.time_weight,
+            when=settings.when_weight,
+            session=settings.session_weight,
+            time_half_life_days=settings.time_half_life_days,
+        )
 
     async def search(
         self,
@@ -57,8 +74,96 @@ class Searcher:
         if mode not in ("hybrid", "keyword", "vector"):
             raise ValidationError("mode", f"{mode!r} is unknown", allowed="hybrid, keyword, vector")
         pool = max(k, self.settings.candidates)
+        depth = k
+        if mode == "hybrid" and self.settings.rerank_depth:
+            depth = max(k, min(pool, self.settings.rerank_depth))
+        if depth > k and isinstance(self.store, FusedSearch) and isinstance(self.store, Peek):
+            return await self._fused_peeked(self.store, tenant, flt, query, k, depth, pool, now)
         if isinstance(self.store, FusedSearch):
-            return await self._fused(self.store, tenant, flt, query, k, pool, mode, now)
+            found = await self._fused(self.store, tenant, flt, query, depth, pool, mode, now)
+        else:
+            found = await self._separate(tenant, flt, query, depth, pool, mode, now)
+        if depth > k:
+            candidates = [
+                RerankCandidate(row.id, row.text, row.occurred_at, row.session, why.score)
+                for row, why in found
+            ]
+            ranked = self._rerank(query, candidates, now)[:k]
+            rows = {row.id: (row, why) for row, why in found}
+            return [(rows[r.id][0], _explained(rows[r.id][1], r)) for r in ranked]
+        return [(row, why.explain()) for row, why in found[:k]]
+
+    def _rerank(self, query: str, candidates: list[RerankCandidate], now: float) -> list[Reranked]:
+        stems = self._analyzer.query_terms(query_terms(query))
+        return rerank(
+            query, stems, candidates, matcher=self._analyzer, now=now, weights=self._weights
+        )
+
+    async def _fused_peeked(
+        self,
+        store: _PeekingStore,
+        tenant: str,
+        flt: RecordFilter,
+        query: str,
+        k: int,
+        depth: int,
+        pool: int,
+        now: float,
+    ) -> list[tuple[StoredRecord, ScoreBreakdown]]:
+        """Hybrid search with the second stage on a store that can peek: whole records for
+        the fused top ``k`` come with the search, only text, session and time for the rest
+        of the ``depth`` candidates (no body, no vector to read), and whole records again
+        for those the second stage lifts into the top ``k``."""
+        vector = (await self.embedder.aembed([query]))[0]
+        fused: list[tuple[str, Fused]] = []
+
+        def pick(keyword: list[Ranked], similar: list[Ranked], traits: Traits) -> list[str]:
+            candidates = {rid: Candidate(*pair) for rid, pair in traits.items()}
+            fused.extend(
+                fuse_ranked(
+                    keyword, similar, candidates, now=now, settings=self.settings, limit=depth
+                )
+            )
+            return [rid for rid, _ in fused[:k]]
+
+        rows = await store.fused_search(tenant, flt, query_terms(query), vector, pool, pick)
+        rest = [rid for rid, _ in fused[k:]]
+        previews = await store.previews(tenant, rest) if rest else {}
+        why_of = dict(fused)
+        candidates = []
+        for rid, why in fused:
+            row = rows.get(rid)
+            if row is not None:
+                candidates.append(
+                    RerankCandidate(rid, row.text, row.occurred_at, row.session, why.score)
+                )
+            elif rid in previews:
+                text, session, occurred_at = previews[rid]
+                candidates.append(RerankCandidate(rid, text, occurred_at, session, why.score))
+        ranked = self._rerank(query, candidates, now)
+        result: list[tuple[StoredRecord, ScoreBreakdown]] = []
+        at = 0
+        while len(result) < k and at < len(ranked):
+            # whole records for the next ones short of k (a record deleted meanwhile is
+            # skipped and the next candidate taken)
+            batch = ranked[at : at + k - len(result)]
+            at += len(batch)
+            missing = [r.id for r in batch if r.id not in rows]
+            if missing:
+                rows.update((row.id, row) for row in await store.records_now(tenant, missing))
+            result.extend((rows[r.id], _explained(why_of[r.id], r)) for r in batch if r.id in rows)
+        return result
+
+    async def _separate(
+        self,
+        tenant: str,
+        flt: RecordFilter,
+        query: str,
+        k: int,
+        pool: int,
+        mode: Mode,
+        now: float,
+    ) -> list[tuple[StoredRecord, Fused]]:
         keyword, vector = await asyncio.gather(
             self._keyword(tenant, flt, query, pool) if mode != "vector" else _nothing(),
             self._vector(tenant, flt, query, pool) if mode != "keyword" else _nothing(),
@@ -66,7 +171,7 @@ class Searcher:
         rows = {row.id: row for row, _ in keyword}
         rows.update((row.id, row) for row, _ in vector)
         candidates = {rid: Candidate(r.occurred_at, r.importance) for rid, r in rows.items()}
-        fused = fuse(
+        fused = fuse_ranked(
             [(row.id, score) for row, score in keyword],
             [(row.id, score) for row, score in vector],
             candidates,
@@ -86,17 +191,17 @@ class Searcher:
         pool: int,
         mode: Mode,
         now: float,
-    ) -> list[tuple[StoredRecord, ScoreBreakdown]]:
+    ) -> list[tuple[StoredRecord, Fused]]:
         terms = query_terms(query) if mode != "vector" else []
         vector = None
         if mode != "keyword":
             vector = (await self.embedder.aembed([query]))[0]
-        fused: list[tuple[str, ScoreBreakdown]] = []
+        fused: list[tuple[str, Fused]] = []
 
         def pick(keyword: list[Ranked], vector: list[Ranked], traits: Traits) -> list[str]:
             candidates = {rid: Candidate(*pair) for rid, pair in traits.items()}
             fused.extend(
-                fuse(keyword, vector, candidates, now=now, settings=self.settings, limit=k)
+                fuse_ranked(keyword, vector, candidates, now=now, settings=self.settings, limit=k)
             )
             return [rid for rid, _ in fused]
 
@@ -120,3 +225,23 @@ class Searcher:
 
 async def _nothing() -> list[ScoredRecord]:
     return []
+
+
+def _explained(why: Fused, reranked: Reranked) -> ScoreBreakdown:
+    return ScoreBreakdown(
+        vector=why.vector,
+        vector_rank=why.vector_rank,
+        keyword=why.keyword,
+        keyword_rank=why.keyword_rank,
+        recency=why.recency,
+        importance=why.importance,
+        fused=why.fused,
+        coverage=reranked.coverage,
+        time=reranked.time,
+        session=reranked.session,
+        score=reranked.score,
+    )
+
+
+class _PeekingStore(FusedSearch, Peek, Protocol):
+    """A store with both optional capabilities (the protocols are checked at run time)."""

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from sedimem.types.search import ScoreBreakdown
 
-__all__ = ["Candidate", "RetrievalSettings", "ScoreBreakdown", "fuse"]
+__all__ = ["Candidate", "Fused", "RetrievalSettings", "ScoreBreakdown", "fuse", "fuse_ranked"]
 
 
 class RetrievalSettings(BaseModel):
@@ -25,7 +26,11 @@ class RetrievalSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    rrf_k: float = Field(default=60.0, gt=0, description="RRF damping constant.")
+    rrf_k: float = Field(
+        default=20.0,
+        gt=0,
+        description="RRF damping constant (smaller: the top of each list counts for more).",
+    )
     keyword_weight: float = Field(default=1.0, ge=0)
     vector_weight: float = Field(default=1.0, ge=0)
     recency_weight: float = Field(default=0.05, ge=0, le=10)
@@ -33,6 +38,33 @@ class RetrievalSettings(BaseModel):
     recency_half_life_days: float = Field(default=30.0, gt=0)
     candidates: int = Field(
         default=50, ge=1, le=10_000, description="Candidates drawn from each list (at least k)."
+    )
+    rerank_depth: int = Field(
+        default=30,
+        ge=0,
+        le=1_000,
+        description="Fused candidates the second stage re-scores (hybrid mode; 0: none).",
+    )
+    coverage_weight: float = Field(
+        default=1.0, ge=0, le=10, description="Second stage: share of the query's words held."
+    )
+    time_weight: float = Field(
+        default=1.0, ge=0, le=10, description="Second stage: record in the time the query names."
+    )
+    when_weight: float = Field(
+        default=0.5,
+        ge=0,
+        le=10,
+        description="Second stage: record naming a time, for a query asking when.",
+    )
+    session_weight: float = Field(
+        default=0.1,
+        ge=0,
+        le=10,
+        description="Second stage: fused scores of the candidates from the record's session.",
+    )
+    time_half_life_days: float = Field(
+        default=7.0, gt=0, description="Second stage: distance to the asked time halving it."
     )
 
 
@@ -42,6 +74,32 @@ class Candidate:
 
     occurred_at: float
     importance: float
+
+
+class Fused(NamedTuple):
+    """One fused candidate: its final score and what made it (a tuple: fusion may keep many
+    more candidates than a search returns, and only those returned are explained)."""
+
+    score: float
+    fused: float
+    recency: float
+    importance: float
+    keyword: float | None
+    keyword_rank: int | None
+    vector: float | None
+    vector_rank: int | None
+
+    def explain(self) -> ScoreBreakdown:
+        return ScoreBreakdown(
+            vector=self.vector,
+            vector_rank=self.vector_rank,
+            keyword=self.keyword,
+            keyword_rank=self.keyword_rank,
+            recency=self.recency,
+            importance=self.importance,
+            fused=self.fused,
+            score=self.score,
+        )
 
 
 def fuse(
@@ -57,6 +115,20 @@ def fuse(
 
     Ids missing from ``candidates`` (deleted meanwhile) are dropped.
     """
+    ranked = fuse_ranked(keyword, vector, candidates, now=now, settings=settings, limit=limit)
+    return [(rid, f.explain()) for rid, f in ranked]
+
+
+def fuse_ranked(
+    keyword: Sequence[tuple[str, float]],
+    vector: Sequence[tuple[str, float]],
+    candidates: dict[str, Candidate],
+    *,
+    now: float,
+    settings: RetrievalSettings,
+    limit: int | None = None,
+) -> list[tuple[str, Fused]]:
+    """:func:`fuse` without the explanations (``Fused.explain`` makes one)."""
     k0 = settings.rrf_k
     weights = (settings.keyword_weight, settings.vector_weight)
     active = [w for ranked, w in zip((keyword, vector), weights, strict=True) if ranked]
@@ -79,22 +151,25 @@ def fuse(
         )
         scored.append((-score, rid, recency, raw / max_fused))
     scored.sort()
-    # explanations only for what is returned
     keyword_at = {rid: (rank, s) for rank, (rid, s) in enumerate(keyword, start=1)}
     vector_at = {rid: (rank, s) for rank, (rid, s) in enumerate(vector, start=1)}
     results = []
     for neg_score, rid, recency, norm in scored[:limit]:
         kw = keyword_at.get(rid)
         vec = vector_at.get(rid)
-        why = ScoreBreakdown(
-            vector=None if vec is None else float(vec[1]),
-            vector_rank=None if vec is None else vec[0],
-            keyword=None if kw is None else float(kw[1]),
-            keyword_rank=None if kw is None else kw[0],
-            recency=recency,
-            importance=candidates[rid].importance,
-            fused=norm,
-            score=-neg_score,
+        results.append(
+            (
+                rid,
+                Fused(
+                    score=-neg_score,
+                    fused=norm,
+                    recency=recency,
+                    importance=candidates[rid].importance,
+                    keyword=None if kw is None else float(kw[1]),
+                    keyword_rank=None if kw is None else kw[0],
+                    vector=None if vec is None else float(vec[1]),
+                    vector_rank=None if vec is None else vec[0],
+                ),
+            )
         )
-        results.append((rid, why))
     return results

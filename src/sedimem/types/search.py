@@ -33,6 +33,18 @@ class ScoreBreakdown(BaseModel):
     fused: float = Field(
         default=0.0, description="Reciprocal-rank fusion of both lists, normalised to 0..1."
     )
+    coverage: float | None = Field(
+        default=None,
+        description="Second stage (hybrid): share of the query's words the record holds, 0..1.",
+    )
+    time: float | None = Field(
+        default=None,
+        description="Second stage: closeness to the time the query names (or asks for), 0..1.",
+    )
+    session: float | None = Field(
+        default=None,
+        description="Second stage: fused scores of the candidates from the record's session.",
+    )
     score: float = Field(default=0.0, description="The final score hits are ordered by.")
 
 

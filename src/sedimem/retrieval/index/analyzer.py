@@ -7,6 +7,8 @@ identical is what lets the in-memory index and FTS5 find the same rows.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Sequence
 
 import Stemmer  # type: ignore[import-not-found,unused-ignore]
@@ -16,6 +18,20 @@ from sedimem.storage.longterm.sqlite.fts import fold_tokens
 __all__ = ["Analyzer"]
 
 _STEM_CACHE = 500_000  # distinct tokens remembered (a few tens of MB at most)
+# ASCII text: every character but a letter or a digit separates tokens (``fold_tokens``'s
+# rule restricted to ASCII), so lower() + translate() + split() tokenise it in C.
+_FOLD_MANY = str.maketrans({chr(c): " " for c in range(1, 128) if not chr(c).isalnum()})
+
+
+_COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+_SEPARATOR = re.compile(r"[\W_]+")
+
+
+def _fold(text: str) -> str:
+    """``fold_tokens`` with regexes: lowered, diacritics (the combining blocks) dropped,
+    separators made spaces."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return _SEPARATOR.sub(" ", _COMBINING.sub("", decomposed))
 
 
 class Analyzer:
@@ -39,6 +55,34 @@ class Analyzer:
                 stems.clear()
             stems.update(zip(missing, self._stemmer.stemWords(missing), strict=True))
             return [stems.get(t) or self._stemmer.stemWord(t) for t in tokens]
+
+    def fold_many(self, texts: Sequence[str]) -> tuple[str, list[int]]:
+        """The texts' tokens (``fold_tokens``' rules, not stemmed) in one string: each text
+        as its tokens separated by spaces, with a space at each end, the texts joined by
+        NUL; and where each text starts. ``" " + word`` then finds every token starting
+        with ``word`` in all the texts by substring searches, in C."""
+        # ASCII (the usual case) is lowered and its separators mapped to spaces below, in C
+        # and over all the texts at once; other text is folded first, with regexes.
+        pieces = [
+            " " + (text.replace("\0", " ") if text.isascii() else _fold(text)) + " "
+            for text in texts
+        ]
+        starts = []
+        at = 0
+        for piece in pieces:
+            starts.append(at)
+            at += len(piece) + 1
+        return "\0".join(pieces).lower().translate(_FOLD_MANY), starts
+
+    def stem(self, token: str) -> str:
+        """The stem of one token (remembered)."""
+        stems = self._stems
+        found = stems.get(token)
+        if found is None:
+            if len(stems) > _STEM_CACHE:
+                stems.clear()
+            found = stems[token] = self._stemmer.stemWord(token)
+        return found
 
     def query_terms(self, terms: Sequence[str]) -> list[str]:
         """The distinct stemmed terms of a query (a term may hold several words)."""

@@ -54,7 +54,9 @@ __all__ = [
     "Decision",
     "FusedSearch",
     "LongTermStore",
+    "Peek",
     "Pick",
+    "Preview",
     "Ranked",
     "RecordFilter",
     "ScoredRecord",
@@ -161,6 +163,26 @@ class FusedSearch(Protocol):
         """Up to ``pool`` keyword hits for ``terms`` (none when empty) and vector hits for
         ``vector`` (none when ``None``), then the records of the ids ``pick`` returns
         (deleted ones are absent), by id. ``pick`` runs once, on the store's thread."""
+        ...
+
+
+#: What a second stage scores a candidate on: ``(text, session, occurred_at)``.
+Preview = tuple[str, str | None, float]
+
+
+@runtime_checkable
+class Peek(Protocol):
+    """A store that reads records at once on the caller's thread, either whole or only the
+    few columns a second stage re-scores candidates on (no body, no vector: far less to
+    read per row). Optional: a ``FusedSearch`` store with it reads whole records only for
+    what a search returns."""
+
+    async def previews(self, tenant: str, ids: Sequence[str]) -> dict[str, Preview]:
+        """Text, session and time of the records with these ids that exist, by id."""
+        ...
+
+    async def records_now(self, tenant: str, ids: Sequence[str]) -> list[StoredRecord]:
+        """``get``, read on the caller's thread (no hand-off to the store's own thread)."""
         ...
 
 

@@ -521,3 +521,20 @@ async def test_fused_search_gives_the_same_candidates_with_or_without_the_index(
         assert seen[0] == seen[1]
     nothing = await store.fused_search(T, RecordFilter(), [], None, 10, lambda k, v, t: [])
     assert nothing == {}
+
+
+async def test_previews_and_records_now_read_the_tenants_rows(
+    store: SqliteLongTermStore,
+) -> None:
+    a = make_record("first words", tenant=T, session="s1", occurred_at=100.0)
+    b = make_record("second words", tenant=T, occurred_at=200.0)
+    other = make_record("another tenant", tenant="u")
+    await store.put(T, [a, b])
+    await store.put("u", [other])
+    previews = await store.previews(T, [a.id, b.id, other.id, "missing"])
+    assert previews == {a.id: ("first words", "s1", 100.0), b.id: ("second words", None, 200.0)}
+    assert await store.previews(T, []) == {}
+    rows = await store.records_now(T, [b.id, other.id])
+    assert [r.id for r in rows] == [b.id]
+    assert rows[0] == (await store.get(T, [b.id]))[0]
+    assert await store.records_now(T, []) == []

@@ -15,7 +15,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from sedimem.errors import ConfigurationError, ValidationError
-from sedimem.storage.longterm.base import Ranked, RecordFilter, StoredRecord, Traits, Vector
+from sedimem.storage.longterm.base import (
+    Preview,
+    Ranked,
+    RecordFilter,
+    StoredRecord,
+    Traits,
+    Vector,
+)
 from sedimem.storage.longterm.sqlite.filter import where
 from sedimem.storage.longterm.sqlite.fts import fts_or_query
 from sedimem.storage.longterm.sqlite.schema import (
@@ -26,6 +33,7 @@ from sedimem.storage.longterm.sqlite.schema import (
 )
 
 __all__ = [
+    "select_previews",
     "checked_vector",
     "Binding",
     "delete_rows",
@@ -153,6 +161,19 @@ def select_records(
     if vectors:
         return [record_from_row(row[:-1], row[-1]) for row in rows]
     return [record_from_row(row) for row in rows]
+
+
+def select_previews(
+    conn: sqlite3.Connection, tenant: str, ids: Sequence[str]
+) -> dict[str, Preview]:
+    """``(text, session, occurred_at)`` of the tenant's records among ``ids``: columns that
+    precede the body and the vector in a row, so no overflow page of theirs is read."""
+    rows = conn.execute(
+        "SELECT id, text, session, occurred_at FROM lt_record "
+        "WHERE tenant = ? AND id IN (SELECT value FROM json_each(?))",
+        (tenant, json.dumps(list(ids))),
+    )
+    return {str(i): (str(t), s, float(o)) for i, t, s, o in rows}
 
 
 def read_traits(conn: sqlite3.Connection, tenant: str, ids: Sequence[str]) -> Traits:

@@ -26,6 +26,7 @@ from sedimem.errors import ConfigurationError, ValidationError
 from sedimem.storage.longterm.base import (
     Decision,
     Pick,
+    Preview,
     Ranked,
     RecordFilter,
     ScoredRecord,
@@ -46,6 +47,7 @@ from sedimem.storage.longterm.sqlite.rows import (
     read_binding,
     read_traits,
     scan_vectors,
+    select_previews,
     select_records,
     upsert,
 )
@@ -203,6 +205,18 @@ class SqliteLongTermStore:
         if not ids:
             return []
         return await self._db.run(
+            lambda conn: select_records(conn, tenant, RecordFilter(ids=tuple(ids)), "", [])
+        )
+
+    async def previews(self, tenant: str, ids: Sequence[str]) -> dict[str, Preview]:
+        if not ids:
+            return {}
+        return await self._db.read(lambda conn: select_previews(conn, tenant, ids))
+
+    async def records_now(self, tenant: str, ids: Sequence[str]) -> list[StoredRecord]:
+        if not ids:
+            return []
+        return await self._db.read(
             lambda conn: select_records(conn, tenant, RecordFilter(ids=tuple(ids)), "", [])
         )
 
