@@ -29,7 +29,7 @@ MARK = "qzvmarker7731"  # one token: the full-text index keeps it whole
 TENANT = "clinic"
 U = Scope(tenant=TENANT, user="ulla", agent_type="assistant")
 V = Scope(tenant=TENANT, user="vera", agent_type="assistant")
-KINDS = ("episode", "fact", "procedure", "block")
+KINDS = ("episode", "fact", "procedure", "block", "document")
 
 
 async def write_everything(memory: Memory) -> None:
