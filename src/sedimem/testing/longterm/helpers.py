@@ -9,7 +9,15 @@ from typing import Any
 
 import numpy as np
 
-from sedimem.storage.longterm.base import LongTermStore, RecordFilter, StoredRecord, Vector
+from sedimem.storage.longterm.base import (
+    FusedSearch,
+    LongTermStore,
+    Ranked,
+    RecordFilter,
+    StoredRecord,
+    Traits,
+    Vector,
+)
 
 __all__ = [
     "A",
@@ -105,3 +113,13 @@ class ConformanceBase:
         assert sorted(r.id for r, _ in found) == want
         found = await store.vector_search_records(A, flt, unit_vector(1), 1000)
         assert sorted(r.id for r, _ in found) == want
+        if isinstance(store, FusedSearch):
+            lists: list[tuple[list[str], list[str]]] = []
+
+            def every(keyword: list[Ranked], vector: list[Ranked], traits: Traits) -> list[str]:
+                lists.append((hit_ids(keyword), hit_ids(vector)))
+                return [*hit_ids(keyword), *hit_ids(vector)]
+
+            rows = await store.fused_search(A, flt, [term], unit_vector(1), 1000, every)
+            assert sorted(rows) == want
+            assert [sorted(ids) for ids in lists[0]] == [want, want]

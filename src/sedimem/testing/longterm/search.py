@@ -11,7 +11,14 @@ import pytest
 
 from sedimem.errors import ConfigurationError, SedimemError, ValidationError
 from sedimem.scope import Scope
-from sedimem.storage.longterm.base import LongTermStore, RecordFilter, StoredRecord
+from sedimem.storage.longterm.base import (
+    FusedSearch,
+    LongTermStore,
+    Ranked,
+    RecordFilter,
+    StoredRecord,
+    Traits,
+)
 from sedimem.testing.longterm.helpers import (
     DIM,
     EMBEDDER,
@@ -133,6 +140,68 @@ class SearchConformance(ConformanceBase):
         assert all(r == stored[r.id] and r.vector is None for r, _ in found)
         assert await store.keyword_search_records(A, flt, ["kiwi"], 0) == []
         assert await store.vector_search_records(B, flt, query, 5) == []
+
+    async def test_fused_search_reads_records_only_of_what_pick_keeps(
+        self, store: LongTermStore
+    ) -> None:
+        if not isinstance(store, FusedSearch):
+            pytest.skip(f"{store.name} has no fused search")
+        await self.bind(store)
+        records = [
+            make_record(
+                f"lychee number {i} " + "filler " * i,
+                vector=unit_vector(400 + i),
+                importance=i / 10,
+                occurred_at=1_000.0 + i,
+            )
+            for i in range(8)
+        ]
+        no_vector = make_record("a lychee without a vector", importance=0.9)
+        unrelated = make_record("nothing in common", vector=unit_vector(3))
+        await store.put(A, [*records, no_vector, unrelated])
+        theirs = make_record("lychee of another tenant", tenant=B)
+        await store.put(B, [theirs])
+        stored = {r.id: r for r in await store.get(A, ids_of([*records, no_vector, unrelated]))}
+        flt = RecordFilter(min_importance=0.2)
+        query = unit_vector(5)
+        seen: list[tuple[list[Ranked], list[Ranked], Traits]] = []
+
+        def pick(keyword: list[Ranked], vector: list[Ranked], traits: Traits) -> list[str]:
+            seen.append((keyword, vector, traits))
+            return [vector[0][0], keyword[-1][0], "no-such-id"]
+
+        rows = await store.fused_search(A, flt, ["lychees"], query, 4, pick)
+        ((keyword, vector, traits),) = seen
+        # the candidate lists are the searches' own, in their order, with their scores
+        ranked = await store.keyword_search(A, flt, ["lychees"], 4)
+        assert hit_ids(keyword) == hit_ids(ranked)
+        assert [s for _, s in keyword] == pytest.approx([s for _, s in ranked])
+        nearest = await store.vector_search(A, flt, query, 4)
+        assert hit_ids(vector) == hit_ids(nearest)
+        assert [s for _, s in vector] == pytest.approx([s for _, s in nearest], abs=1e-5)
+        assert no_vector.id in hit_ids(keyword) or len(keyword) == 4
+        # every candidate's time and importance, and records only of the picked ids
+        assert set(traits) == set(hit_ids(keyword)) | set(hit_ids(vector))
+        for rid, (occurred_at, importance) in traits.items():
+            assert (occurred_at, importance) == (stored[rid].occurred_at, stored[rid].importance)
+        assert rows == {rid: stored[rid] for rid in (vector[0][0], keyword[-1][0])}
+        assert all(r.vector is None for r in rows.values())
+        # one list alone; nothing to search; another tenant's view
+        lists: list[tuple[list[str], list[str]]] = []
+
+        def first(keyword: list[Ranked], vector: list[Ranked], traits: Traits) -> list[str]:
+            lists.append((hit_ids(keyword), hit_ids(vector)))
+            return [*hit_ids(keyword), *hit_ids(vector)][:1]
+
+        only = await store.fused_search(A, flt, [], query, 3, first)
+        assert list(only) == hit_ids(nearest)[:1]
+        only = await store.fused_search(A, flt, ["lychee"], None, 3, first)
+        assert list(only) == hit_ids(ranked)[:1]
+        assert lists == [([], hit_ids(nearest)[:3]), (hit_ids(ranked)[:3], [])]
+        assert await store.fused_search(A, flt, ["the"], None, 3, first) == {}
+        assert await store.fused_search(A, flt, ["lychee"], query, 0, first) == {}
+        # each tenant sees its own records only
+        assert list(await store.fused_search(B, flt, ["lychee"], query, 3, first)) == [theirs.id]
 
     # -- vector search ---------------------------------------------------------------------
 

@@ -276,12 +276,12 @@ async def test_without_statistics_searches_keep_to_their_indexes(quiet_url: str)
     async with await psycopg.AsyncConnection.connect(quiet_url, autocommit=True) as conn:
         tiers = [["walrus", "3"]]
         guessed = postgres_search.keyword_query(
-            conn, where, KeywordPlan(tiers, analysed=False), 10, cap=100, records=True
+            conn, where, KeywordPlan(tiers, analysed=False), 10, cap=100, select="records"
         )
         trusted = postgres_search.keyword_query(
-            conn, where, KeywordPlan(tiers, analysed=True), 10, cap=100, records=True
+            conn, where, KeywordPlan(tiers, analysed=True), 10, cap=100, select="records"
         )
-        nearest = postgres_search.nearest_query(conn, where, vectors[0], 10, 40, records=True)
+        nearest = postgres_search.nearest_query(conn, where, vectors[0], 10, 40, select="records")
     plan = await explain(quiet_url, *guessed)
     assert "sedimem_lt_records_tsv" in plan
     assert not any(f"sedimem_lt_records{name} " in plan for name in BTREES), plan

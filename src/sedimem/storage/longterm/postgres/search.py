@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from psycopg import AsyncConnection, sql
 
@@ -57,16 +57,31 @@ from sedimem.storage.longterm.postgres.schema import TABLE
 __all__ = [
     "ITERATIVE_SCAN",
     "MAX_EF_SEARCH",
+    "TRAIT_COLUMNS",
     "Hit",
+    "Selected",
+    "cached_statement",
+    "ef_search_for",
+    "iterative_cte",
+    "iterative_query",
+    "keyword_ctes",
+    "keyword_params",
     "keyword_query",
     "keyword_search",
-    "iterative_query",
     "nearest_query",
+    "set_ef_search",
     "vector_search",
+    "vector_search_further",
 ]
 
-#: The selected columns of a hit (the record's, or only its id) and its score.
+#: The selected columns of a hit (see :data:`Selected`) and its score.
 Hit = tuple[tuple[Any, ...], float]
+#: What a search reads of each hit: its record's columns (``READ_COLUMNS``), only its id,
+#: or its id with what fusion needs (``TRAIT_COLUMNS``: a fused search reads the records of
+#: its fused top k only, not of every candidate).
+Selected = Literal["records", "ids", "traits"]
+#: The columns of a hit's traits, in order.
+TRAIT_COLUMNS = ("id", "occurred_at", "importance")
 
 #: pgvector's upper bound for ``hnsw.ef_search``.
 MAX_EF_SEARCH = 1000
@@ -89,9 +104,12 @@ _MATCH = sql.SQL(" AND tsv @@ %s::tsquery")
 # table is better read through the B-tree).
 _FENCED = sql.SQL("(SELECT * FROM {table} WHERE tsv @@ %s::tsquery OFFSET 0) AS {table}")
 _GATE = sql.SQL(" AND NOT tsv @@ %s::tsquery AND {found} < {k}")
+_KEYWORD_TOP = sql.SQL(
+    "{tiers}, top AS (SELECT id, (({last} - tier) + least(rank, 1)::float8) / {count} "
+    "AS score FROM ({branches}) AS hits ORDER BY score DESC, id LIMIT {k})"
+)
 _KEYWORD = sql.SQL(
-    "WITH {tiers}, top AS (SELECT id, (({last} - tier) + least(rank, 1)::float8) / {count} "
-    "AS score FROM ({branches}) AS hits ORDER BY score DESC, id LIMIT {k}) "
+    "WITH {top} "
     "SELECT {columns}, top.score FROM top JOIN {table} AS r ON r.tenant = %s AND r.id = top.id "
     "ORDER BY top.score DESC, r.id"
 )
@@ -110,11 +128,11 @@ _NEAREST = sql.SQL(
 # pgvector >= 0.8 with statistics: the filter beside the index scan, which the iterative
 # scan keeps feeding until k rows pass it (or the planner reads a selective filter's rows
 # through a B-tree and sorts them exactly)
-_ITERATIVE = sql.SQL(
-    "WITH hits AS MATERIALIZED (SELECT {columns}, embedding <=> %s AS distance FROM {table} "
-    "WHERE {where} AND embedding IS NOT NULL ORDER BY distance LIMIT {k}) "
-    "SELECT * FROM hits ORDER BY distance, id"
+_ITERATIVE_CTE = sql.SQL(
+    "hits AS MATERIALIZED (SELECT {columns}, embedding <=> %s AS distance FROM {table} "
+    "WHERE {where} AND embedding IS NOT NULL ORDER BY distance LIMIT {k})"
 )
+_ITERATIVE = sql.SQL("WITH {hits} SELECT * FROM hits ORDER BY distance, id")
 _EXACT = sql.SQL(
     "WITH candidates AS MATERIALIZED ("
     "SELECT id, embedding <=> %s AS distance FROM {table} "
@@ -133,33 +151,40 @@ _STATEMENTS: dict[tuple[Any, ...], bytes] = {}
 _STATEMENTS_KEPT = 512
 
 
-def _statement(
+def cached_statement(
     conn: AsyncConnection[Any], key: tuple[Any, ...], build: Callable[[], sql.Composable]
 ) -> bytes:
+    """The statement ``build`` composes, composed once per shape ``key`` (and encoding)."""
     key = (conn.info.encoding, *key)
-    statement = _STATEMENTS.get(key)
-    if statement is None:
+    text = _STATEMENTS.get(key)
+    if text is None:
         if len(_STATEMENTS) >= _STATEMENTS_KEPT:
             _STATEMENTS.clear()
-        statement = _STATEMENTS[key] = build().as_bytes(conn)
-    return statement
+        text = _STATEMENTS[key] = build().as_bytes(conn)
+    return text
 
 
-def _columns(records: bool, alias: str | None = None) -> sql.Composable:
-    """What a search selects before its score: the record's columns, or only its id."""
-    if records:
+def _columns(select: Selected, alias: str | None = None) -> sql.Composable:
+    """What a search selects before its score (see :data:`Selected`)."""
+
+    def column(name: str) -> sql.Composable:
+        return sql.Identifier(name) if alias is None else sql.Identifier(alias, name)
+
+    if select == "records":
         return record_columns(alias)
-    return sql.Identifier("id") if alias is None else sql.Identifier(alias, "id")
+    if select == "traits":
+        return sql.SQL(", ").join(column(c) for c in TRAIT_COLUMNS)
+    return column("id")
 
 
-def _width(records: bool) -> int:
+def _width(select: Selected) -> int:
     """How many of :func:`_columns` there are."""
-    return len(READ_COLUMNS) if records else 1
+    return {"records": len(READ_COLUMNS), "traits": len(TRAIT_COLUMNS), "ids": 1}[select]
 
 
-def _keyword_sql(
-    where: Where, tiers: int, k: int, cap: int, columns: sql.Composable, *, fenced: bool
-) -> sql.Composed:
+def keyword_ctes(where: Where, tiers: int, k: int, cap: int, *, fenced: bool) -> sql.Composed:
+    """The CTEs of a keyword search, the last one ``top`` (its ``k`` best ids and scores),
+    for a statement's ``WITH``; their parameters are :func:`keyword_params`' but the last."""
     ctes: list[sql.Composable] = []
     branches: list[sql.Composable] = []
     source = _FENCED.format(table=_TABLE) if fenced else _TABLE
@@ -187,18 +212,24 @@ def _keyword_sql(
         branches.append(
             sql.SQL("SELECT id, {} AS tier, rank FROM {}").format(sql.Literal(number), name)
         )
-    return _KEYWORD.format(
+    return _KEYWORD_TOP.format(
         tiers=sql.SQL(", ").join(ctes),
         last=sql.Literal(tiers - 1),
         count=sql.Literal(float(tiers)),
         branches=sql.SQL(" UNION ALL ").join(branches),
         k=sql.Literal(k),
-        columns=columns,
-        table=_TABLE,
     )
 
 
-def _keyword_params(where: Where, tiers: list[list[str]], *, fenced: bool) -> list[Any]:
+def _keyword_sql(
+    where: Where, tiers: int, k: int, cap: int, columns: sql.Composable, *, fenced: bool
+) -> sql.Composed:
+    return _KEYWORD.format(
+        top=keyword_ctes(where, tiers, k, cap, fenced=fenced), columns=columns, table=_TABLE
+    )
+
+
+def keyword_params(where: Where, tiers: list[list[str]], *, fenced: bool) -> list[Any]:
     everything = tsquery_text(lexeme for tier in tiers for lexeme in tier)
     params: list[Any] = []
     earlier: list[str] = []
@@ -210,20 +241,26 @@ def _keyword_params(where: Where, tiers: list[list[str]], *, fenced: bool) -> li
         if earlier:
             params.append(tsquery_text(earlier))
         earlier += tier
-    return [*params, where.params[0]]
+    return [*params, where.params[0]]  # the tenant, for the join to the records
 
 
 def keyword_query(
-    conn: AsyncConnection[Any], where: Where, plan: KeywordPlan, k: int, *, cap: int, records: bool
+    conn: AsyncConnection[Any],
+    where: Where,
+    plan: KeywordPlan,
+    k: int,
+    *,
+    cap: int,
+    select: Selected,
 ) -> tuple[bytes, list[Any]]:
     """The statement :func:`keyword_search` sends, and its parameters (to EXPLAIN it)."""
     tiers, fenced = plan.tiers, not plan.analysed
-    statement = _statement(
+    statement = cached_statement(
         conn,
-        ("keyword", where.shape, len(tiers), k, cap, records, fenced),
-        lambda: _keyword_sql(where, len(tiers), k, cap, _columns(records, "r"), fenced=fenced),
+        ("keyword", where.shape, len(tiers), k, cap, select, fenced),
+        lambda: _keyword_sql(where, len(tiers), k, cap, _columns(select, "r"), fenced=fenced),
     )
-    return statement, _keyword_params(where, tiers, fenced=fenced)
+    return statement, keyword_params(where, tiers, fenced=fenced)
 
 
 async def keyword_search(
@@ -233,18 +270,18 @@ async def keyword_search(
     k: int,
     *,
     cap: int,
-    records: bool,
+    select: Selected,
 ) -> list[Hit]:
     """The ``k`` best matches of the ``plan``'s lexeme tiers (see the module's doc)."""
     if not plan.tiers:
         return []
-    statement, params = keyword_query(conn, where, plan, k, cap=cap, records=records)
+    statement, params = keyword_query(conn, where, plan, k, cap=cap, select=select)
     cursor = await conn.execute(statement, params)
-    width = _width(records)
+    width = _width(select)
     return [(row[:width], float(row[width])) for row in await cursor.fetchall()]
 
 
-async def _set_ef_search(conn: AsyncConnection[Any], ef_search: int) -> None:
+async def set_ef_search(conn: AsyncConnection[Any], ef_search: int) -> None:
     if _EF_SEARCH.get(conn) != ef_search:
         # a session setting (the pool runs in autocommit): it stays for the next search
         await conn.execute("SELECT set_config('hnsw.ef_search', %s, false)", [str(ef_search)])
@@ -258,14 +295,14 @@ def nearest_query(
     k: int,
     ef_search: int,
     *,
-    records: bool,
+    select: Selected,
 ) -> tuple[bytes, list[Any]]:
     """The index scan's statement and its parameters (to EXPLAIN it)."""
-    statement = _statement(
+    statement = cached_statement(
         conn,
-        ("nearest", where.shape, k, ef_search, records),
+        ("nearest", where.shape, k, ef_search, select),
         lambda: _NEAREST.format(
-            columns=_columns(records),
+            columns=_columns(select),
             inner=record_columns(),  # every column a filter can name
             table=_TABLE,
             where=where.clause,
@@ -282,25 +319,31 @@ async def _nearest(
     vector: Vector,
     k: int,
     ef_search: int,
-    records: bool,
+    select: Selected,
 ) -> list[Hit]:
-    await _set_ef_search(conn, ef_search)
-    statement, params = nearest_query(conn, where, vector, k, ef_search, records=records)
+    await set_ef_search(conn, ef_search)
+    statement, params = nearest_query(conn, where, vector, k, ef_search, select=select)
     cursor = await conn.execute(statement, params)
-    width = _width(records)
+    width = _width(select)
     return [(row[:width], 1.0 - float(row[width])) for row in await cursor.fetchall()]
 
 
+def iterative_cte(where: Where, k: int, select: Selected) -> sql.Composed:
+    """The iterative scan as a CTE named ``hits`` (its parameters: the query vector, then
+    the filter's)."""
+    return _ITERATIVE_CTE.format(
+        columns=_columns(select), table=_TABLE, where=where.clause, k=sql.Literal(k)
+    )
+
+
 def iterative_query(
-    conn: AsyncConnection[Any], where: Where, vector: Vector, k: int, *, records: bool
+    conn: AsyncConnection[Any], where: Where, vector: Vector, k: int, *, select: Selected
 ) -> tuple[bytes, list[Any]]:
     """The iterative scan's statement and its parameters (to EXPLAIN it)."""
-    statement = _statement(
+    statement = cached_statement(
         conn,
-        ("iterative", where.shape, k, records),
-        lambda: _ITERATIVE.format(
-            columns=_columns(records), table=_TABLE, where=where.clause, k=sql.Literal(k)
-        ),
+        ("iterative", where.shape, k, select),
+        lambda: _ITERATIVE.format(hits=iterative_cte(where, k, select)),
     )
     return statement, [vector, *where.params]
 
@@ -311,12 +354,12 @@ async def _iterative(
     vector: Vector,
     k: int,
     ef_search: int,
-    records: bool,
+    select: Selected,
 ) -> list[Hit]:
-    await _set_ef_search(conn, ef_search)
-    statement, params = iterative_query(conn, where, vector, k, records=records)
+    await set_ef_search(conn, ef_search)
+    statement, params = iterative_query(conn, where, vector, k, select=select)
     cursor = await conn.execute(statement, params)
-    width = _width(records)
+    width = _width(select)
     return [(row[:width], 1.0 - float(row[width])) for row in await cursor.fetchall()]
 
 
@@ -326,27 +369,32 @@ async def _exact(
     vector: Vector,
     k: int,
     cap: int | None,
-    records: bool,
+    select: Selected,
 ) -> tuple[list[Hit], int]:
     """The exact top ``k`` among the first ``cap + 1`` matching rows (all when ``cap`` is
     None), and how many rows were read."""
     limit = sql.SQL("") if cap is None else sql.SQL("LIMIT {}").format(sql.Literal(cap + 1))
-    statement = _statement(
+    statement = cached_statement(
         conn,
-        ("exact", where.shape, k, cap, records),
+        ("exact", where.shape, k, cap, select),
         lambda: _EXACT.format(
             table=_TABLE,
             where=where.clause,
             limit=limit,
             k=sql.Literal(k),
-            columns=_columns(records, "r"),
+            columns=_columns(select, "r"),
         ),
     )
-    width = _width(records)
+    width = _width(select)
     cursor = await conn.execute(statement, [vector, *where.params, where.params[0]])
     rows = await cursor.fetchall()
     hits = [(row[:width], 1.0 - float(row[width])) for row in rows]
     return hits, (int(rows[0][width + 1]) if rows else 0)
+
+
+def ef_search_for(ef_search: int, k: int) -> int:
+    """The ``hnsw.ef_search`` of a search for ``k`` rows: at least ``2 k``."""
+    return min(MAX_EF_SEARCH, max(ef_search, 2 * k))
 
 
 async def vector_search(
@@ -357,26 +405,51 @@ async def vector_search(
     *,
     ef_search: int,
     exact_threshold: int,
-    records: bool,
+    select: Selected,
     iterative: bool = False,
 ) -> list[Hit]:
     """The ``k`` nearest matching records by cosine similarity (see the module's doc);
     ``iterative``: the server has iterative index scans (enabled on the session) and the
     table has planner statistics."""
-    ef = min(MAX_EF_SEARCH, max(ef_search, 2 * k))
+    ef = ef_search_for(ef_search, k)
     if iterative:
-        hits = await _iterative(conn, where, vector, k, ef, records)
+        hits = await _iterative(conn, where, vector, k, ef, select)
     else:
-        hits = await _nearest(conn, where, vector, k, ef, records)
+        hits = await _nearest(conn, where, vector, k, ef, select)
     if len(hits) >= k:
         return hits
+    return await vector_search_further(
+        conn,
+        where,
+        vector,
+        k,
+        ef_search=ef,
+        exact_threshold=exact_threshold,
+        select=select,
+        iterative=iterative,
+    )
+
+
+async def vector_search_further(
+    conn: AsyncConnection[Any],
+    where: Where,
+    vector: Vector,
+    k: int,
+    *,
+    ef_search: int,
+    exact_threshold: int,
+    select: Selected,
+    iterative: bool,
+) -> list[Hit]:
+    """Steps 2 and 3 of the module's doc: after a first index scan at ``ef_search``
+    returned fewer than ``k`` rows."""
     cap = max(exact_threshold, k)
-    hits, read = await _exact(conn, where, vector, k, cap, records)
+    hits, read = await _exact(conn, where, vector, k, cap, select)
     if read <= cap:
         return hits  # every matching row was read: exact
-    if ef < MAX_EF_SEARCH and not iterative:  # (an iterative scan went further already)
-        hits = await _nearest(conn, where, vector, k, MAX_EF_SEARCH, records)
+    if ef_search < MAX_EF_SEARCH and not iterative:  # (an iterative scan went further already)
+        hits = await _nearest(conn, where, vector, k, MAX_EF_SEARCH, select)
         if len(hits) >= k:
             return hits
-    hits, _ = await _exact(conn, where, vector, k, None, records)
+    hits, _ = await _exact(conn, where, vector, k, None, select)
     return hits

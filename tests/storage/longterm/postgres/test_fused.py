@@ -1,0 +1,104 @@
+"""Hybrid search on PostgreSQL: both candidate lists by ids and scores in one statement
+(iterative scans, planner statistics) or two (older servers), then the picked records."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+import pytest
+
+from sedimem.scope import Scope
+from sedimem.storage.longterm.base import Ranked, RecordFilter, Traits
+from sedimem.storage.longterm.postgres import PostgresLongTermStore
+from tests.storage.longterm.postgres.test_store import (
+    PITFALL_DIM,
+    PITFALL_ROWS,
+    TENANT,
+    pitfall_store,
+    pitfall_url,
+    pitfall_vectors,
+    unit_vectors,
+)
+
+pytestmark = pytest.mark.postgres
+
+__all__ = ["pitfall_store", "pitfall_url", "pitfall_vectors"]  # fixtures used here
+
+FILTERS = [
+    RecordFilter(task_type="rare"),
+    RecordFilter(visible_to=Scope(tenant=TENANT, project="p3")),
+    RecordFilter(min_importance=0.8, ids=tuple(f"r{i:05d}" for i in range(0, 700, 100))),
+    RecordFilter(),
+]
+FILTER_IDS = ["1%", "10%-scope", "7-rows", "unfiltered"]
+
+
+@pytest.fixture
+def statements(monkeypatch: pytest.MonkeyPatch) -> list[bytes | str]:
+    """The statements pooled connections send (counted, then sent as usual)."""
+    sent: list[bytes | str] = []
+    execute = psycopg.AsyncConnection.execute
+
+    async def counting(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+        sent.append(query if isinstance(query, bytes | str) else repr(query))
+        return await execute(self, query, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.AsyncConnection, "execute", counting)
+    return sent
+
+
+@pytest.mark.parametrize("flt", FILTERS, ids=FILTER_IDS)
+async def test_fused_search_is_both_searches_then_the_picked_records(
+    pitfall_store: PostgresLongTermStore, flt: RecordFilter, statements: list[bytes | str]
+) -> None:
+    terms = ["record", "300", "1200", "4100"]  # one word in every row, three in one row each
+    queries = unit_vectors(3, PITFALL_DIM, seed=21)
+    seen: list[tuple[list[Ranked], list[Ranked], Traits]] = []
+
+    def pick(keyword: list[Ranked], vector: list[Ranked], traits: Traits) -> list[str]:
+        seen.append((keyword, vector, traits))
+        return [rid for rid, _ in vector[:3]] + [rid for rid, _ in keyword[:1]]
+
+    await pitfall_store.fused_search(TENANT, flt, terms, queries[0], 20, pick)  # stems cached
+    for query in queries:
+        seen.clear()
+        statements.clear()
+        rows = await pitfall_store.fused_search(TENANT, flt, terms, query, 20, pick)
+        sent = len(statements)
+        ((keyword, vector, traits),) = seen
+        ranked = await pitfall_store.keyword_search(TENANT, flt, terms, 20)
+        assert [rid for rid, _ in keyword] == [rid for rid, _ in ranked]
+        assert [s for _, s in keyword] == pytest.approx([s for _, s in ranked])
+        nearest = await pitfall_store.vector_search(TENANT, flt, query, 20)
+        assert [rid for rid, _ in vector] == [rid for rid, _ in nearest]
+        assert [s for _, s in vector] == pytest.approx([s for _, s in nearest], abs=1e-5)
+        matching = await pitfall_store.count(TENANT, flt)
+        assert len(vector) == min(20, matching)  # k rows whenever k match
+        picked = pick(keyword, vector, traits)
+        assert rows == {r.id: r for r in await pitfall_store.get(TENANT, picked)}
+        for rid in picked:
+            assert traits[rid] == (rows[rid].occurred_at, rows[rid].importance)
+        if pitfall_store.iterative_scans and matching >= 20:
+            # candidates and records: two statements (stems and statistics are cached)
+            assert sent == 2, statements
+
+
+async def test_candidates_carry_the_traits_fusion_needs(
+    pitfall_store: PostgresLongTermStore,
+) -> None:
+    query = unit_vectors(1, PITFALL_DIM, seed=3)[0]
+    seen: list[Traits] = []
+
+    def pick(keyword: list[Ranked], vector: list[Ranked], traits: Traits) -> list[str]:
+        seen.append(traits)
+        return list(traits)
+
+    rows = await pitfall_store.fused_search(TENANT, RecordFilter(), ["record"], query, 30, pick)
+    assert len(rows) == len(seen[0]) >= 30
+    for rid, (occurred_at, importance) in seen[0].items():
+        assert occurred_at == rows[rid].occurred_at
+        assert importance == rows[rid].importance
+        assert importance == (0.9 if int(rid[1:]) % 100 == 0 else 0.5)
+    assert len(rows) <= 60
+    assert PITFALL_ROWS > 60
