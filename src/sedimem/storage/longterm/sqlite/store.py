@@ -272,7 +272,11 @@ class SqliteLongTermStore:
     ) -> list[StoredRecord]:
         def body(conn: sqlite3.Connection) -> list[StoredRecord]:
             # With vectors: a decision that edits a record and writes it back keeps its vector.
-            current = select_records(conn, tenant, flt, " ORDER BY r.id", [], vectors=True)
+            # Sorted here, not by ORDER BY: that made SQLite walk the (tenant, kind, id) index
+            # over every record of the kind (ordered already) instead of the filter's index,
+            # e.g. all 100k episodes for the one a session's end writes (keyed by name).
+            current = select_records(conn, tenant, flt, "", [], vectors=True)
+            current.sort(key=lambda record: record.id)
             chosen = list(decide(current))
             check_tenant(tenant, chosen)
             if chosen:
