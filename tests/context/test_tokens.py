@@ -136,3 +136,24 @@ def test_cl100k_base_loads_without_network(tmp_path: os.PathLike[str], cache: st
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[:2] == ["2", "download refused"]
+
+
+def test_counts_are_remembered_by_a_digest_of_the_text_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sedimem.context.tokens as tokens
+
+    tokenizer = TiktokenTokenizer()
+    encoding = tokenizer._encoding
+    texts = ["hello world", "a secret phrase about kiwis", "hello world", "lone \ud800 surrogate"]
+    exact = [len(encoding.encode_ordinary(sanitize(text))) for text in texts]
+    assert [tokenizer.count(text) for text in texts] == exact
+    assert [tokenizer.count(text) for text in texts] == exact  # the second time from memory
+    assert len(tokenizer._counts) == 3
+    # only digests and numbers are kept: no word of a text (erasure leaves nothing behind)
+    assert all(isinstance(key, bytes) and len(key) == 16 for key in tokenizer._counts)
+    assert not any(b"kiwi" in key for key in tokenizer._counts)
+    # bounded: full, it starts afresh
+    monkeypatch.setattr(tokens, "_COUNTS_KEPT", 3)
+    assert tokenizer.count("one more text") == len(encoding.encode_ordinary("one more text"))
+    assert len(tokenizer._counts) == 1

