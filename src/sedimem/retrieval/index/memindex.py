@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from sedimem.retrieval.index.analyzer import Analyzer
+from sedimem.retrieval.index.blas import one_blas_thread
 from sedimem.retrieval.index.bm25 import KeywordIndex
 from sedimem.retrieval.index.growable import GrowableArray
 from sedimem.retrieval.index.hnsw import HnswGraph, hnsw_available
@@ -364,7 +365,8 @@ class MemIndex:
         vectors = self._matrix()
         if matching * 4 > len(self):
             # Most rows match: one pass over the contiguous matrix beats gathering them.
-            scores = vectors.dot(query)
+            with one_blas_thread():
+                scores = vectors.dot(query)
             slots = np.flatnonzero(candidates)
             return self._top(slots, scores[slots], k)
         if entry.vector_slots is None:
@@ -372,7 +374,9 @@ class MemIndex:
             if matching <= _SUBMATRIX_MAX_ROWS:
                 entry.vectors = vectors.take(entry.vector_slots)
         sub = entry.vectors if entry.vectors is not None else vectors.take(entry.vector_slots)
-        return self._top(entry.vector_slots, sub @ query, k)
+        with one_blas_thread():
+            scores = sub @ query
+        return self._top(entry.vector_slots, scores, k)
 
     def _hnsw_search(
         self, hnsw: HnswGraph, query: Vector, candidates: BoolArray, matching: int, k: int
@@ -392,7 +396,10 @@ class MemIndex:
         slots = np.concatenate([slots, tail])
         if slots.shape[0] < min(k, matching):
             return None
-        return self._top(slots, self._matrix().take(slots, scattered=True) @ query, k)
+        rows = self._matrix().take(slots, scattered=True)
+        with one_blas_thread():
+            scores = rows @ query
+        return self._top(slots, scores, k)
 
     def traits(self, ids: Sequence[str]) -> Traits:
         occurred = self._numbers["occurred_at"].view
