@@ -5,6 +5,10 @@
   warmed first (steady state), the query embedding is included (it is part of assembling);
 - ``lifecycle.spawn_pause_resume_terminate.p95_ms``: one whole session lifecycle;
 - ``reflect.seconds@1000``: all four reflection calls over 1,000 episodes (p95).
+Each timed measure also reports calls per second (``per_s``, sequential) and this process's
+CPU time per call (``cpu_ms``, all its threads: unlike the wall-clock percentiles, it
+hardly depends on what else the machine runs); the load average at the start and the end of
+the run is given (the machine may be shared).
 Prints a table and, as its last line, ``{"metrics": {...}}``.
 """
 
@@ -13,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import statistics
 import sys
@@ -86,15 +91,23 @@ async def bench_assemble(memory: Memory, queries: int) -> dict[str, float]:
     for q in questions[:10]:
         await memory.assemble(q, SCOPE, budget_tokens=2000)
     samples = []
+    cpu = time.process_time()
     for q in questions[10:]:
         t0 = time.perf_counter()
         await memory.assemble(q, SCOPE, budget_tokens=2000)
         samples.append((time.perf_counter() - t0) * 1000)
-    return {"warm_s": warmed, **percentiles(samples)}
+    cpu_ms = (time.process_time() - cpu) * 1000 / len(samples)
+    return {
+        "warm_s": warmed,
+        **percentiles(samples),
+        "per_s": 1000 * len(samples) / sum(samples),
+        "cpu": cpu_ms,  # CPU time of this process per call, all threads: load-independent
+    }
 
 
 async def bench_lifecycle(memory: Memory, rounds: int) -> dict[str, float]:
     samples = []
+    cpu = time.process_time()
     for i in range(rounds):
         scope = SCOPE.with_session(f"life-{i}")
         t0 = time.perf_counter()
@@ -105,7 +118,8 @@ async def bench_lifecycle(memory: Memory, rounds: int) -> dict[str, float]:
         await memory.lifecycle.resume(scope)
         await memory.lifecycle.terminate(scope, "success")
         samples.append((time.perf_counter() - t0) * 1000)
-    return percentiles(samples)
+    cpu_ms = (time.process_time() - cpu) * 1000 / len(samples)
+    return {**percentiles(samples), "per_s": 1000 * len(samples) / sum(samples), "cpu": cpu_ms}
 
 
 async def bench_reflect(tmp: Path, repeat: int) -> dict[str, float]:
@@ -124,7 +138,7 @@ async def main() -> None:
     args = parser.parse_args()
     episodes, facts, procs = (2_000, 200, 20) if args.quick else (100_000, 10_000, 1_000)
     label = f"@{episodes // 1000}k"
-    metrics: dict[str, Any] = {}
+    metrics: dict[str, Any] = {"load_average_start": os.getloadavg()[0]}
     with tempfile.TemporaryDirectory(prefix="sedimem-context-") as tmpdir:
         tmp = Path(tmpdir)
         async with await Memory.open(f"sqlite:///{tmp}/bench.db") as memory:
@@ -133,10 +147,12 @@ async def main() -> None:
             a = await bench_assemble(memory, 50 if args.quick else 200)
             metrics["assemble.warm_s"] = a.pop("warm_s")
             for k, v in a.items():
-                metrics[f"assemble.{k}_ms{label}"] = v
+                metrics[f"assemble.{k}{label}" if k == "per_s" else f"assemble.{k}_ms{label}"] = v
+            life = "lifecycle.spawn_pause_resume_terminate"
             for k, v in (await bench_lifecycle(memory, 50 if args.quick else 200)).items():
-                metrics[f"lifecycle.spawn_pause_resume_terminate.{k}_ms"] = v
+                metrics[f"{life}.{k}" if k == "per_s" else f"{life}.{k}_ms"] = v
         metrics.update(await bench_reflect(tmp, 5 if args.quick else 30))
+    metrics["load_average_end"] = os.getloadavg()[0]
     for name, value in metrics.items():
         print(f"{name:52} {value:12.3f}")
     print(json.dumps({"metrics": {k: round(v, 4) for k, v in metrics.items()}}))

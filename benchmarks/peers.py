@@ -230,7 +230,13 @@ async def sedimem_questions(memory: EpisodicMemory, questions: list[Question], k
 
 
 async def bench_postgres(
-    url: str, items: list[Item], questions: list[Question], precomputed: Precomputed, args: Any
+    url: str,
+    items: list[Item],
+    questions: list[Question],
+    precomputed: Precomputed,
+    args: Any,
+    *,
+    reused: bool = False,
 ) -> Result:
     from sedimem.storage.longterm.postgres import PostgresLongTermStore
 
@@ -238,7 +244,9 @@ async def bench_postgres(
     try:
         await store.bind_embedder(precomputed.name, precomputed.dimension)
         memory = EpisodicMemory(store, precomputed)
-        result = await sedimem_ingest(memory, items, args.batch)
+        result = Result()
+        if not reused:
+            result = await sedimem_ingest(memory, items, args.batch)
         await store.analyzed()
         asked = await sedimem_questions(memory, questions, args.k)
         analyses = float(getattr(getattr(store, "_analyzer", None), "runs", 0))
@@ -415,23 +423,49 @@ def with_ef_search(url: str, ef_search: int) -> str:
 
 
 async def bench_langgraph_postgres(
-    url: str, items: list[Item], questions: list[Question], precomputed: Precomputed, args: Any
+    url: str,
+    items: list[Item],
+    questions: list[Question],
+    precomputed: Precomputed,
+    args: Any,
+    *,
+    reused: bool = False,
 ) -> tuple[Result, dict[int, Result]]:
     from langgraph.store.postgres.aio import AsyncPostgresStore
 
     index = langgraph_index(precomputed)
+    rate: float | None = None
+    first: float | None = None
     async with AsyncPostgresStore.from_conn_string(url, index=index) as store:  # type: ignore[arg-type]
         await store.setup()
 
         async def write(chunk: list[Item]) -> None:
             await store.abatch(langgraph_puts(chunk))
 
-        rate, first = await timed_ingest(items, args.batch, write)
+        if not reused:
+            rate, first = await timed_ingest(items, args.batch, write)
     searched = {}
     for ef in (40, 200):
         async with AsyncPostgresStore.from_conn_string(with_ef_search(url, ef), index=index) as s:  # type: ignore[arg-type]
             searched[ef] = await langgraph_questions(s, questions, args.k)
     return Result(ingest_per_s=rate, ingest_first_10k_per_s=first), searched
+
+
+def reusable(server_url: str, name: str, table: str, size: int) -> bool:
+    """Whether database ``name`` holds ``size`` rows in ``table`` (an earlier run's ingest,
+    kept on a server given by ``--url``): ``--reuse`` then times only the questions."""
+    import psycopg
+
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        found = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+    if found is None:
+        return False
+    with psycopg.connect(url_for(server_url, name), autocommit=True) as conn:
+        exists = conn.execute("SELECT to_regclass(%s) IS NOT NULL", [table]).fetchone()
+        if not (exists and exists[0]):
+            return False
+        rows = conn.execute(f"SELECT count(*) FROM {table}".encode()).fetchone()
+    return bool(rows and rows[0] == size)
 
 
 def create_database(server_url: str, name: str) -> None:
@@ -497,17 +531,23 @@ async def run(args: argparse.Namespace) -> dict[str, float]:
                     print(f"sqlite {label} done", flush=True)
                 if "postgres" in systems:
                     assert base_url is not None
-                    create_database(base_url, f"sedimem_{size}")
+                    name = f"sedimem_{size}"
+                    reused = args.reuse and reusable(base_url, name, "sedimem_lt_records", size)
+                    if not reused:
+                        create_database(base_url, name)
                     result = await bench_postgres(
-                        url_for(base_url, f"sedimem_{size}"), items, questions, precomputed, args
+                        url_for(base_url, name), items, questions, precomputed, args, reused=reused
                     )
                     rows.append(("postgres", label, result))
                     print(f"postgres {label} done", flush=True)
                 if "langgraph_pg" in systems:
                     assert base_url is not None
-                    create_database(base_url, f"langgraph_{size}")
+                    name = f"langgraph_{size}"
+                    reused = args.reuse and reusable(base_url, name, "store", size)
+                    if not reused:
+                        create_database(base_url, name)
                     put, searched = await bench_langgraph_postgres(
-                        url_for(base_url, f"langgraph_{size}"), items, questions, precomputed, args
+                        url_for(base_url, name), items, questions, precomputed, args, reused=reused
                     )
                     rows.append(("langgraph_pg", label, put))
                     for ef, result in searched.items():
@@ -606,6 +646,12 @@ def main() -> None:
         help="comma-separated: sqlite, postgres, langgraph_pg, langgraph_mem",
     )
     parser.add_argument("--url", default=None, help="a PostgreSQL server to use (superuser)")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="with --url: keep a database an earlier run filled with the same corpus and "
+        "time only the questions (no ingest figures)",
+    )
     parser.add_argument("--serve-sqlite", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_sqlite:
