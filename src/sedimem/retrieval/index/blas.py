@@ -22,7 +22,7 @@ __all__ = ["one_blas_thread"]
 @functools.cache
 def _blas() -> Any:
     """The BLAS libraries loaded in this process (scanned once: numpy's is loaded by then)."""
-    from threadpoolctl import ThreadpoolController
+    from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped,unused-ignore]
 
     return ThreadpoolController().select(user_api="blas")
 
