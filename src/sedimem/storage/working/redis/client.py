@@ -59,7 +59,8 @@ def connect(url: str) -> Redis | RedisCluster:
     cluster = bool(sep) and scheme in CLUSTER_SCHEMES
     options: dict[str, Any] = {
         "decode_responses": True,
-        "socket_connect_timeout": 1.0,
+        # generous enough for a loaded host (a refused connection fails at once anyway)
+        "socket_connect_timeout": 2.0,
         "socket_timeout": 5.0,
         # Stale pooled connections are dropped after a connection error instead.
         "retry": Retry(NoBackoff(), 0),
