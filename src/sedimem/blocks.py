@@ -10,6 +10,7 @@ from sedimem.longterm.records import normalise
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import LongTermStore, RecordFilter, StoredRecord
 from sedimem.types.blocks import MAX_BLOCK_CHARS, Block
+from sedimem.types.text import check_no_nul
 
 __all__ = ["BLOCK", "Blocks", "block_row"]
 
@@ -60,12 +61,13 @@ class Blocks:
 
     async def update(self, name: str, content: str, *, position: int | None = None) -> Block:
         """Create or replace the block's content."""
-        self._check_content(content)
+        self._check_content("content", content)
         return await self._change(name, lambda old: content, position)
 
     async def append(self, name: str, text: str, *, separator: str = "\n") -> Block:
         """Add text to the end of a block (created if missing), atomically."""
-        self._check_content(text)
+        self._check_content("text", text)
+        check_no_nul("separator", separator)
 
         def extend(old: str) -> str:
             new = f"{old}{separator}{text}" if old else text
@@ -137,11 +139,15 @@ class Blocks:
         return result[0]
 
     @staticmethod
-    def _check_content(content: str) -> None:
+    def _check_content(field: str, content: str) -> None:
+        """Checked here, before any write: the block is then edited with ``model_copy``,
+        which validates nothing (a NUL would reach the store, kept by SQLite and refused by
+        PostgreSQL without the field's name)."""
         if not isinstance(content, str):
-            raise ValidationError("content", "must be text", allowed="a string")
+            raise ValidationError(field, "must be text", allowed="a string")
+        check_no_nul(field, content)
         if len(content) > MAX_BLOCK_CHARS:
             raise LimitExceeded(
-                "content", f"is {len(content)} characters long",
+                field, f"is {len(content)} characters long",
                 allowed=f"at most {MAX_BLOCK_CHARS} characters",
             )  # fmt: skip

@@ -1,14 +1,16 @@
 """Pinned blocks and the profile, on SQLite and on Redis + PostgreSQL (the facade fixtures)."""
 
 import asyncio
+from collections.abc import Awaitable, Callable
 
 import pytest
 
+from sedimem.blocks import Blocks
 from sedimem.errors import LimitExceeded, NotFound, ValidationError
 from sedimem.memory import Memory
 from sedimem.scope import Scope
 from sedimem.types import Episode, Fact
-from sedimem.types.blocks import MAX_BLOCK_CHARS
+from sedimem.types.blocks import MAX_BLOCK_CHARS, Block
 
 
 async def test_blocks_are_ordered_owned_and_durable(memory: Memory) -> None:
@@ -57,6 +59,28 @@ async def test_block_limits(memory: Memory) -> None:
     with pytest.raises(ValidationError, match="content"):
         await blocks.update("n", 5)  # type: ignore[arg-type]
     assert [b.name for b in await blocks.list()] == ["near"]
+
+
+@pytest.mark.parametrize(
+    ("field", "edit"),
+    [
+        ("content", lambda b: b.update("n", "a\x00b")),
+        ("text", lambda b: b.append("n", "a\x00b")),
+        ("separator", lambda b: b.append("n", "ab", separator="\x00")),
+        ("text", lambda b: b.append("near", "a\x00b")),  # an existing block too
+    ],
+)
+async def test_nul_in_a_block_is_refused_naming_the_field(
+    memory: Memory, field: str, edit: Callable[[Blocks], Awaitable[Block]]
+) -> None:
+    """The same refusal on SQLite (which could store it) and PostgreSQL (which cannot)."""
+    blocks = memory.blocks(Scope(tenant="t", user="ana"))
+    await blocks.update("near", "kept")
+    with pytest.raises(ValidationError) as info:
+        await edit(blocks)
+    assert info.value.field == field
+    assert "NUL" in str(info.value)
+    assert [(b.name, b.content) for b in await blocks.list()] == [("near", "kept")]
 
 
 async def test_profile_counts_and_samples(memory: Memory) -> None:
