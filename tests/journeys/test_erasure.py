@@ -18,6 +18,7 @@ import pytest
 from sedimem.memory import Memory
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import RecordFilter
+from sedimem.storage.longterm.sqlite import SqliteLongTermStore
 from sedimem.testing import SedimemServer
 from sedimem.types import Episode, Fact, Procedure
 from sedimem.types.longterm import Outcome
@@ -25,7 +26,8 @@ from sedimem.types.working import TaskState
 
 pytestmark = pytest.mark.slow
 
-MARK = "qzvmarker7731"  # one token: the full-text index keeps it whole
+MARK = "QzvMarker7731"  # one token; the indexes keep it case-folded ...
+FORMS = (MARK, MARK.lower())  # ... so the files are searched for both forms
 TENANT = "clinic"
 U = Scope(tenant=TENANT, user="ulla", agent_type="assistant")
 V = Scope(tenant=TENANT, user="vera", agent_type="assistant")
@@ -57,6 +59,11 @@ async def write_everything(memory: Memory) -> None:
         Episode(scope=U.with_session("s9"), description=f"Ulla lives in {MARK}ville.")
     )
     await memory.facts.learn(Fact(scope=U, statement=f"Ulla's diagnosis is {MARK}"))
+    await memory.documents(U).put(("notes",), f"doc-{MARK}", {"text": f"a note on {MARK}"})
+    await memory.ingest(  # a conversation: an episode, and the facts read from it
+        [{"role": "user", "content": f"My doctor is Dr {MARK} in Bergen."}],
+        U.with_session("chat"),
+    )
     await memory.procedures.record(
         Procedure(scope=U, name="private routine", trigger=f"when {MARK} comes", steps=[MARK])
     )
@@ -83,6 +90,7 @@ async def reads_of(memory: Memory, scope: Scope) -> dict[str, str]:
         )
     out["episodes list"] = repr(await memory.episodes.list(scope, limit=1000))
     out["blocks"] = repr(await memory.blocks(scope).list())
+    out["documents"] = repr(await memory.documents(scope).search(("notes",), query=query))
     context = await memory.assemble(query, scope.with_session("live"), 4000)
     out["context"] = context.model_dump_json()
     out["working"] = repr(await memory.working(scope.with_session("live")).get_all())
@@ -96,7 +104,11 @@ async def reads_of(memory: Memory, scope: Scope) -> dict[str, str]:
 
 
 def leaks(reads: dict[str, str]) -> list[str]:
-    return sorted(path for path, text in reads.items() if MARK in text)
+    return sorted(path for path, text in reads.items() if MARK.lower() in text.lower())
+
+
+def _count(data: bytes) -> int:
+    return sum(data.count(form.encode()) for form in FORMS)
 
 
 def raw_hits(db: Path) -> dict[str, int]:
@@ -105,8 +117,16 @@ def raw_hits(db: Path) -> dict[str, int]:
     for suffix in ("", "-wal", "-shm", "-journal"):
         path = Path(f"{db}{suffix}")
         if path.exists():
-            found[path.name] = path.read_bytes().count(MARK.encode())
+            found[path.name] = _count(path.read_bytes())
     return found
+
+
+def home_hits(home: Path) -> dict[str, int]:
+    """Every file under the store's directory (saved indexes included) holding the marker."""
+    hits = {
+        str(p.relative_to(home)): _count(p.read_bytes()) for p in home.rglob("*") if p.is_file()
+    }
+    return {name: n for name, n in hits.items() if n}
 
 
 async def redis_hits(url: str) -> int:
@@ -118,7 +138,7 @@ async def redis_hits(url: str) -> int:
         hits = 0
         async for key in client.scan_iter(count=1000):
             value = await client.dump(key)
-            hits += MARK.encode() in key or (value is not None and MARK.encode() in value)
+            hits += _count(key) > 0 or (value is not None and _count(value) > 0)
         return hits
     finally:
         await client.aclose()
@@ -150,22 +170,28 @@ async def test_erasing_a_user_leaves_nothing(memory_urls: tuple[str, str]) -> No
         assert leaks(await reads_of(memory, U))  # Ulla sees her own memories
         assert leaks(await reads_of(memory, V)) == []  # Vera sees none of them
         written = await counts_of(memory, "ulla")
-        assert written["episode"] == 5
+        assert written["episode"] == 6
         assert written["procedure"] == 2
         assert written["block"] == 2
-        assert written["fact"] >= 2  # learned directly and extracted by consolidation
+        assert written["document"] == 1
+        assert written["fact"] >= 3  # learned, read from the chat, extracted by consolidation
         if db is not None:
+            store = memory.longterm_store
+            assert isinstance(store, SqliteLongTermStore)
+            await store.warm(TENANT, wait=True)  # saves the indexes beside the file
             assert sum(raw_hits(db).values()) > 0  # the probe can see the marker at all
+            assert any(name.endswith(".idx") for name in home_hits(db.parent))  # saved indexes
         else:
             assert await redis_hits(working_url) > 0
 
         receipt = await memory.forget(TENANT, user="ulla")
-        assert (receipt.episodes, receipt.facts, receipt.procedures, receipt.blocks) == (
-            written["episode"],
-            written["fact"],
-            written["procedure"],
-            written["block"],
-        )
+        assert (
+            receipt.episodes,
+            receipt.facts,
+            receipt.procedures,
+            receipt.blocks,
+            receipt.documents,
+        ) == tuple(written[k] for k in KINDS)
         assert receipt.working_sessions == 1
         assert receipt.scrubbed_at is not None
         assert await counts_of(memory, "ulla") == dict.fromkeys(KINDS, 0)
@@ -174,13 +200,14 @@ async def test_erasing_a_user_leaves_nothing(memory_urls: tuple[str, str]) -> No
         assert "vera likes tea" in (await reads_of(memory, V))["blocks"]  # Vera keeps hers
         if db is not None:
             assert raw_hits(db) == {db.name: 0, f"{db.name}-shm": 0, f"{db.name}-wal": 0}
+            assert home_hits(db.parent) == {}
         else:
             assert await redis_hits(working_url) == 0
             assert "VACUUM" in receipt.scrubbed
     finally:
         await memory.aclose()
-    if db is not None:
-        assert sum(raw_hits(db).values()) == 0  # and after a clean shutdown
+    if db is not None:  # and after a clean shutdown (which saves the indexes again)
+        assert home_hits(db.parent) == {}
 
 
 async def test_export_import_export_is_identical_with_blocks(tmp_path: Path) -> None:
@@ -192,6 +219,7 @@ async def test_export_import_export_is_identical_with_blocks(tmp_path: Path) -> 
         first = [line async for line in source.export(TENANT, "ulla")]
         kinds = [json.loads(line)["kind"] for line in first]
         assert kinds.count("block") == 2
+        assert kinds.count("document") == 1
         assert kinds.count("procedure") == 2
         counts = await target.import_(TENANT, first)
         assert counts == {k: kinds.count(k) for k in KINDS}
@@ -241,7 +269,9 @@ def test_erasure_over_rest() -> None:
                 client.put(
                     "/v1/blocks/profile", json={**owner, "content": f"insurance {MARK}-4711"}
                 ),
+                client.put(f"/v1/blocks/notes-{MARK}", json={**owner, "content": "private"}),
                 client.put("/v1/sessions/live/kv/diagnosis", json={**owner, "value": MARK}),
+                client.put(f"/v1/sessions/live/kv/{MARK}", json={**owner, "value": 1}),
                 client.post("/v1/sessions/live/scratchpad", json={**owner, "text": MARK}),
                 client.post("/v1/sessions/live/checkpoints", json={**owner, "description": MARK}),
                 *[
@@ -263,18 +293,19 @@ def test_erasure_over_rest() -> None:
             assert all(r.status_code < 300 for r in ok), [
                 r.text for r in ok if r.status_code >= 300
             ]
-            assert any(MARK in text for text in _rest_reads(client, "ulla").values())
-            seen_by_v = _rest_reads(client, "vera")
-            assert [p for p, t in seen_by_v.items() if MARK in t] == []
+            assert leaks(_rest_reads(client, "ulla"))
+            assert leaks(_rest_reads(client, "vera")) == []
 
             receipt = client.post("/v1/forget", json={"user": "ulla"})
             assert receipt.status_code == 200, receipt.text
             erased = receipt.json()
-            assert (erased["episodes"], erased["blocks"], erased["working_sessions"]) == (4, 1, 1)
+            assert (erased["episodes"], erased["blocks"], erased["working_sessions"]) == (4, 2, 1)
             assert erased["procedures"] == 1
             assert erased["facts"] >= 1
             for user in ("ulla", "vera"):
-                assert [p for p, t in _rest_reads(client, user).items() if MARK in t] == []
+                assert leaks(_rest_reads(client, user)) == []
         db = server.home / "sedimem.db"
         assert raw_hits(db) == {db.name: 0, f"{db.name}-shm": 0, f"{db.name}-wal": 0}
-    assert sum(raw_hits(db).values()) == 0
+        assert home_hits(server.home) == {}  # its log included
+        server.stop()  # a clean shutdown saves the indexes again
+        assert home_hits(server.home) == {}

@@ -20,9 +20,9 @@ every remaining source supports it on its own (each source gave the same stateme
 the same steps). Consolidation run logs naming the user or an erased record are erased.
 
 Last, the erasure is made physical: the long-term store scrubs what it deleted (SQLite:
-full-text index merged, file vacuumed, WAL truncated; PostgreSQL: VACUUM), a SQLite working
-store likewise, and the embedder's caches of seen text are dropped. The receipt counts each
-kind and says what the scrub did and when.
+rows zeroed by ``secure_delete``, full-text index merged, saved index files deleted, WAL
+truncated; PostgreSQL: VACUUM), a SQLite working store likewise, and the embedder's caches
+of seen text are dropped. The receipt counts each kind and says what the scrub did and when.
 """
 
 from __future__ import annotations
