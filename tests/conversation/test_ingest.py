@@ -204,8 +204,10 @@ async def test_a_note_is_filed_once_and_read_for_facts(memory: Memory, scope: Sc
     assert (again.stored, again.duplicates, again.inserted) == ([], [note], [])
     elsewhere = await memory.remember("Ana works at Acme.", Scope(tenant=scope.tenant, user="bo"))
     assert len(elsewhere.stored) == 1  # another owner's note is its own
-    with pytest.raises(ValidationError, match="description"):
-        await memory.remember("", scope)
+    for bad, problem in (("", "at least 1 character"), ("a\x00b", "NUL")):
+        with pytest.raises(ValidationError, match=problem) as raised:
+            await memory.remember(bad, scope)
+        assert raised.value.field == "text"  # the argument the caller gave, not the record's
 
 
 async def test_kind_of_names_the_kind_of_an_id_within_the_tenant(

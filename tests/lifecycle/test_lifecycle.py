@@ -156,3 +156,17 @@ async def test_terminate_without_consolidation_or_cleanup(memory: Memory) -> Non
     assert last.episode is not None
     assert last.episode.description == "wrap up"
     assert "No task state" not in last.episode.context_summary
+
+
+async def test_a_bad_task_description_names_it_and_changes_nothing(memory: Memory) -> None:
+    scope = session_scope()
+    await memory.lifecycle.spawn(scope, {"goal": "ship"}, total_steps=2)
+    before = await memory.working(scope).get_task_state()
+    with pytest.raises(ValidationError, match="NUL") as raised:
+        await memory.lifecycle.terminate(scope, "success", task_description="a\x00b", cleanup=False)
+    assert raised.value.field == "task_description"
+    assert await memory.working(scope).get_task_state() == before  # nothing half-written
+    with pytest.raises(ValidationError) as raised:
+        await memory.lifecycle.terminate(scope, "success", lessons_learned=["ok", "x\x00"])
+    assert raised.value.field.startswith("lessons_learned")
+    assert await memory.working(scope).get_task_state() == before

@@ -194,12 +194,19 @@ class Conversations:
         """File ``text`` as a note episode of ``scope`` and learn the facts it states, like
         one chat turn: once per owner and text (the same note again is reported as a
         duplicate and not read again). Extraction runs inline."""
-        episode = Episode(
-            scope=scope,
-            task_type=NOTE_TYPE,
-            description=text,
-            occurred_at=utc_from_timestamp(self._clock.now()),
-        )
+        try:
+            episode = Episode(
+                scope=scope,
+                task_type=NOTE_TYPE,
+                description=text,
+                occurred_at=utc_from_timestamp(self._clock.now()),
+            )
+        except ValidationError as exc:
+            if exc.field != "description":
+                raise
+            # the caller gave ``text``: name it, not the episode field it becomes
+            message = str(exc).removeprefix("description: ").split(" (allowed:")[0]
+            raise ValidationError("text", message, allowed=exc.allowed) from exc
         key = note_key(scope.owner, episode.description)
         stored, duplicates = await self._file([(episode, key)], scope)
         return await self._extract(stored, duplicates)

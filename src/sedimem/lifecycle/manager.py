@@ -20,7 +20,7 @@ from sedimem.embed.base import Embedder
 from sedimem.errors import NotFound, ValidationError
 from sedimem.lifecycle.record import record_once
 from sedimem.lifecycle.results import HookFailure, LifecycleResult, TerminateResult
-from sedimem.lifecycle.summary import final_task, read_session, session_episode
+from sedimem.lifecycle.summary import SessionState, final_task, read_session, session_episode
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import LongTermStore
 from sedimem.types.longterm import Episode, Outcome
@@ -174,23 +174,24 @@ class Lifecycle:
         wm = self._working(scope)
         state = await read_session(wm)
         final = final_task(state.task, outcome)
-        if final is not None and not cleanup:  # the session stays: its task says how it ended
-            await wm.update_task_progress(
-                progress_percent=final.progress_percent, status=final.status
-            )
         episode: Episode | None = None
-        already = False
-        if consolidate:
-            episode = session_episode(
+        if consolidate:  # built before any write, so bad input leaves the session as it was
+            episode = _session_episode(
                 scope,
                 state,
                 outcome,
                 self._clock.now(),
-                task_description=task_description,
-                lessons=lessons,
+                task_description,
+                lessons,
                 tokens_used=tokens_used,
                 task_type=task_type,
             )
+        if final is not None and not cleanup:  # the session stays: its task says how it ended
+            await wm.update_task_progress(
+                progress_percent=final.progress_percent, status=final.status
+            )
+        already = False
+        if episode is not None:
             already = not await record_once(self._longterm, self._embedder, episode)
             if already:
                 episode = None
@@ -220,3 +221,33 @@ class Lifecycle:
         )
         failures = await self._run_hooks(operation, scope, result)
         return result.model_copy(update={"hook_failures": failures})
+
+
+def _session_episode(
+    scope: Scope,
+    state: SessionState,
+    outcome: Outcome,
+    now: float,
+    task_description: str | None,
+    lessons: list[str],
+    *,
+    tokens_used: int | None,
+    task_type: str,
+) -> Episode:
+    """The session's episode, with errors naming terminate's own arguments."""
+    try:
+        return session_episode(
+            scope,
+            state,
+            outcome,
+            now,
+            task_description=task_description,
+            lessons=lessons,
+            tokens_used=tokens_used,
+            task_type=task_type,
+        )
+    except ValidationError as exc:
+        if exc.field != "description" or task_description is None:
+            raise
+        message = str(exc).removeprefix("description: ").split(" (allowed:")[0]
+        raise ValidationError("task_description", message, allowed=exc.allowed) from exc
