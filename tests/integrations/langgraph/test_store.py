@@ -1,4 +1,5 @@
-"""``SedimemStore`` beyond the differential test: TTL, ranking, indexing, scopes, sync use."""
+"""``SedimemStore`` beyond the differential test: TTL, ranking, indexing, scopes, sync use,
+on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -18,10 +19,18 @@ from sedimem.scope import Scope
 from sedimem.testing.clock import ManualClock
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'm.db'}"
+    return str(request.getfixturevalue("postgres_url"))
+
+
 @pytest.fixture
-async def memory(tmp_path: Path) -> AsyncIterator[Memory]:
-    url = f"sqlite:///{tmp_path / 'm.db'}"
-    async with await Memory.open(url, embedder=HashEmbedder(), clock=ManualClock()) as m:
+async def memory(store_url: str) -> AsyncIterator[Memory]:
+    async with await Memory.open(
+        working="memory://", store=store_url, embedder=HashEmbedder(), clock=ManualClock()
+    ) as m:
         yield m
 
 
