@@ -25,6 +25,7 @@ from sedimem.integrations.loop import BackgroundMemory
 from sedimem.integrations.openai_agents import SedimemSession
 from sedimem.memory import Memory
 from sedimem.scope import Scope
+from sedimem.types.conversation import MAX_MESSAGE_CHARS
 
 EXAMPLES = 60  # generated operation sequences per working store
 
@@ -190,3 +191,87 @@ async def test_processes_popping_one_conversation_get_each_item_once(
         assert proc.returncode == 0, err.decode()
         popped += json.loads(out.decode().strip().splitlines()[-1])
     assert sorted(popped) == list(range(30))  # every item once: none lost, none twice
+
+
+async def test_ingest_files_each_turn_as_an_episode_and_learns_its_facts(
+    open_memory: Any,
+) -> None:
+    async with open_memory() as memory:
+        scope = Scope(tenant="agents", user="ana")
+        session = SedimemSession(
+            "chat", memory, scope, ingest="inline", names={"user": "Ana", "assistant": "Bot"}
+        )
+        await session.add_items(
+            [
+                {"role": "user", "content": "I live in Oslo."},
+                {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+                {
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": "Noted.", "annotations": []}],
+                },
+                {"role": "developer", "content": "   "},
+                {"role": "user"},
+            ]
+        )
+        first = session.last_ingest
+        assert first is not None
+        assert first.status == "done"
+        assert len(first.stored) == 2  # the tool call and the empty messages: history only
+        assert len(await session.get_items()) == 5
+        # the same words again are a new turn, filed again
+        await session.add_items([{"role": "user", "content": "I live in Oslo."}])
+        assert session.last_ingest is not None
+        assert len(session.last_ingest.stored) == 1
+
+        in_session = scope.with_session("chat")
+        page = await memory.episodes.list(in_session, session="chat")
+        assert [(e.input_text, e.output_text) for e in page.items] == [
+            ("I live in Oslo.", None),
+            (None, "Noted."),
+            ("I live in Oslo.", None),
+        ]
+        assert all(e.task_type == "conversation" for e in page.items)
+        lives = await memory.facts.current("Ana", "lives_in", scope=in_session)
+        assert [f.object for f in lives] == ["Oslo"]
+        assert await memory.episodes.session_messages(in_session) == [
+            {"role": "user", "content": "I live in Oslo."},
+            {"role": "assistant", "content": "Noted."},
+            {"role": "user", "content": "I live in Oslo."},
+        ]
+
+        # a turn longer than a message may be is filed by its beginning, whole in the history
+        long = "x" * (MAX_MESSAGE_CHARS + 10)
+        await session.add_items([{"role": "system", "content": long}])
+        assert session.last_ingest is not None
+        (filed,) = session.last_ingest.stored
+        episode = await memory.episodes.get(filed, scope=in_session)
+        assert episode.description == "system: " + long[:MAX_MESSAGE_CHARS]
+        assert (await session.get_items(limit=1)) == [{"role": "system", "content": long}]
+
+        # without ingest (the default) the history is all there is
+        plain = SedimemSession("plain", memory, scope)
+        await plain.add_items([{"role": "user", "content": "I work at Acme."}])
+        assert plain.last_ingest is None
+        assert (await memory.episodes.list(scope, session="plain")).items == []
+
+
+async def test_ingest_in_the_background(open_memory: Any) -> None:
+    async with open_memory() as memory:
+        scope = Scope(tenant="agents", user="bob")
+        session = SedimemSession("bg", memory, scope, ingest="background", names={"user": "Bob"})
+        await session.add_items([{"role": "user", "content": "I work at Acme."}])
+        pending = session.last_ingest
+        assert pending is not None
+        assert pending.job_id is not None
+        await memory.conversations.wait()
+        done = memory.conversations.job(pending.job_id, tenant="agents")
+        assert done.status == "done"
+        assert len(done.inserted) == 1
+        works = await memory.facts.current("Bob", "works_at", scope=scope)
+        assert [f.object for f in works] == ["Acme"]
+        with pytest.raises(ValidationError, match="ingest"):
+            SedimemSession("x", memory, ingest="always")  # type: ignore[arg-type]
+        with pytest.raises(ValidationError, match="names"):
+            SedimemSession("x", memory, names={"tool": "T"})
+        with pytest.raises(ValidationError, match="name"):
+            SedimemSession("x", memory, names={"user": ""})
