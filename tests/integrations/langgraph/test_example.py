@@ -1,11 +1,13 @@
 """The docs' example graph, run as written, in separate processes: interrupted, resumed
-after a real process restart from the SQLite file, and read by a new thread."""
+after a real process restart (an ended process, and a killed one) from the SQLite file, and
+read by a new thread."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -60,6 +62,31 @@ def test_the_example_resumes_after_a_restart_and_remembers_across_threads(
     second = _run(script, db, "start", "trip-2", "hotel in Lisbon")
     assert second["interrupted"] is True
     assert second["recalled"] == ["window seat to Lisbon"]
+
+
+@pytest.mark.slow
+def test_the_example_resumes_after_its_process_is_killed(tmp_path: Path) -> None:
+    script = tmp_path / "agent.py"
+    script.write_text(_example())
+    db = str(tmp_path / "agent.db")
+    killer = Path(__file__).parent / "killed_example.py"
+
+    # the first process stops for approval, prints, and is killed before closing anything
+    done = subprocess.run(
+        [sys.executable, str(killer), str(script), db, "start", "trip-1", "aisle seat to Oslo"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    first = json.loads(done.stdout.strip().splitlines()[-1])
+    assert first == {"interrupted": True, "recalled": [], "answer": ""}
+
+    resumed = _run(script, db, "resume", "trip-1", "no")
+    assert resumed == {"interrupted": False, "recalled": [], "answer": "aisle seat to Oslo: no"}
+    second = _run(script, db, "start", "trip-2", "taxi in Oslo")
+    assert second["recalled"] == ["aisle seat to Oslo"]
 
 
 def test_the_async_example_runs_the_same_graph(tmp_path: Path) -> None:
