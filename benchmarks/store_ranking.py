@@ -25,7 +25,6 @@ import argparse
 import asyncio
 import json
 import os
-import random
 import sys
 import tempfile
 import time
@@ -42,34 +41,14 @@ from benchmarks.peers import (
     Result,
     bench_langgraph_memory,
     hit_rate,
+    load,
     timed_questions,
 )
 from sedimem.embed import default_embedder
-from sedimem.evaluation.locomo import load_locomo
 from sedimem.memory import Memory
 from sedimem.scope import Scope
 
 NAMESPACE = ("turns",)
-#: LoCoMo's answerable categories (5, adversarial, has no evidence to find)
-CATEGORIES = (1, 2, 3, 4)
-
-
-def load(data: Path, questions: int, seed: int) -> tuple[list[Item], list[Question]]:
-    conversations = load_locomo(data, tenant=TENANT)
-    turns = [
-        Item(c.sample_id, f"{c.sample_id}:{t.metadata['dia_id']}", t.description)
-        for c in conversations
-        for t in c.turns
-    ]
-    asked = [
-        Question(c.sample_id, q.text, frozenset(f"{c.sample_id}:{e}" for e in q.evidence))
-        for c in conversations
-        for q in c.questions
-        if q.category in CATEGORIES
-    ]
-    if 0 < questions < len(asked):
-        asked = random.Random(seed).sample(asked, questions)
-    return turns, asked
 
 
 async def bench_sedimem_store(
