@@ -3,28 +3,43 @@
 The interfaces never import each other; this module is where they meet. It opens the
 stores once, in the event loop that serves, and hands the same ``Memory`` to the REST app
 (``sedimem.api``) and the MCP server (``sedimem.mcp``).
+
+With several worker processes (``serve --workers N``), the parent opens the stores only to
+create the first key, binds the port, and leaves serving to uvicorn's supervisor: each
+worker builds its app with :func:`worker_app` (settings from the environment) and opens its
+own ``Memory`` in the app's lifespan. The workers share the listening socket and the stores.
 """
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import socket
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.routing import Mount, Route
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sedimem.config import Settings
 from sedimem.errors import ConfigurationError
 from sedimem.keys import ApiKey, IssuedKey
 from sedimem.memory import Memory
 
-__all__ = ["Announcement", "build_app", "is_loopback", "local_key", "run_mcp_stdio", "serve"]
+__all__ = [
+    "Announcement",
+    "build_app",
+    "is_loopback",
+    "local_key",
+    "run_mcp_stdio",
+    "serve",
+    "serve_workers",
+    "worker_app",
+]
 
 #: The tenant of the key ``serve`` creates on first start, and of ``sedimem mcp``.
 DEFAULT_TENANT = "default"
@@ -103,12 +118,7 @@ async def serve(
     import uvicorn
 
     async with await Memory.open(settings=settings) as memory:
-        live = await memory.keys.list()
-        first = None
-        if not live and is_loopback(host):
-            # A fresh embedded install: a key for the default tenant, so the operator can
-            # start at once; without any key nothing is served (every /v1 route needs one).
-            first = await memory.keys.create(DEFAULT_TENANT, label="created by first serve")
+        first, live = await _first_key(memory, host)
         sock = _bind(host, port)
         bound_port = sock.getsockname()[1]
         shown_host = f"[{host}]" if ":" in host else host
@@ -120,11 +130,112 @@ async def serve(
         def stop() -> None:
             server.should_exit = True
 
-        announce(Announcement(f"http://{shown_host}:{bound_port}", first, len(live), stop))
+        announce(Announcement(f"http://{shown_host}:{bound_port}", first, live, stop))
         try:
             await server.serve(sockets=[sock])
         finally:
             sock.close()
+
+
+async def _first_key(memory: Memory, host: str) -> tuple[IssuedKey | None, int]:
+    """The key created on a fresh loopback install (else None), and the live keys before."""
+    live = len(await memory.keys.list())
+    if live or not is_loopback(host):
+        return None, live
+    # A fresh embedded install: a key for the default tenant, so the operator can start at
+    # once; without any key nothing is served (every /v1 route needs one).
+    return await memory.keys.create(DEFAULT_TENANT, label="created by first serve"), live
+
+
+async def _prepare(settings: Settings, host: str) -> tuple[IssuedKey | None, int]:
+    # Once, in the parent, before any worker starts: the stores' migrations and the first
+    # key happen here, never raced by N workers.
+    async with await Memory.open(settings=settings) as memory:
+        return await _first_key(memory, host)
+
+
+def serve_workers(
+    settings: Settings,
+    *,
+    announce: Callable[[Announcement], None],
+    host: str,
+    port: int,
+    workers: int,
+) -> None:
+    """Serve with ``workers`` processes on one port until interrupted (SIGINT / SIGTERM).
+
+    Blocks; call it outside an event loop, from the main thread (the supervisor handles
+    the signals). Each worker builds its app with :func:`worker_app`.
+    """
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    if workers < 2:
+        raise ConfigurationError(f"--workers {workers}: serve_workers needs 2 or more")
+    first, live = asyncio.run(_prepare(settings, host))
+    sock = _bind(host, port)
+    try:
+        bound_port = sock.getsockname()[1]
+        shown_host = f"[{host}]" if ":" in host else host
+        config = uvicorn.Config(
+            f"{__name__}:worker_app",
+            factory=True,
+            workers=workers,
+            lifespan="on",
+            log_level="info",
+            access_log=False,
+        )
+        supervisor = Multiprocess(config, sockets=[sock])
+        announce(
+            Announcement(
+                f"http://{shown_host}:{bound_port}", first, live, supervisor.should_exit.set
+            )
+        )
+        supervisor.run()
+    finally:
+        sock.close()
+
+
+def worker_app() -> ASGIApp:
+    """The app of one worker process of ``serve --workers N`` (uvicorn's app factory).
+
+    Settings come from the environment (``SEDIMEM_*``, as the parent read them); the
+    stores open in the app's lifespan, in the worker's own event loop.
+    """
+    from sedimem.config import load_settings
+
+    return _WorkerApp(load_settings())
+
+
+class _WorkerApp:
+    """Opens ``Memory`` at lifespan startup, then serves :func:`build_app` around it."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._app: Starlette | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if self._app is None:  # uvicorn serves only after the startup completed
+            raise ConfigurationError("the worker's stores are not open")
+        await self._app(scope, receive, send)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        await receive()  # lifespan.startup
+        async with AsyncExitStack() as stack:
+            try:
+                memory = await stack.enter_async_context(await Memory.open(settings=self._settings))
+                app = build_app(memory, self._settings)
+                await stack.enter_async_context(app.router.lifespan_context(app))
+            except Exception as exc:
+                await send({"type": "lifespan.startup.failed", "message": str(exc)})
+                return
+            self._app = app
+            await send({"type": "lifespan.startup.complete"})
+            await receive()  # lifespan.shutdown
+        await send({"type": "lifespan.shutdown.complete"})
 
 
 def _bind(host: str, port: int) -> socket.socket:

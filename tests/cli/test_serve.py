@@ -12,8 +12,10 @@ from typer.testing import CliRunner
 
 from sedimem.cli import app
 from sedimem.cli.serve import _announce
+from sedimem.config import Settings
+from sedimem.errors import ConfigurationError
 from sedimem.keys import ApiKey, IssuedKey
-from sedimem.server import Announcement
+from sedimem.server import Announcement, serve_workers
 
 
 @pytest.fixture
@@ -62,3 +64,24 @@ def test_mcp_with_an_invalid_key_exits_1(home: Path, monkeypatch: pytest.MonkeyP
     result = CliRunner().invoke(app, ["mcp"])
     assert result.exit_code == 1
     assert "invalid API key" in result.output
+
+
+def test_serve_refuses_fewer_than_one_worker(home: Path) -> None:
+    result = CliRunner().invoke(app, ["serve", "--workers", "0"])
+    assert result.exit_code == 2
+    assert "--workers" in result.output
+
+
+def test_serve_workers_on_a_busy_port_exits_1_with_the_reason(home: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(app, ["serve", "--port", str(port), "--workers", "2"])
+    assert result.exit_code == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in result.output
+
+
+def test_serve_workers_needs_two_or_more(home: Path) -> None:
+    with pytest.raises(ConfigurationError, match="--workers 1"):
+        serve_workers(Settings(), announce=_announce, host="127.0.0.1", port=0, workers=1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any, Literal, Self
 
@@ -177,3 +178,7 @@ class Health(_Out):
     """The process answers."""
 
     status: Literal["ok"] = Field(default="ok", description="Always `ok`.")
+    pid: int = Field(
+        default_factory=os.getpid,
+        description="The id of the process that answered (tells `serve --workers N` apart).",
+    )

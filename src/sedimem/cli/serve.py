@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from sedimem.cli.common import console, err_console, load_settings, run
+from sedimem.errors import SedimemError
 
 if TYPE_CHECKING:
     from sedimem.server import Announcement
@@ -19,24 +20,34 @@ def serve(
     port: Annotated[
         int | None, typer.Option(min=0, max=65535, help="Port (0: any free port) [8077].")
     ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Worker processes sharing the port (each opens its own connections to "
+            "the stores).",
+        ),
+    ] = 1,
 ) -> None:
     """Serve the REST API (/v1, docs at /docs), the web inspector (/ui) and MCP (/mcp) on
     one port.
 
     Stores come from SEDIMEM_* (default: one SQLite file under SEDIMEM_HOME); the admin
     key (POST /v1/keys) from SEDIMEM_ADMIN_KEY. On first start on a loopback address, a key
-    for tenant "default" is created and printed once.
+    for tenant "default" is created and printed once (before the workers start).
     """
     settings = load_settings()
     server = _server_module()
-    run(
-        server.serve(
-            settings,
-            announce=_announce,
-            host=host or settings.server.host,
-            port=settings.server.port if port is None else port,
-        )
-    )
+    host = host or settings.server.host
+    port = settings.server.port if port is None else port
+    if workers == 1:
+        run(server.serve(settings, announce=_announce, host=host, port=port))
+        return
+    try:
+        server.serve_workers(settings, announce=_announce, host=host, port=port, workers=workers)
+    except SedimemError as exc:
+        err_console.print(f"[red]error:[/] {exc}", highlight=False)
+        raise typer.Exit(1) from exc
 
 
 def _announce(what: "Announcement") -> None:

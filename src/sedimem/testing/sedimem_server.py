@@ -33,6 +33,7 @@ class SedimemServer(ServerProcess):
     ``python`` is the interpreter to run (default: this one; another virtualenv's to test an
     installed wheel). The server runs in its home directory, so nothing depends on the
     caller's working directory. The home (and so the embedded store) is kept across restarts.
+    ``workers`` is ``serve --workers``: that many processes behind the one port.
     """
 
     label = "sedimem serve"
@@ -45,8 +46,10 @@ class SedimemServer(ServerProcess):
         env: Mapping[str, str] | None = None,
         startup_timeout: float = 60.0,
         python: str | os.PathLike[str] | None = None,
+        workers: int = 1,
     ) -> None:
         super().__init__(startup_timeout=startup_timeout)
+        self.workers = workers
         self._env = dict(env or {})
         self._python = str(python) if python is not None else sys.executable
 
@@ -83,6 +86,8 @@ class SedimemServer(ServerProcess):
         env.setdefault("COLUMNS", "200")  # keep printed keys and URLs on one line
         command = [self._python, "-m", "sedimem", "serve", "--port", str(self._port)]
         command += ["--host", LOOPBACK]
+        if self.workers != 1:
+            command += ["--workers", str(self.workers)]
         with (self._dir / "serve.log").open("ab") as log:
             self._process = subprocess.Popen(
                 command,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -19,7 +20,7 @@ from tests.api.conftest import assert_problem, bearer
 
 async def test_healthz_needs_nothing(client: httpx.AsyncClient) -> None:
     response = await client.get("/healthz")
-    assert response.json() == {"status": "ok"}
+    assert response.json() == {"status": "ok", "pid": os.getpid()}
 
 
 async def test_readyz_reports_the_backends(client: httpx.AsyncClient) -> None:
