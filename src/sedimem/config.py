@@ -158,6 +158,9 @@ class ServerSettings(BaseModel):
 
     host: str = Field(default="127.0.0.1", description="Address to listen on.")
     port: int = Field(default=8077, ge=0, le=65535, description="Port (0: any free port).")
+    workers: int = Field(
+        default=1, ge=1, le=512, description="Worker processes behind the port (--workers)."
+    )
     max_body_bytes: int = Field(
         default=2 * 1024 * 1024,
         ge=1024,

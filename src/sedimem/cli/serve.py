@@ -21,13 +21,13 @@ def serve(
         int | None, typer.Option(min=0, max=65535, help="Port (0: any free port) [8077].")
     ] = None,
     workers: Annotated[
-        int,
+        int | None,
         typer.Option(
             min=1,
-            help="Worker processes sharing the port (each opens its own connections to "
-            "the stores).",
+            help="Worker processes sharing the port, each with its own connections to the "
+            "stores [1].",
         ),
-    ] = 1,
+    ] = None,
 ) -> None:
     """Serve the REST API (/v1, docs at /docs), the web inspector (/ui) and MCP (/mcp) on
     one port.
@@ -40,6 +40,7 @@ def serve(
     server = _server_module()
     host = host or settings.server.host
     port = settings.server.port if port is None else port
+    workers = workers or settings.server.workers
     if workers == 1:
         run(server.serve(settings, announce=_announce, host=host, port=port))
         return
