@@ -123,7 +123,7 @@ class Run:
                 response = await server.client.request(method, path, **kwargs)
             except httpx.TransportError as exc:
                 if server.killed_at is None:
-                    self.error(f"{op}: {type(exc).__name__} from a live server: {exc}")
+                    self.error(f"{op}: {exc!r} from live server {server.process.url}")
                     return None
                 if began < server.killed_at:
                     self.killed_in_flight += 1
@@ -266,8 +266,14 @@ async def drive(
     worker_env = {**os.environ, **env, "SEDIMEM_HOME": str(tmp)}
     workers = [start_worker(worker_env, tmp, n) for n in range(args.workers)]
     headers = {"Authorization": f"Bearer {secret}"}
+    # An idle connection is dropped by the client (1 s) well before the server closes it
+    # (uvicorn: 5 s), as any client of a keep-alive server should: otherwise a request sent
+    # on a connection the server is closing that instant fails (ReadError) through no fault
+    # of the server, and would count as an error.
     limits = httpx.Limits(
-        max_connections=args.connections, max_keepalive_connections=args.connections
+        max_connections=args.connections,
+        max_keepalive_connections=args.connections,
+        keepalive_expiry=1.0,
     )
     try:
         async with AsyncExitStack() as stack:
