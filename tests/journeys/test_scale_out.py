@@ -78,6 +78,9 @@ def test_serve_workers_share_one_sqlite_file() -> None:
         assert server.printed_key is not None  # created once, by the parent
         assert server.output.count("Created an API key") == 1
         _writes_and_reads_across_workers(server, 2)
+        server.kill()  # the supervisor, as a crash would: no worker serves on behind it
+        with pytest.raises(httpx.ConnectError):
+            httpx.get(f"{server.url}/healthz", timeout=10)
 
 
 @pytest.mark.redis

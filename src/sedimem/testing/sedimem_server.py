@@ -6,12 +6,14 @@ Agent developers can drive their own integration tests against it the same way:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
@@ -26,6 +28,18 @@ __all__ = ["SedimemServer"]
 _KEY = re.compile(r"\bsdm_[A-Za-z0-9_-]{20,}")
 
 
+def _live_members(group: int) -> bool:
+    """Whether a process of ``group`` is still running (not a zombie), per /proc."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        if int(fields[2]) == group and fields[0] != "Z":
+            return True
+    return False
+
+
 class SedimemServer(ServerProcess):
     """``python -m sedimem serve`` with ``SEDIMEM_HOME`` in a directory of its own.
 
@@ -33,7 +47,9 @@ class SedimemServer(ServerProcess):
     ``python`` is the interpreter to run (default: this one; another virtualenv's to test an
     installed wheel). The server runs in its home directory, so nothing depends on the
     caller's working directory. The home (and so the embedded store) is kept across restarts.
-    ``workers`` is ``serve --workers``: that many processes behind the one port.
+    ``workers`` is ``serve --workers``: that many processes behind the one port. They run in
+    a process group of their own, so that :meth:`kill` (SIGKILL of the supervisor, which
+    cannot pass it on) leaves no worker serving behind it.
     """
 
     label = "sedimem serve"
@@ -96,9 +112,24 @@ class SedimemServer(ServerProcess):
                 stderr=subprocess.STDOUT,
                 env=env,
                 cwd=self._dir,
+                start_new_session=self.workers != 1,
             )
         self._wait_ready(self._healthy, lambda: self.output[-2000:].strip())
         return self
+
+    def _end(self, sig: signal.Signals) -> None:
+        group = self._process.pid if self._process is not None and self.workers != 1 else None
+        super()._end(sig)
+        if group is None:
+            return
+        deadline = time.monotonic() + self.end_timeout
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(group, signal.SIGKILL)  # workers the supervisor did not end
+            while time.monotonic() < deadline:  # gone (or zombies: their sockets are shut)
+                os.killpg(group, 0)
+                if not _live_members(group):
+                    return
+                time.sleep(0.02)
 
     def _healthy(self) -> bool:
         try:
