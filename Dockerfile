@@ -6,13 +6,13 @@
 
 ARG PYTHON=3.12
 
-# -- build: the wheel, exactly as `python -m build` makes it in CI -----------------------------
+# -- build: the sdist, then the wheel from it, as `python -m build` makes them in CI ----------
 FROM python:${PYTHON}-slim AS build
 WORKDIR /src
 RUN python -m pip install --no-cache-dir "build>=1.2"
-COPY pyproject.toml README.md LICENSE NOTICE CHANGELOG.md ./
+COPY pyproject.toml README.md LICENSE NOTICE ./
 COPY src ./src
-RUN python -m build --wheel --outdir /dist .
+RUN python -m build --outdir /dist .
 
 # -- runtime: a fresh virtualenv holding the wheel and its runtime dependencies only ----------
 FROM python:${PYTHON}-slim
