@@ -4,6 +4,7 @@ import pytest
 
 from sedimem.embed import HashEmbedder
 from sedimem.errors import NotFound, PermissionDenied, ValidationError
+from sedimem.limits import MAX_K
 from sedimem.longterm.procedural import ProceduralMemory
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import LongTermStore
@@ -63,6 +64,9 @@ async def test_matching_is_ranked_by_match_times_success(procedures: ProceduralM
     assert await procedures.best("restart", scope=Scope(tenant="b")) is None
     narrowed = await procedures.find_matching("restart", scope=Scope(tenant="a"), agent_type="qa")
     assert narrowed == []
+    # the largest k a caller may ask for is served (candidates stay within the search's bound)
+    widest = await procedures.find_matching("restart web", scope=scope, k=MAX_K)
+    assert [h.record.id for h in widest] == [good.id, bad.id]
 
 
 async def test_concurrent_outcomes_are_all_counted(procedures: ProceduralMemory) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 from sedimem.clock import utc_from_timestamp
 from sedimem.errors import NotFound, ValidationError
 from sedimem.longterm import records
-from sedimem.longterm.arguments import check_k, check_session, check_text
+from sedimem.longterm.arguments import MAX_K, check_k, check_session, check_text
 from sedimem.longterm.search import Mode
 from sedimem.longterm.service import LongTermService
 from sedimem.longterm.vectors import embed_all
@@ -95,8 +95,10 @@ class ProceduralMemory(LongTermService):
         if agent_type is not None:
             scope = scope.model_copy(update={"agent_type": agent_type})
         flt = RecordFilter(kind=records.PROCEDURE, visible_to=scope, session=check_session(session))
+        # more candidates than asked: success rate re-ranks them (within the search's own bound)
+        candidates = min(4 * k, MAX_K)
         found = await self._searcher.search(
-            scope.tenant, flt, task_description, max(k * 4, k), mode=mode, now=self._clock.now()
+            scope.tenant, flt, task_description, candidates, mode=mode, now=self._clock.now()
         )
         hits = []
         for row, why in found:
