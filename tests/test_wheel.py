@@ -3,8 +3,9 @@
 One module-scoped build and install (minutes: pip resolves the runtime dependencies), then
 what a new user does first: ``sedimem demo``, the README's Python example (read from
 README.md here, so the README cannot rot), and ``sedimem serve`` answering ``/healthz``, an
-authenticated call and an offline ``/docs``. Every command runs from a directory outside the
-checkout, with HTTP(S) proxies pointing at a closed port so that no network call succeeds.
+authenticated call, an offline ``/docs`` and an offline web inspector at ``/ui``. Every
+command runs from a directory outside the checkout, with HTTP(S) proxies pointing at a
+closed port so that no network call succeeds.
 Deselect locally with ``-m 'not wheel'``.
 """
 
@@ -30,13 +31,16 @@ ROOT = Path(__file__).resolve().parents[1]
 MAX_WHEEL_BYTES = 40 * 1024 * 1024
 _CLOSED = "http://127.0.0.1:9"  # the discard port: nothing listens, so every request fails
 OFFLINE = {"HTTP_PROXY": _CLOSED, "HTTPS_PROXY": _CLOSED, "ALL_PROXY": _CLOSED, "NO_PROXY": ""}
+#: The installed wheel, never the checkout: a PYTHONPATH inherited from the test run (a
+#: worktree's src/, say) would put the checkout before site-packages. Python ignores it empty.
+WHEEL_ONLY = {"PYTHONPATH": ""}
 
 
 def _run(command: list[str], *, cwd: Path, env: dict[str, str] | None = None) -> str:
     done = subprocess.run(
         command,
         cwd=cwd,
-        env={**os.environ, **(env or {})},
+        env={**os.environ, **WHEEL_ONLY, **(env or {})},
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
@@ -89,6 +93,8 @@ def test_wheel_and_sdist_are_built_with_license_notice_and_model(dist: Path, whe
     model = "sedimem/embed/_model/"
     assert {model + n for n in ("model.safetensors", "tokenizer.json", "config.json")} <= names
     assert "sedimem/py.typed" in names
+    ui = "sedimem/api/ui/static/"
+    assert {ui + n for n in ("index.html", "app.js", "style.css", "views/facts.js")} <= names
     assert not any(n.startswith(("tests/", "benchmarks/")) for n in names)
 
 
@@ -123,7 +129,7 @@ async def test_serve_answers_health_an_authenticated_call_and_offline_docs(
     venv: Path, wheel: Path, tmp_path: Path
 ) -> None:
     _run([str(venv), "-m", "pip", "install", "--quiet", f"{wheel}[server]"], cwd=tmp_path)
-    with SedimemServer(python=venv, env=OFFLINE) as server:
+    with SedimemServer(python=venv, env={**OFFLINE, **WHEEL_ONLY}) as server:
         key = server.printed_key
         assert key is not None, server.output
         async with httpx.AsyncClient(base_url=server.url, trust_env=False) as client:
@@ -146,3 +152,12 @@ async def test_serve_answers_health_an_authenticated_call_and_offline_docs(
 
             _, external = await external_references(fetch, "/docs")
             assert external == []
+
+            # the web inspector: every page and module from the installed package, and a
+            # sign-in form asking for the key
+            fetched, external = await external_references(fetch, "/ui", scripts=True)
+            assert external == []
+            assert "/ui/static/views/facts.js" in fetched
+            page = await client.get("/ui")
+            assert 'type="password"' in page.text
+            assert "API key" in page.text
