@@ -91,6 +91,24 @@ def test_the_key_is_asked_for_kept_in_session_storage_and_never_in_a_url(
     assert page.get_by_label("API key").is_visible()
 
 
+def test_a_key_submitted_before_the_script_runs_reaches_no_url(
+    browser: Any, seeded: Seeded
+) -> None:
+    # without scripts (or before the module has loaded) the sign-in form submits as a plain
+    # HTML form: it must carry no key into the address, the history or a server log
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        tab = context.new_page()
+        tab.goto(f"{seeded.url}/ui")
+        tab.get_by_label("API key").fill(seeded.key_a)
+        tab.get_by_role("button", name="Open").click()
+        tab.wait_for_load_state()
+        assert seeded.key_a not in tab.url
+        assert "key=" not in tab.url
+    finally:
+        context.close()
+
+
 def test_every_view_opens_and_shows_the_seeded_memory(
     page: Any, seeded: Seeded, screenshots: Path
 ) -> None:

@@ -32,7 +32,9 @@ async def test_the_page_asks_for_a_key_and_forbids_other_hosts(client: httpx.Asy
     page = await client.get("/ui")
     assert page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")
-    assert '<input id="key" name="key" type="password"' in page.text
+    assert '<input id="key" type="password"' in page.text
+    # no name: a plain form submission (before the script runs) sends the key nowhere
+    assert 'name="key"' not in page.text
     assert page.headers["content-security-policy"] == CSP
     assert "default-src 'self'" in CSP
     assert "connect-src 'self'" in CSP
