@@ -133,6 +133,17 @@ def test_every_view_opens_and_shows_the_seeded_memory(
     open_view(page, "session", f"name={SESSION}&user=ana")
     assert page.locator("#task").get_by_text("75%").count() == 1
     assert json.loads(page.locator("tr[data-key='step'] .value").inner_text()) == "patched mock"
+    # the time each key has left: a key set with a TTL counts down, one without lives as long
+    # as the session
+    with api(seeded) as a:
+        keys = a.get(f"/v1/sessions/{SESSION}/keys", params={"user": "ana"}).json()["items"]
+    ttl = {k["key"]: k["ttl_left_seconds"] for k in keys}
+    left = page.locator("tr[data-key='lock'] td").nth(1).inner_text()
+    assert re.fullmatch(r"\d+ s", left), left
+    assert 0 < int(left.split()[0]) <= 900
+    assert int(left.split()[0]) == pytest.approx(ttl["lock"], abs=60)
+    assert ttl["cart"] is None
+    assert page.locator("tr[data-key='cart'] td").nth(1).inner_text() == "with the session"
     assert page.locator("#scratchpad li").count() == 2
     assert page.locator(f"tr[data-checkpoint='{seeded.checkpoint}']").count() == 1
     shot(page, screenshots, "session")
@@ -192,11 +203,40 @@ def test_every_view_opens_and_shows_the_seeded_memory(
     shot(page, screenshots, "gdpr")
 
 
+def test_episodes_filter_by_task_type_time_and_user(page: Any, seeded: Seeded) -> None:
+    sign_in(page, seeded, seeded.key_a)
+    open_view(page, "episodes")
+
+    def filtered(**fields: str) -> list[str]:
+        for name, value in fields.items():  # the filter form's fields (not the scope bar's)
+            page.locator(f"#f-{name}").fill(value)
+        page.evaluate("document.querySelector('.view')?.classList.add('stale')")
+        page.get_by_role("button", name="Filter").click()
+        ready(page, "episodes")
+        return [li.get_attribute("data-id") for li in page.locator("#episode-list li").all()]
+
+    def asked(**query: str) -> list[str]:
+        with api(seeded) as a:
+            found = a.get("/v1/episodes", params={**query, "newest_first": "true"}).json()
+        return [e["id"] for e in found["items"]]
+
+    shown = filtered(user="ana", task_type="checkout")
+    assert len(shown) == 2  # ana's two checkout episodes; not bob's deploy, not the triage
+    assert shown == asked(user="ana", task_type="checkout")
+    assert "task_type=checkout" in page.url  # a bookmarkable view
+    assert "user=ana" in page.url
+    shown = filtered(since="2026-11-21", until="2026-11-21")
+    assert shown == asked(user="ana", task_type="checkout", since="2026-11-21T00:00:00Z",
+                          until="2026-11-21T23:59:59Z")  # fmt: skip
+    assert page.locator("#episode-list li").inner_text().count("caching prices") == 1
+    shown = filtered(user="bob", task_type="", since="", until="")
+    texts = page.locator("#episode-list").inner_text()
+    assert shown == asked(user="bob")
+    assert "billing service" in texts
+    assert "payment mock" not in texts  # ana's episodes are not bob's
+
+
 def test_the_overview_lists_users_and_narrows_to_one(page: Any, seeded: Seeded) -> None:
-    with api(seeded) as a:
-        stats = a.get("/openapi.json").json()["paths"]["/v1/stats"]["get"]
-    if "by_user" not in [p["name"] for p in stats.get("parameters", [])]:
-        pytest.skip("this server does not count per user")
     sign_in(page, seeded, seeded.key_a)
     with api(seeded) as a:
         users = a.get("/v1/stats", params={"by_user": "true"}).json()["by_user"]
@@ -244,6 +284,23 @@ def test_the_score_parts_shown_are_the_apis(page: Any, seeded: Seeded, screensho
             assert twin["recency"] == pytest.approx(hit["explain"]["recency"], abs=1e-4)
     assert compared >= 18
     shot(page, screenshots, "search")
+    # one tier, keyword only: the page asks for exactly that and shows that tier alone
+    form = page.get_by_role("search", name="Search memories")
+    for tier in ("episodes", "procedures"):
+        form.get_by_label(tier).uncheck()
+    page.get_by_label("Mode").select_option("keyword")
+    page.evaluate("document.querySelector('.view')?.classList.add('stale')")
+    with page.expect_request("**/v1/recall") as asked:
+        page.get_by_role("button", name="Search").click()
+    sent = asked.value.post_data_json
+    assert (sent["tiers"], sent["mode"]) == (["facts"], "keyword")
+    ready(page, "search")
+    assert page.locator("ol.hits[data-tier='facts'] > li").count() == len(
+        asked.value.response().json()["facts"]
+    )
+    assert (
+        page.locator("ol.hits[data-tier='episodes'], ol.hits[data-tier='procedures']").count() == 0
+    )
 
 
 def test_the_context_never_exceeds_the_budget_on_the_slider(
@@ -263,7 +320,9 @@ def test_the_context_never_exceeds_the_budget_on_the_slider(
         used = int(page.locator("#tokens-used").inner_text())
         assert int(page.locator("#tokens-budget").inner_text()) == budget
         assert 0 <= used <= budget
-        seen_dropped |= page.locator("tr.dropped").count() > 0
+        reasons = [r.inner_text().strip() for r in page.locator("tr.dropped td:nth-child(5)").all()]
+        assert all(reasons), reasons
+        seen_dropped |= bool(reasons)
     assert seen_dropped  # a small budget drops items, and the report says why
     # keyboard: the slider moves with the arrow keys, by its step
     slider.focus()
@@ -293,11 +352,28 @@ def test_restoring_a_checkpoint_brings_its_state_back(page: Any, seeded: Seeded)
     assert page.locator(f"tr[data-checkpoint='{seeded.checkpoint}']").count() == 1  # kept
 
 
-def test_invalidating_a_fact_changes_its_history(page: Any, seeded: Seeded) -> None:
+def test_forking_a_checkpoint_opens_a_new_session_with_its_state(page: Any, seeded: Seeded) -> None:
+    sign_in(page, seeded, seeded.key_a)
+    open_view(page, "session", f"name={SESSION}&user=ana")
+    row = page.locator(f"tr[data-checkpoint='{seeded.checkpoint}']")
+    row.get_by_role("button", name="Fork").click()
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_label("New session id").fill("s-forked")
+    page.evaluate("document.querySelector('.view')?.classList.add('stale')")
+    dialog.get_by_role("button", name="Fork").click()
+    ready(page, "session")
+    expect(page.locator("#session-name")).to_have_text("Session s-forked")
+    assert "name=s-forked" in page.url
+    assert json.loads(page.locator("tr[data-key='step'] .value").inner_text()) == "read logs"
+    assert page.locator("#scratchpad li").count() == 1  # as checkpointed
     with api(seeded) as a:
-        paths = a.get("/openapi.json").json()["paths"]
-    if "/v1/facts/{fact_id}/invalidate" not in paths:
-        pytest.skip("this server has no route to invalidate a fact")
+        step = a.get("/v1/sessions/s-forked/kv/step", params={"user": "ana"}).json()
+        live = a.get("/v1/sessions", params={"user": "ana"}).json()["items"]
+    assert step["value"] == "read logs"
+    assert {SESSION, "s-forked"} <= {s["session"] for s in live}  # the original goes on
+
+
+def test_invalidating_a_fact_changes_its_history(page: Any, seeded: Seeded) -> None:
     sign_in(page, seeded, seeded.key_a)
     narrow_to(page, "ana")
     open_view(page, "facts", "subject=ana")
@@ -327,34 +403,28 @@ def test_edits_are_confirmed_and_shown_at_once(page: Any, seeded: Seeded) -> Non
     ready(page, "blocks")
     assert "who writes tests" in page.locator("[data-block='persona']").inner_text()
     # a fact, corrected: a new version, the old one kept as history
-    with api(seeded) as a:
-        paths = a.get("/openapi.json").json()["paths"]
-    if "/v1/facts/{fact_id}" in paths and "patch" in paths["/v1/facts/{fact_id}"]:
-        open_view(page, "facts", "subject=checkout")
-        page.get_by_role(
-            "button", name="The checkout service is owned by the payments team"
-        ).click()
-        history = page.locator("#fact-detail section")
-        history.get_by_role("button", name="Correct").click()
-        dialog = page.get_by_role("dialog")
-        dialog.get_by_label("Value").fill("platform team")
-        dialog.get_by_label("Statement").fill("The checkout service is owned by the platform team")
-        dialog.get_by_role("button", name="Correct").click()
-        page.wait_for_selector("#fact-detail section[data-versions='2'][data-current='1']")
-        assert "platform team" in page.locator("#fact-detail tr[data-current='true']").inner_text()
+    open_view(page, "facts", "subject=checkout")
+    page.get_by_role("button", name="The checkout service is owned by the payments team").click()
+    history = page.locator("#fact-detail section")
+    history.get_by_role("button", name="Correct").click()
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_label("Value").fill("platform team")
+    dialog.get_by_label("Statement").fill("The checkout service is owned by the platform team")
+    dialog.get_by_role("button", name="Correct").click()
+    page.wait_for_selector("#fact-detail section[data-versions='2'][data-current='1']")
+    assert "platform team" in page.locator("#fact-detail tr[data-current='true']").inner_text()
     # an episode, deleted
-    if "delete" in paths.get("/v1/episodes/{episode_id}", {}):
-        narrow_to(page, "ana")
-        open_view(page, "episodes")
-        page.get_by_role("button", name=re.compile("caching prices")).click()
-        page.get_by_role("button", name="Delete episode").click()
-        page.evaluate("document.querySelector('.view')?.classList.add('stale')")
-        page.get_by_role("dialog").get_by_role("button", name="Delete").click()
-        ready(page, "episodes")
-        expect(page.locator("#episode-list li", has_text="caching prices")).to_have_count(0)
-        with api(seeded) as a:
-            left = a.get("/v1/episodes", params={"user": "ana"}).json()["items"]
-        assert "caching prices" not in " ".join(e["description"] for e in left)
+    narrow_to(page, "ana")
+    open_view(page, "episodes")
+    page.get_by_role("button", name=re.compile("caching prices")).click()
+    page.get_by_role("button", name="Delete episode").click()
+    page.evaluate("document.querySelector('.view')?.classList.add('stale')")
+    page.get_by_role("dialog").get_by_role("button", name="Delete").click()
+    ready(page, "episodes")
+    expect(page.locator("#episode-list li", has_text="caching prices")).to_have_count(0)
+    with api(seeded) as a:
+        left = a.get("/v1/episodes", params={"user": "ana"}).json()["items"]
+    assert "caching prices" not in " ".join(e["description"] for e in left)
 
 
 def test_forgetting_a_user_needs_the_typed_name_and_leaves_nothing(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from importlib.resources import files
+from pathlib import Path
 
 import httpx
 
@@ -10,6 +12,7 @@ from sedimem.api.ui import CSP
 from tests.fixtures.offline import external_references, references
 
 _STATIC = files("sedimem.api.ui") / "static"
+_DOCS = Path(__file__).resolve().parents[3] / "docs"
 
 
 async def _fetch(client: httpx.AsyncClient, path: str) -> tuple[int, str, str]:
@@ -68,3 +71,13 @@ def test_script_imports_are_references() -> None:
         references('const NS = "http://www.w3.org/2000/svg";', "text/javascript", scripts=True)
         == []
     )
+
+
+def test_the_documentation_shows_a_screenshot_of_every_view() -> None:
+    views = re.findall(r'<a href="#/(\w+)">', (_STATIC / "index.html").read_text())
+    assert len(views) >= 10  # the navigation lists every view
+    page = (_DOCS / "inspector.md").read_text()
+    shown = re.findall(r"!\[[^\]]*\]\(images/inspector-([\w-]+)\.png\)", page)
+    assert set(views) <= set(shown), set(views) - set(shown)
+    for name in shown:
+        assert (_DOCS / "images" / f"inspector-{name}.png").stat().st_size > 10_000, name
