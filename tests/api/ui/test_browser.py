@@ -236,6 +236,22 @@ def test_episodes_filter_by_task_type_time_and_user(page: Any, seeded: Seeded) -
     assert "payment mock" not in texts  # ana's episodes are not bob's
 
 
+def test_a_key_narrowed_to_a_user_fixes_the_scope_to_that_user(page: Any, seeded: Seeded) -> None:
+    sign_in(page, seeded, seeded.key_ana)
+    assert "key narrowed to user=ana" in page.locator("#who").inner_text()
+    scope_user = page.locator("#scope-user")
+    assert scope_user.is_disabled()
+    assert scope_user.input_value() == "ana"
+    with api(seeded, seeded.key_ana) as a:
+        stats = a.get("/v1/stats").json()
+    assert page.locator("[data-count='Episodes']").inner_text() == str(stats["episodes"])
+    open_view(page, "episodes", "user=bob")  # a bookmark naming another user changes nothing
+    assert page.locator("#f-user").is_disabled()
+    texts = page.locator("#episode-list").inner_text()
+    assert "caching prices" in texts
+    assert "billing service" not in texts
+
+
 def test_the_overview_lists_users_and_narrows_to_one(page: Any, seeded: Seeded) -> None:
     sign_in(page, seeded, seeded.key_a)
     with api(seeded) as a:
