@@ -32,6 +32,7 @@ __all__ = [
     "MAX_MESSAGE_ID_CHARS",
     "MAX_OBJECT_CHARS",
     "MAX_PREDICATES_PER_CALL",
+    "MAX_PROCEDURE_USES",
     "MAX_PROFILE_SAMPLE",
     "MAX_QUERY_CHARS",
     "MAX_QUOTA",
@@ -95,6 +96,8 @@ MAX_EPISODE_PAGE = 1000
 MAX_RUNS = 1000
 #: Facts a scope's profile samples.
 MAX_PROFILE_SAMPLE = 100
+#: Uses of a procedure kept with their time and outcome (``metadata["uses"]``, newest last).
+MAX_PROCEDURE_USES = 100
 
 # -- working memory --------------------------------------------------------------------------
 

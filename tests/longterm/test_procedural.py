@@ -4,10 +4,11 @@ import pytest
 
 from sedimem.embed import HashEmbedder
 from sedimem.errors import NotFound, PermissionDenied, ValidationError
-from sedimem.limits import MAX_K
+from sedimem.limits import MAX_K, MAX_PROCEDURE_USES
 from sedimem.longterm.procedural import ProceduralMemory
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import LongTermStore
+from sedimem.testing.clock import ManualClock
 from sedimem.types import Procedure
 
 
@@ -95,6 +96,35 @@ async def test_update_steps_and_errors(procedures: ProceduralMemory) -> None:
     assert await procedures.delete(p.id, tenant="a") is True
     with pytest.raises(NotFound):
         await procedures.update_steps(p.id, ["x"], tenant="a")
+
+
+async def test_uses_are_logged_with_time_and_outcome_for_the_rate_over_time(
+    lt_store: LongTermStore, embedder: HashEmbedder
+) -> None:
+    clock = ManualClock(1_800_000_000.0)
+    procedures = ProceduralMemory(lt_store, embedder, clock=clock)
+    team = Scope(tenant="uses", agent_type="ops")
+    p = await procedures.record(proc(team, "restart", "restart the pods", ["kubectl restart"]))
+    for success in (True, False):
+        clock.advance(60)
+        p = await procedures.record_outcome(p.id, success, scope=team)
+    assert p.metadata["uses"] == [
+        {"at": "2027-01-15T08:01:00+00:00", "success": True},
+        {"at": "2027-01-15T08:02:00+00:00", "success": False},
+    ]
+    # kept through a new version and a metadata edit (whose own "uses" key is ignored)
+    p = await procedures.update(
+        p.id, {"steps": ["drain", "restart"], "metadata": {"owner": "ops", "uses": []}}, scope=team
+    )
+    assert p.metadata["owner"] == "ops"
+    assert [u["success"] for u in p.metadata["uses"]] == [True, False]
+    # the newest MAX_PROCEDURE_USES only; the counts stay complete
+    for _ in range(MAX_PROCEDURE_USES):
+        p = await procedures.record_outcome(p.id, True, scope=team)
+    assert len(p.metadata["uses"]) == MAX_PROCEDURE_USES
+    assert not any(u["success"] is False for u in p.metadata["uses"])
+    assert (p.success_count, p.failure_count) == (MAX_PROCEDURE_USES + 1, 1)
+    assert (await procedures.get(p.id, scope=team)).metadata["uses"] == p.metadata["uses"]
 
 
 async def test_counting_outcomes_keeps_the_vector(procedures: ProceduralMemory) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from sedimem.clock import utc_from_timestamp
 from sedimem.errors import NotFound, ValidationError
+from sedimem.limits import MAX_PROCEDURE_USES
 from sedimem.longterm import records
 from sedimem.longterm.arguments import MAX_K, check_k, check_session, check_text
 from sedimem.longterm.search import Mode
@@ -123,7 +124,9 @@ class ProceduralMemory(LongTermService):
         scope: Scope | None = None,
     ) -> Procedure:
         """Count a use of the procedure, atomically (any scope that reads a procedure may
-        count its uses: agents share what was filed at agent-type level)."""
+        count its uses: agents share what was filed at agent-type level). The last
+        ``MAX_PROCEDURE_USES`` uses are kept with their time and outcome in
+        ``metadata["uses"]`` (oldest first): the success rate over time."""
         if not isinstance(success, bool):
             raise ValidationError("success", "must be true or false", allowed="a boolean")
         row = await self._addressed(records.PROCEDURE, procedure_id, tenant=tenant, scope=scope)
@@ -135,6 +138,7 @@ class ProceduralMemory(LongTermService):
                     "success_count": p.success_count + int(success),
                     "failure_count": p.failure_count + int(not success),
                     "last_used_at": now,
+                    "metadata": {**p.metadata, "uses": _uses(p, success, now)},
                 }
             )
 
@@ -222,6 +226,16 @@ def _union(known: list[str], more: list[str]) -> list[str]:
     return [*known, *(s for s in more if s not in seen)]
 
 
+def _uses(p: Procedure, success: bool, now: datetime) -> list[dict[str, object]]:
+    earlier = p.metadata.get("uses", [])
+    past = list(earlier) if isinstance(earlier, list) else []
+    return [*past, {"at": now.isoformat(), "success": success}][-MAX_PROCEDURE_USES:]
+
+
+#: Kept by the procedure through a metadata edit: its earlier versions and its logged uses.
+_OWN_METADATA = ("history", "uses")
+
+
 def _history(p: Procedure) -> list[dict[str, object]]:
     earlier = p.metadata.get("history", [])
     past = list(earlier) if isinstance(earlier, list) else []
@@ -234,9 +248,9 @@ def _changed(p: Procedure, changes: ProcedureChanges, now: datetime) -> Procedur
     if steps is not None and steps != p.steps:
         p = _new_version(p, steps, now)
     if "metadata" in given:
-        given["metadata"] = {**given["metadata"], "history": p.metadata.get("history", [])}
-        if not given["metadata"]["history"]:
-            del given["metadata"]["history"]
+        own = {k: p.metadata[k] for k in _OWN_METADATA if p.metadata.get(k)}
+        given["metadata"] = {k: v for k, v in given["metadata"].items() if k not in _OWN_METADATA}
+        given["metadata"] |= own
     if not given:
         return p
     return Procedure(**{**p.model_dump(), **given, "updated_at": now})

@@ -180,6 +180,14 @@ def test_every_view_opens_and_shows_the_seeded_memory(
     deploy = page.locator("section", has_text="safe deploy (v2)")
     assert "2 success(es), 1 failure(s)" in deploy.inner_text()
     assert "1 earlier version(s)" in deploy.inner_text()
+    # the success rate over time: the rate after each logged use, as the server logged them
+    with api(seeded) as a:
+        listed = a.get("/v1/procedures", params={"user": "ana"}).json()["items"]
+    uses = next(p for p in listed if p["name"] == "safe deploy")["metadata"]["uses"]
+    assert [u["success"] for u in uses] == [True, True, False]
+    trend = deploy.locator("figure.trend svg")
+    assert trend.get_attribute("data-rates") == "0.667,0.750,0.600"  # (s + 1) / (n + 2)
+    assert deploy.locator("figure.trend circle.dot.failure").count() == 1
     shot(page, screenshots, "procedures")
 
     open_view(page, "blocks")
