@@ -175,6 +175,34 @@ class ServerSettings(BaseModel):
         ge=0,
         description="Run consolidation for every tenant with a key this often (0: never).",
     )
+    access_log: Literal["stderr", "stdout", "off"] = Field(
+        default="stderr",
+        description=(
+            "Where `sedimem serve` writes its access log, one JSON line per request "
+            "(request id, route template, status, duration, hashed tenant, key id); off: none."
+        ),
+    )
+    rate_limit_per_second: float = Field(
+        default=0,
+        ge=0,
+        le=1_000_000,
+        description=(
+            "Requests per second each API key may make to /v1 and /mcp, on average (a token "
+            "bucket per key, in each server process); more get 429 with Retry-After. 0: no limit."
+        ),
+    )
+    rate_limit_burst: int = Field(
+        default=20,
+        ge=1,
+        le=1_000_000,
+        description="Requests a key may make at once, above the rate, after being idle.",
+    )
+    rate_limit_keys: int = Field(
+        default=100_000,
+        ge=1,
+        le=10_000_000,
+        description="Keys whose buckets each process remembers (least recently used go).",
+    )
 
 
 class Settings(BaseSettings):

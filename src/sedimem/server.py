@@ -66,6 +66,7 @@ class Announcement:
 def build_app(memory: Memory, settings: Settings) -> Starlette:
     """REST under ``/`` and MCP (streamable HTTP) at ``/mcp``, one lifespan for both."""
     from sedimem.api import create_app
+    from sedimem.api.edge import edge_middleware
     from sedimem.api.handlers import http_error
     from sedimem.mcp import create_http_app
 
@@ -98,6 +99,8 @@ def build_app(memory: Memory, settings: Settings) -> Starlette:
         # a path the mount cannot match (its pattern stops at a newline: "/x%0A") is
         # answered here: problem+json too, never Starlette's text/plain
         exception_handlers={HTTPException: http_error},
+        # request ids, the access log and per-key rate limits: REST and MCP alike
+        middleware=edge_middleware(settings.server),
         lifespan=lifespan,
     )
 
@@ -117,11 +120,14 @@ async def serve(
     """Open the stores, create the first key if needed, and serve until interrupted."""
     import uvicorn
 
+    from sedimem.api.access_log import log_to
+
     async with await Memory.open(settings=settings) as memory:
         first, live = await _first_key(memory, host)
         sock = _bind(host, port)
         bound_port = sock.getsockname()[1]
         shown_host = f"[{host}]" if ":" in host else host
+        # uvicorn's access log stays off: ours (SEDIMEM_SERVER__ACCESS_LOG) says more, once
         config = uvicorn.Config(
             build_app(memory, settings), lifespan="on", log_level="info", access_log=False
         )
@@ -132,7 +138,8 @@ async def serve(
 
         announce(Announcement(f"http://{shown_host}:{bound_port}", first, live, stop))
         try:
-            await server.serve(sockets=[sock])
+            with log_to(settings.server.access_log):
+                await server.serve(sockets=[sock])
         finally:
             sock.close()
 

@@ -28,6 +28,7 @@ _V1 = {
     "404": "No such record for this key (another tenant's records do not exist for it).",
     "409": "The request contradicts the stored state.",
     "422": "Invalid input: `field` names it and `allowed` says what would be accepted.",
+    "429": "The key is over the server's rate limit; `Retry-After` says when to retry.",
     "502": "A store failed.",
     "503": "A store cannot be reached; retry later.",
 }

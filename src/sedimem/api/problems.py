@@ -15,6 +15,7 @@ from http import HTTPStatus
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from sedimem.api.request_id import current_request_id
 from sedimem.errors import (
     ConfigurationError,
     Conflict,
@@ -63,6 +64,10 @@ class Problem(BaseModel):
         default=None, description="The offending input field (e.g. `k`, `messages.0.role`)."
     )
     allowed: str | None = Field(default=None, description="What that field would accept.")
+    request_id: str | None = Field(
+        default=None,
+        description="The request's id (as in `X-Request-ID` and the server's access log).",
+    )
 
 
 class ProblemResponse(JSONResponse):
@@ -70,6 +75,9 @@ class ProblemResponse(JSONResponse):
 
 
 def respond(problem: Problem, headers: Mapping[str, str] | None = None) -> ProblemResponse:
+    """The response carrying ``problem`` (with the id of the request being served, if any)."""
+    if problem.request_id is None and (request_id := current_request_id.get()) is not None:
+        problem = problem.model_copy(update={"request_id": request_id})
     return ProblemResponse(
         problem.model_dump(exclude_none=True), status_code=problem.status, headers=headers
     )

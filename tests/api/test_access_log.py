@@ -1,0 +1,141 @@
+"""The access log and request ids, in-process: the REST app behind the access log."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from sedimem.api.access_log import LOGGER_NAME, AccessLog, log_to, route_of, tenant_digest
+from sedimem.api.request_id import MAX_REQUEST_ID_CHARS, accept_request_id, current_request_id
+from sedimem.memory import Memory
+
+from .conftest import ADMIN, assert_problem
+
+
+@pytest.mark.parametrize(
+    "sent",
+    ["abc", "0f8fad5b-d9cb-469f-a165-70867728950e", "trace:01.02_x", "a" * MAX_REQUEST_ID_CHARS],
+)
+def test_a_safe_request_id_is_kept(sent: str) -> None:
+    assert accept_request_id(sent) == sent
+
+
+@pytest.mark.parametrize(
+    "sent", [None, "", "a" * (MAX_REQUEST_ID_CHARS + 1), "a b", "x\ny", "<script>", "é", "a/b"]
+)
+def test_anything_else_gets_a_new_request_id(sent: str | None) -> None:
+    made = accept_request_id(sent)
+    assert made != sent
+    assert accept_request_id(made) == made  # what we make, we would accept
+    assert made != accept_request_id(sent)  # a new one each time
+
+
+def test_a_route_without_a_template_is_never_named_by_its_raw_path() -> None:
+    assert route_of({"path": "/openapi.json"}, 200) == "/openapi.json"
+    assert route_of({"path": "/mcp"}, 401) == "/mcp"
+    assert route_of({"path": "/v1/no/such/secret-text"}, 404) == "unmatched"
+
+
+@pytest.fixture
+async def logged(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(AccessLog(app))
+    async with httpx.AsyncClient(transport=transport, base_url="http://sedimem.test") as c:
+        yield c
+
+
+def _lines(caplog: pytest.LogCaptureFixture) -> list[dict[str, Any]]:
+    return [json.loads(r.getMessage()) for r in caplog.records if r.name == LOGGER_NAME]
+
+
+async def test_one_json_line_per_request_naming_the_caller_but_no_secret(
+    logged: httpx.AsyncClient, memory: Memory, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger=LOGGER_NAME)
+    issued = await memory.keys.create("acme")
+    auth = {"Authorization": f"Bearer {issued.secret}"}
+    body = {"description": "Booked the night train to Oslo", "user": "ana"}
+    created = await logged.post(
+        "/v1/episodes?user=ana", json=body, headers={**auth, "X-Request-ID": "req-1"}
+    )
+    assert created.status_code == 422  # ?user= is not a query parameter of this route
+    assert created.headers["X-Request-ID"] == "req-1"
+    assert created.json()["request_id"] == "req-1"
+    created = await logged.post("/v1/episodes", json=body, headers=auth)
+    assert created.status_code == 201, created.text
+    episode = created.json()["id"]
+    fetched = await logged.get(f"/v1/episodes/{episode}", headers=auth)
+    assert fetched.status_code == 200
+
+    first, second, third = _lines(caplog)
+    assert first["request_id"] == "req-1"
+    assert first["status"] == 422
+    assert first["key_id"] is None  # refused before the key was looked at
+    assert second["request_id"] == created.headers["X-Request-ID"] != "req-1"
+    assert third["request_id"] == fetched.headers["X-Request-ID"]
+    assert (second["method"], second["route"], second["status"]) == ("POST", "/v1/episodes", 201)
+    assert third["route"] == "/v1/episodes/{episode_id}"
+    for line in (second, third):
+        assert line["tenant"] == tenant_digest("acme")
+        assert line["key_id"] == issued.key.id
+    for line in (first, second, third):
+        assert line["client"] == "127.0.0.1"
+        assert line["duration_ms"] >= 0
+        assert line["ts"].endswith("+00:00")
+    text = caplog.text
+    for secret in (issued.secret, "acme", "Oslo", "ana", episode):
+        assert secret not in text
+
+
+async def test_anonymous_and_admin_requests_are_logged_without_a_caller(
+    logged: httpx.AsyncClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger=LOGGER_NAME)
+    refused = await logged.get("/v1/stats", headers={"X-Request-ID": "bad id"})
+    assert_problem(refused, 401)
+    assert refused.json()["request_id"] == refused.headers["X-Request-ID"] != "bad id"
+    made = await logged.post("/v1/keys", json={"tenant": "acme"}, headers=ADMIN)
+    assert made.status_code == 201
+    missing = await logged.get("/no/such/page")
+    assert missing.status_code == 404
+    lines = _lines(caplog)
+    assert [(x["route"], x["status"], x["key_id"], x["tenant"]) for x in lines] == [
+        ("/v1/stats", 401, None, None),
+        ("/v1/keys", 201, None, None),
+        ("unmatched", 404, None, None),
+    ]
+    assert made.json()["secret"] not in caplog.text
+    assert current_request_id.get() is None  # nothing leaks out of a request
+
+
+async def test_a_disabled_log_still_gives_request_ids(
+    app: FastAPI, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger=LOGGER_NAME)
+    transport = httpx.ASGITransport(AccessLog(app, enabled=False))
+    async with httpx.AsyncClient(transport=transport, base_url="http://sedimem.test") as c:
+        response = await c.get("/healthz", headers={"X-Request-ID": "probe-7"})
+    assert response.headers["X-Request-ID"] == "probe-7"
+    assert _lines(caplog) == []
+
+
+def test_log_to_writes_bare_lines_and_restores_the_logger(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    logger = logging.getLogger(LOGGER_NAME)
+    before = (logger.level, logger.propagate, list(logger.handlers))
+    with log_to("stdout"):
+        logger.info('{"a":1}')
+    with log_to("stderr"):
+        logger.info('{"b":2}')
+    with log_to("off"):
+        assert (logger.level, logger.propagate, list(logger.handlers)) == before
+    assert (logger.level, logger.propagate, list(logger.handlers)) == before
+    captured = capsys.readouterr()
+    assert captured.out == '{"a":1}\n'
+    assert captured.err == '{"b":2}\n'
