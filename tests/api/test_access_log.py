@@ -10,10 +10,16 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse
+from starlette.routing import Mount, Route
 
 from sedimem.api.access_log import LOGGER_NAME, AccessLog, log_to, route_of, tenant_digest
 from sedimem.api.request_id import MAX_REQUEST_ID_CHARS, accept_request_id, current_request_id
+from sedimem.config import ServerSettings, Settings
 from sedimem.memory import Memory
+from sedimem.server import build_app
 
 from .conftest import ADMIN, assert_problem
 
@@ -36,10 +42,26 @@ def test_anything_else_gets_a_new_request_id(sent: str | None) -> None:
     assert made != accept_request_id(sent)  # a new one each time
 
 
-def test_a_route_without_a_template_is_never_named_by_its_raw_path() -> None:
+def test_a_request_matching_no_route_is_never_named_by_its_raw_path() -> None:
     assert route_of({"path": "/openapi.json"}, 200) == "/openapi.json"
-    assert route_of({"path": "/mcp"}, 401) == "/mcp"
     assert route_of({"path": "/v1/no/such/secret-text"}, 404) == "unmatched"
+
+
+async def _ok(request: Request) -> PlainTextResponse:
+    return PlainTextResponse("ok")
+
+
+def test_a_request_refused_before_routing_is_named_by_the_route_it_matches() -> None:
+    inner = Starlette(routes=[Route("/v1/items/{item_id}", _ok, methods=["GET"])])
+    host = Starlette(routes=[Route("/mcp", _ok, methods=["POST"]), Mount("/", inner)])
+
+    def scope(method: str, path: str) -> dict[str, Any]:
+        return {"type": "http", "method": method, "path": path, "root_path": "", "app": host}
+
+    assert route_of(scope("GET", "/v1/items/secret-name"), 429) == "/v1/items/{item_id}"
+    assert route_of(scope("POST", "/mcp"), 429) == "/mcp"
+    assert route_of(scope("DELETE", "/v1/items/x"), 405) == "unmatched"
+    assert route_of(scope("GET", "/v1/other"), 404) == "unmatched"
 
 
 @pytest.fixture
@@ -139,3 +161,29 @@ def test_log_to_writes_bare_lines_and_restores_the_logger(
     captured = capsys.readouterr()
     assert captured.out == '{"a":1}\n'
     assert captured.err == '{"b":2}\n'
+
+
+async def test_a_refused_request_is_attributed_to_its_key_on_the_route_it_asked_for(
+    memory: Memory, settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger=LOGGER_NAME)
+    limited = settings.model_copy(
+        update={"server": ServerSettings(rate_limit_per_second=0.001, rate_limit_burst=1)}
+    )
+    issued = await memory.keys.create("acme")
+    auth = {"Authorization": f"Bearer {issued.secret}"}
+    transport = httpx.ASGITransport(build_app(memory, limited))
+    async with httpx.AsyncClient(transport=transport, base_url="http://sedimem.test") as c:
+        assert (await c.get("/v1/stats", headers=auth)).status_code == 200
+        refused = await c.get("/v1/episodes/some-id", headers=auth)
+        assert refused.status_code == 429
+        assert (
+            await c.get("/v1/stats", headers={"Authorization": "Bearer other"})
+        ).status_code == 401
+    lines = _lines(caplog)
+    assert [(x["route"], x["status"], x["key_id"]) for x in lines] == [
+        ("/v1/stats", 200, issued.key.id),
+        ("/v1/episodes/{episode_id}", 429, issued.key.id),
+        ("/v1/stats", 401, None),
+    ]
+    assert lines[1]["tenant"] == tenant_digest("acme")

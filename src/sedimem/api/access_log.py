@@ -15,19 +15,25 @@ stdout) as they are, one object per line (:func:`log_to`).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
+import re
 import sys
 import time
-from collections.abc import Iterator
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from fastapi import FastAPI
 from starlette.datastructures import Headers, MutableHeaders
+from starlette.routing import BaseRoute, Match, Mount, compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from sedimem.api.ratelimit import credential
 from sedimem.api.request_id import HEADER, accept_request_id, current_request_id
 from sedimem.keys import ApiKey, recording_callers
 
@@ -46,24 +52,67 @@ def tenant_digest(tenant: str) -> str:
 
 def route_of(scope: Scope, status: int) -> str:
     """The route template that served the request, never the raw path."""
-    route = scope.get("route")
-    path_format = getattr(route, "path_format", None)
+    path_format = getattr(scope.get("route"), "path_format", None)
     if path_format:
         return str(path_format)
-    path = str(scope.get("path", ""))
-    # routes outside the REST app's router (MCP, the OpenAPI document, the docs) carry no
-    # route in the scope: they are a few fixed paths; anything else is not named
-    if path == "/mcp" or path.startswith("/mcp/"):
-        return "/mcp"
-    return path if status < 400 else "unmatched"
+    # Refused before routing (429), or served outside the REST router (MCP): the app's
+    # routes say which template the path matches
+    matched = _match(getattr(scope.get("app"), "routes", ()), scope)
+    if matched is not None:
+        return matched
+    # nothing matches: a few fixed paths of Starlette's (the docs), else not named
+    return str(scope.get("path", "")) if status < 400 else "unmatched"
+
+
+def _match(routes: Iterable[BaseRoute], scope: Scope) -> str | None:
+    for route in routes:
+        match, child = route.matches(scope)
+        if match is Match.NONE:
+            continue
+        if isinstance(route, Mount):
+            inner = {**scope, **child}
+            found = _match(route.routes, inner) or _documented(route.app, inner)
+            if found is not None:
+                return found
+            continue
+        path_format = getattr(child.get("route", route), "path_format", None)
+        if match is Match.FULL and path_format:
+            return str(path_format)
+    return None
+
+
+def _documented(app: ASGIApp, scope: Scope) -> str | None:
+    """The path of ``app``'s OpenAPI document that the request matches (FastAPI keeps the
+    routes of included routers to itself; the document lists them all)."""
+    if not isinstance(app, FastAPI):
+        return None
+    method = str(scope.get("method", "")).lower()
+    path, root = str(scope.get("path", "")), str(scope.get("root_path", ""))
+    path = path[len(root) :] if root and path.startswith(root) else path
+    for template, operations in app.openapi().get("paths", {}).items():
+        if method in operations and _pattern(template).fullmatch(path):
+            return str(template)
+    return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _pattern(template: str) -> re.Pattern[str]:
+    return compile_path(template)[0]
 
 
 class AccessLog:
-    """ASGI middleware: a request id for every HTTP request, and a log line once answered."""
+    """ASGI middleware: a request id for every HTTP request, and a log line once answered.
 
-    def __init__(self, app: ASGIApp, *, enabled: bool = True) -> None:
+    The caller is the key the request authenticated with. A request refused before its key
+    was looked up (429) is attributed by its credential to the key that credential
+    authenticated as before: up to ``max_keys`` of those are remembered (as hashes).
+    """
+
+    def __init__(self, app: ASGIApp, *, enabled: bool = True, max_keys: int = 10_000) -> None:
         self.app = app
         self.enabled = enabled
+        self.max_keys = max_keys
+        self._known: OrderedDict[bytes, ApiKey] = OrderedDict()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -87,15 +136,27 @@ class AccessLog:
                     await self.app(scope, receive, stamped)
                 finally:
                     if self.enabled:
+                        caller = self._caller(scope, callers)
                         elapsed = time.perf_counter() - started
-                        self._log(scope, request_id, status, elapsed, callers)
+                        self._log(scope, request_id, status, elapsed, caller)
         finally:
             current_request_id.reset(token)
 
+    def _caller(self, scope: Scope, callers: list[ApiKey]) -> ApiKey | None:
+        identity = credential(scope)
+        if identity is None:
+            return callers[-1] if callers else None
+        if callers:
+            self._known[identity] = callers[-1]
+            if len(self._known) > self.max_keys:
+                self._known.popitem(last=False)
+        elif identity in self._known:
+            self._known.move_to_end(identity)
+        return self._known.get(identity)
+
     def _log(
-        self, scope: Scope, request_id: str, status: int, seconds: float, callers: list[ApiKey]
+        self, scope: Scope, request_id: str, status: int, seconds: float, caller: ApiKey | None
     ) -> None:
-        caller = callers[-1] if callers else None
         client = scope.get("client")
         entry: dict[str, Any] = {
             "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
