@@ -187,3 +187,51 @@ async def test_a_refused_request_is_attributed_to_its_key_on_the_route_it_asked_
         ("/v1/stats", 401, None),
     ]
     assert lines[1]["tenant"] == tenant_digest("acme")
+
+
+async def test_credentials_are_remembered_within_a_bound(
+    app: FastAPI, memory: Memory, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger=LOGGER_NAME)
+    one, two = await memory.keys.create("acme"), await memory.keys.create("acme")
+    transport = httpx.ASGITransport(AccessLog(app, max_keys=1))
+    async with httpx.AsyncClient(transport=transport, base_url="http://sedimem.test") as c:
+        for issued in (one, two, one, two):
+            auth = {"Authorization": f"Bearer {issued.secret}"}
+            if issued is one and caplog.records:  # refused before the key is looked up
+                assert (await c.get("/v1/stats?bogus=1", headers=auth)).status_code == 422
+            else:
+                assert (await c.get("/v1/stats", headers=auth)).status_code == 200
+        auth = {"Authorization": f"Bearer {two.secret}"}
+        assert (await c.get("/v1/stats?bogus=1", headers=auth)).status_code == 422
+    # the second key pushed the first out; the second is still known
+    assert [(x["status"], x["key_id"]) for x in _lines(caplog)] == [
+        (200, one.key.id),
+        (200, two.key.id),
+        (422, None),
+        (200, two.key.id),
+        (422, two.key.id),
+    ]
+
+
+async def test_other_asgi_traffic_passes_through() -> None:
+    seen: list[str] = []
+
+    async def inner(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        seen.append(scope["type"])
+
+    async def nothing() -> dict[str, Any]:
+        return {}
+
+    async def discard(message: dict[str, Any]) -> None:
+        return None
+
+    await AccessLog(inner)({"type": "lifespan"}, nothing, discard)
+    assert seen == ["lifespan"]
+
+
+def test_a_path_the_rest_app_does_not_document_is_not_named(app: FastAPI) -> None:
+    host = Starlette(routes=[Mount("/", app)])
+    scope = {"type": "http", "method": "GET", "path": "/v1/nothing/here", "app": host}
+    assert route_of({**scope, "root_path": ""}, 429) == "unmatched"
+    assert route_of({**scope, "path": "/api/v1/stats", "root_path": "/api"}, 429) == "/v1/stats"
