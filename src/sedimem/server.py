@@ -120,14 +120,11 @@ async def serve(
     """Open the stores, create the first key if needed, and serve until interrupted."""
     import uvicorn
 
-    from sedimem.api.access_log import log_to
-
     async with await Memory.open(settings=settings) as memory:
         first, live = await _first_key(memory, host)
         sock = _bind(host, port)
         bound_port = sock.getsockname()[1]
         shown_host = f"[{host}]" if ":" in host else host
-        # uvicorn's access log stays off: ours (SEDIMEM_SERVER__ACCESS_LOG) says more, once
         config = uvicorn.Config(
             build_app(memory, settings), lifespan="on", log_level="info", access_log=False
         )
@@ -138,8 +135,7 @@ async def serve(
 
         announce(Announcement(f"http://{shown_host}:{bound_port}", first, live, stop))
         try:
-            with log_to(settings.server.access_log):
-                await server.serve(sockets=[sock])
+            await server.serve(sockets=[sock])
         finally:
             sock.close()
 

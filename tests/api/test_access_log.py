@@ -139,28 +139,48 @@ async def test_a_disabled_log_still_gives_request_ids(
     app: FastAPI, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger=LOGGER_NAME)
-    transport = httpx.ASGITransport(AccessLog(app, enabled=False))
+    transport = httpx.ASGITransport(AccessLog(app, to="off"))
     async with httpx.AsyncClient(transport=transport, base_url="http://sedimem.test") as c:
         response = await c.get("/healthz", headers={"X-Request-ID": "probe-7"})
     assert response.headers["X-Request-ID"] == "probe-7"
     assert _lines(caplog) == []
 
 
-def test_log_to_writes_bare_lines_and_restores_the_logger(
+def test_log_to_writes_bare_lines_once_and_restores_the_logger(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     logger = logging.getLogger(LOGGER_NAME)
     before = (logger.level, logger.propagate, list(logger.handlers))
     with log_to("stdout"):
-        logger.info('{"a":1}')
-    with log_to("stderr"):
+        with log_to("stdout"):  # a second app in the process: still one handler
+            logger.info('{"a":1}')
         logger.info('{"b":2}')
+    with log_to("stderr"):
+        logger.info('{"c":3}')
     with log_to("off"):
         assert (logger.level, logger.propagate, list(logger.handlers)) == before
     assert (logger.level, logger.propagate, list(logger.handlers)) == before
     captured = capsys.readouterr()
-    assert captured.out == '{"a":1}\n'
-    assert captured.err == '{"b":2}\n'
+    assert captured.out == '{"a":1}\n{"b":2}\n'
+    assert captured.err == '{"c":3}\n'
+
+
+async def test_lines_are_written_while_the_app_lives(capsys: pytest.CaptureFixture[str]) -> None:
+    logger = logging.getLogger(LOGGER_NAME)
+
+    async def inner(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        logger.info('{"during":"lifespan"}')
+
+    async def nothing() -> dict[str, Any]:
+        return {}
+
+    async def discard(message: dict[str, Any]) -> None:
+        return None
+
+    await AccessLog(inner, to="stderr")({"type": "lifespan"}, nothing, discard)
+    await AccessLog(inner, to="off")({"type": "lifespan"}, nothing, discard)
+    assert capsys.readouterr().err == '{"during":"lifespan"}\n'
+    assert logger.handlers == []
 
 
 async def test_a_refused_request_is_attributed_to_its_key_on_the_route_it_asked_for(
@@ -226,8 +246,8 @@ async def test_other_asgi_traffic_passes_through() -> None:
     async def discard(message: dict[str, Any]) -> None:
         return None
 
-    await AccessLog(inner)({"type": "lifespan"}, nothing, discard)
-    assert seen == ["lifespan"]
+    await AccessLog(inner)({"type": "websocket"}, nothing, discard)
+    assert seen == ["websocket"]
 
 
 def test_a_path_the_rest_app_does_not_document_is_not_named(app: FastAPI) -> None:

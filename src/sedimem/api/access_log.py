@@ -9,8 +9,10 @@ address). The raw path, the query string, headers and bodies are never written.
 Every response carries ``X-Request-ID``: the caller's own when it is safe
 (:mod:`sedimem.api.request_id`), else a new one; problem bodies carry it as ``request_id``.
 
-Lines go to the ``sedimem.access`` logger; ``sedimem serve`` sends them to stderr (or
-stdout) as they are, one object per line (:func:`log_to`).
+Lines go to the ``sedimem.access`` logger. While the app runs in a server (from its ASGI
+lifespan's start to its end, in every worker process), they are written as they are, one
+object per line, to stderr or stdout (:func:`log_to`); outside a lifespan (an app driven
+in-process by a test) they propagate to the root logger like any other record.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from sedimem.api.ratelimit import credential
 from sedimem.api.request_id import HEADER, accept_request_id, current_request_id
 from sedimem.keys import ApiKey, recording_callers
 
-__all__ = ["LOGGER_NAME", "AccessLog", "log_to", "route_of", "tenant_digest"]
+__all__ = ["LOGGER_NAME", "AccessLog", "Target", "log_to", "route_of", "tenant_digest"]
 
 LOGGER_NAME = "sedimem.access"
 
@@ -108,13 +110,19 @@ class AccessLog:
     authenticated as before: up to ``max_keys`` of those are remembered (as hashes).
     """
 
-    def __init__(self, app: ASGIApp, *, enabled: bool = True, max_keys: int = 10_000) -> None:
+    def __init__(self, app: ASGIApp, *, to: Target = "stderr", max_keys: int = 10_000) -> None:
         self.app = app
-        self.enabled = enabled
+        self.to = to
+        self.enabled = to != "off"
         self.max_keys = max_keys
         self._known: OrderedDict[bytes, ApiKey] = OrderedDict()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            # the app's life in a server process (each worker's too): lines go to ``to``
+            with log_to(self.to):
+                await self.app(scope, receive, send)
+            return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -172,21 +180,55 @@ class AccessLog:
         logger.info(json.dumps(entry, separators=(",", ":")))
 
 
+Target = Literal["stderr", "stdout", "off"]
+
+
 @contextmanager
-def log_to(target: Literal["stderr", "stdout", "off"]) -> Iterator[None]:
-    """Within, access log lines go to ``target`` as they are (``off``: nowhere)."""
+def log_to(target: Target) -> Iterator[None]:
+    """Within, access log lines go to ``target`` as they are (``off``: nowhere).
+
+    Nested and concurrent uses (several apps in one process) share one handler per target,
+    so a line is written once; the logger is as before when the last use ends.
+    """
     if target == "off":
         yield
         return
-    handler = logging.StreamHandler(sys.stderr if target == "stderr" else sys.stdout)
-    handler.setFormatter(logging.Formatter("%(message)s"))
-    level, propagate = logger.level, logger.propagate
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    logger.propagate = False  # written once, here, whatever the root logger does
+    _sinks.acquire(target)
     try:
         yield
     finally:
+        _sinks.release(target)
+
+
+class _Sinks:
+    """The handlers of :func:`log_to`, counted by their users."""
+
+    def __init__(self) -> None:
+        self._handlers: dict[str, tuple[logging.Handler, int]] = {}
+        self._saved = (logger.level, logger.propagate)
+
+    def acquire(self, target: str) -> None:
+        if not self._handlers:
+            self._saved = (logger.level, logger.propagate)
+            logger.setLevel(logging.INFO)
+            logger.propagate = False  # written once, here, whatever the root logger does
+        handler, users = self._handlers.get(target, (None, 0))
+        if handler is None:
+            handler = logging.StreamHandler(sys.stderr if target == "stderr" else sys.stdout)
+            handler.setFormatter(logging.Formatter("%(message)s"))
+            logger.addHandler(handler)
+        self._handlers[target] = (handler, users + 1)
+
+    def release(self, target: str) -> None:
+        handler, users = self._handlers[target]
+        if users > 1:
+            self._handlers[target] = (handler, users - 1)
+            return
+        del self._handlers[target]
         logger.removeHandler(handler)
-        logger.setLevel(level)
-        logger.propagate = propagate
+        if not self._handlers:
+            logger.setLevel(self._saved[0])
+            logger.propagate = self._saved[1]
+
+
+_sinks = _Sinks()

@@ -14,7 +14,7 @@ __all__ = ["edge_middleware"]
 
 def edge_middleware(settings: ServerSettings) -> list[Middleware]:
     """The access log (and request ids) outermost, so it sees the 429s too."""
-    stack = [Middleware(AccessLog, enabled=settings.access_log != "off")]
+    stack = [Middleware(AccessLog, to=settings.access_log)]
     if settings.rate_limit_per_second > 0:
         limiter = RateLimiter(
             settings.rate_limit_per_second,
