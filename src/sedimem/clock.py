@@ -6,7 +6,7 @@ import time
 from datetime import UTC, datetime
 from typing import Protocol
 
-__all__ = ["Clock", "SystemClock", "utc_from_timestamp"]
+__all__ = ["Clock", "MonotonicClock", "SystemClock", "utc_from_timestamp"]
 
 
 class Clock(Protocol):
@@ -20,6 +20,14 @@ class SystemClock:
 
     def now(self) -> float:
         return time.time()
+
+
+class MonotonicClock:
+    """Seconds that never go backwards, from an arbitrary start: for measuring intervals
+    (a wall clock set back would stall whatever waits on it)."""
+
+    def now(self) -> float:
+        return time.monotonic()
 
 
 def utc_from_timestamp(ts: float) -> datetime:

@@ -13,6 +13,7 @@ from starlette.routing import Route
 
 from sedimem.api.edge import edge_middleware
 from sedimem.api.ratelimit import RateLimit, RateLimiter, TokenBucket, limited, retry_after
+from sedimem.clock import MonotonicClock
 from sedimem.config import ServerSettings
 from sedimem.testing import ManualClock
 
@@ -145,3 +146,9 @@ async def test_requests_without_a_credential_are_left_to_authentication(
         assert (await limited_client.get("/v1/recall")).status_code == 200
         basic = {"Authorization": "Basic abc"}
         assert (await limited_client.get("/v1/recall", headers=basic)).status_code == 200
+
+
+def test_the_default_clock_never_goes_backwards() -> None:
+    clock = MonotonicClock()
+    first = clock.now()
+    assert clock.now() >= first

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -29,19 +28,12 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sedimem.api.problems import Problem, problem_type, respond
-from sedimem.clock import Clock
+from sedimem.clock import Clock, MonotonicClock
 
-__all__ = ["LIMITED_PREFIXES", "MonotonicClock", "RateLimit", "RateLimiter", "TokenBucket"]
+__all__ = ["LIMITED_PREFIXES", "RateLimit", "RateLimiter", "TokenBucket"]
 
 #: Paths under these prefixes are limited (each prefix itself and everything below it).
 LIMITED_PREFIXES = ("/v1", "/mcp")
-
-
-class MonotonicClock:
-    """Seconds that never go backwards (a wall clock set back would refill no bucket)."""
-
-    def now(self) -> float:
-        return time.monotonic()
 
 
 @dataclass(slots=True)
@@ -75,7 +67,7 @@ class RateLimiter:
         self.rate = rate
         self.burst = burst
         self.max_keys = max_keys
-        self._clock = clock or MonotonicClock()
+        self._clock = clock or MonotonicClock()  # a wall clock set back would refill nothing
         self._buckets: OrderedDict[bytes, TokenBucket] = OrderedDict()
 
     def __len__(self) -> int:
