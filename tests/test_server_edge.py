@@ -161,3 +161,24 @@ def test_past_its_burst_a_key_gets_429_until_it_waits(server: SedimemServer) -> 
         ("/mcp", 429, key_a_id),
         ("/v1/stats", 429, key_a_id),
     ]
+
+
+@pytest.mark.slow
+def test_every_worker_process_writes_its_lines() -> None:
+    with SedimemServer(env={"SEDIMEM_ADMIN_KEY": ADMIN}, workers=2) as workers:
+        secret, key_id = _new_key(workers, "worker-tenant")
+        sent: dict[str, str] = {}
+        for n in range(6):
+            # new connections each time, so the kernel may hand them to either worker
+            with _client(workers) as anonymous, _client(workers, secret) as client:
+                probe = anonymous.get("/healthz", headers={"X-Request-ID": f"probe-{n}"})
+                stats = client.get("/v1/stats")
+            assert stats.status_code == 200, stats.text
+            sent[probe.headers["X-Request-ID"]] = "/healthz"
+            sent[stats.headers["X-Request-ID"]] = "/v1/stats"
+        lines = _access_lines(workers, set(sent))
+    assert sorted(lines) == sorted(sent)  # whichever worker served it wrote its line
+    for request_id, route in sent.items():
+        line = lines[request_id]
+        assert (line["route"], line["status"]) == (route, 200)
+        assert line["key_id"] == (key_id if route == "/v1/stats" else None)

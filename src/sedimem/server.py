@@ -66,7 +66,7 @@ class Announcement:
 def build_app(memory: Memory, settings: Settings) -> Starlette:
     """REST under ``/`` and MCP (streamable HTTP) at ``/mcp``, one lifespan for both."""
     from sedimem.api import create_app
-    from sedimem.api.edge import edge_middleware
+    from sedimem.api.edge import edge_lifespan, edge_middleware
     from sedimem.api.handlers import http_error
     from sedimem.mcp import create_http_app
 
@@ -76,7 +76,7 @@ def build_app(memory: Memory, settings: Settings) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        async with mcp.lifespan():
+        async with mcp.lifespan(), edge_lifespan(settings.server):
             tenants = sorted({key.tenant for key in await memory.keys.list()})
             worker = None
             if interval > 0 and tenants:

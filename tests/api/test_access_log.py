@@ -16,6 +16,7 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Mount, Route
 
 from sedimem.api.access_log import LOGGER_NAME, AccessLog, log_to, route_of, tenant_digest
+from sedimem.api.edge import edge_lifespan
 from sedimem.api.request_id import MAX_REQUEST_ID_CHARS, accept_request_id, current_request_id
 from sedimem.config import ServerSettings, Settings
 from sedimem.memory import Memory
@@ -139,7 +140,7 @@ async def test_a_disabled_log_still_gives_request_ids(
     app: FastAPI, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger=LOGGER_NAME)
-    transport = httpx.ASGITransport(AccessLog(app, to="off"))
+    transport = httpx.ASGITransport(AccessLog(app, enabled=False))
     async with httpx.AsyncClient(transport=transport, base_url="http://sedimem.test") as c:
         response = await c.get("/healthz", headers={"X-Request-ID": "probe-7"})
     assert response.headers["X-Request-ID"] == "probe-7"
@@ -167,18 +168,10 @@ def test_log_to_writes_bare_lines_once_and_restores_the_logger(
 
 async def test_lines_are_written_while_the_app_lives(capsys: pytest.CaptureFixture[str]) -> None:
     logger = logging.getLogger(LOGGER_NAME)
-
-    async def inner(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async with edge_lifespan(ServerSettings()):  # stderr by default
         logger.info('{"during":"lifespan"}')
-
-    async def nothing() -> dict[str, Any]:
-        return {}
-
-    async def discard(message: dict[str, Any]) -> None:
-        return None
-
-    await AccessLog(inner, to="stderr")({"type": "lifespan"}, nothing, discard)
-    await AccessLog(inner, to="off")({"type": "lifespan"}, nothing, discard)
+    async with edge_lifespan(ServerSettings(access_log="off")):
+        logger.info('{"off":"nowhere"}')
     assert capsys.readouterr().err == '{"during":"lifespan"}\n'
     assert logger.handlers == []
 

@@ -9,10 +9,10 @@ address). The raw path, the query string, headers and bodies are never written.
 Every response carries ``X-Request-ID``: the caller's own when it is safe
 (:mod:`sedimem.api.request_id`), else a new one; problem bodies carry it as ``request_id``.
 
-Lines go to the ``sedimem.access`` logger. While the app runs in a server (from its ASGI
-lifespan's start to its end, in every worker process), they are written as they are, one
-object per line, to stderr or stdout (:func:`log_to`); outside a lifespan (an app driven
-in-process by a test) they propagate to the root logger like any other record.
+Lines go to the ``sedimem.access`` logger. While the server's app lives (its lifespan, in
+every server process), they are written as they are, one object per line, to stderr or
+stdout (:func:`log_to`); outside it (an app driven in-process by a test) they propagate to
+the root logger like any other record.
 """
 
 from __future__ import annotations
@@ -110,19 +110,13 @@ class AccessLog:
     authenticated as before: up to ``max_keys`` of those are remembered (as hashes).
     """
 
-    def __init__(self, app: ASGIApp, *, to: Target = "stderr", max_keys: int = 10_000) -> None:
+    def __init__(self, app: ASGIApp, *, enabled: bool = True, max_keys: int = 10_000) -> None:
         self.app = app
-        self.to = to
-        self.enabled = to != "off"
+        self.enabled = enabled
         self.max_keys = max_keys
         self._known: OrderedDict[bytes, ApiKey] = OrderedDict()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
-            # the app's life in a server process (each worker's too): lines go to ``to``
-            with log_to(self.to):
-                await self.app(scope, receive, send)
-            return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return

@@ -1,20 +1,24 @@
 """What the server puts in front of REST and MCP alike: request ids and the access log,
-then the per-key rate limit. A list for ``Starlette(middleware=...)``, outermost first."""
+then the per-key rate limit (:func:`edge_middleware`, for ``Starlette(middleware=...)``),
+and where the access log goes while the app lives (:func:`edge_lifespan`)."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 from starlette.middleware import Middleware
 
-from sedimem.api.access_log import AccessLog
+from sedimem.api.access_log import AccessLog, log_to
 from sedimem.api.ratelimit import RateLimit, RateLimiter
 from sedimem.config import ServerSettings
 
-__all__ = ["edge_middleware"]
+__all__ = ["edge_lifespan", "edge_middleware"]
 
 
 def edge_middleware(settings: ServerSettings) -> list[Middleware]:
     """The access log (and request ids) outermost, so it sees the 429s too."""
-    stack = [Middleware(AccessLog, to=settings.access_log)]
+    stack = [Middleware(AccessLog, enabled=settings.access_log != "off")]
     if settings.rate_limit_per_second > 0:
         limiter = RateLimiter(
             settings.rate_limit_per_second,
@@ -23,3 +27,11 @@ def edge_middleware(settings: ServerSettings) -> list[Middleware]:
         )
         stack.append(Middleware(RateLimit, limiter=limiter))
     return stack
+
+
+@asynccontextmanager
+async def edge_lifespan(settings: ServerSettings) -> AsyncIterator[None]:
+    """Enter around the app's life in each server process: the access log is written to
+    ``settings.access_log`` meanwhile."""
+    with log_to(settings.access_log):
+        yield
