@@ -45,6 +45,9 @@ LOGGER_NAME = "sedimem.access"
 
 logger = logging.getLogger(LOGGER_NAME)
 
+#: What a line says of its caller: the key's id and the digest of its tenant.
+Caller = tuple[str, str]
+
 
 def tenant_digest(tenant: str) -> str:
     """A short stable hash of ``tenant``: lines of one tenant can be told apart and counted
@@ -114,7 +117,7 @@ class AccessLog:
         self.app = app
         self.enabled = enabled
         self.max_keys = max_keys
-        self._known: OrderedDict[bytes, ApiKey] = OrderedDict()
+        self._known: OrderedDict[bytes, Caller] = OrderedDict()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -144,12 +147,15 @@ class AccessLog:
         finally:
             current_request_id.reset(token)
 
-    def _caller(self, scope: Scope, callers: list[ApiKey]) -> ApiKey | None:
+    def _caller(self, scope: Scope, callers: list[ApiKey]) -> Caller | None:
+        """The (key id, tenant digest) of the caller: only those are kept, nothing else of
+        the key (its narrowing to a user, say, which an erasure must not leave behind)."""
+        caller = (callers[-1].id, tenant_digest(callers[-1].tenant)) if callers else None
         identity = credential(scope)
         if identity is None:
-            return callers[-1] if callers else None
-        if callers:
-            self._known[identity] = callers[-1]
+            return caller
+        if caller is not None:
+            self._known[identity] = caller
             if len(self._known) > self.max_keys:
                 self._known.popitem(last=False)
         elif identity in self._known:
@@ -157,9 +163,10 @@ class AccessLog:
         return self._known.get(identity)
 
     def _log(
-        self, scope: Scope, request_id: str, status: int, seconds: float, caller: ApiKey | None
+        self, scope: Scope, request_id: str, status: int, seconds: float, caller: Caller | None
     ) -> None:
         client = scope.get("client")
+        key_id, tenant = caller or (None, None)
         entry: dict[str, Any] = {
             "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
             "request_id": request_id,
@@ -167,8 +174,8 @@ class AccessLog:
             "route": route_of(scope, status),
             "status": status,
             "duration_ms": round(seconds * 1000, 3),
-            "tenant": tenant_digest(caller.tenant) if caller else None,
-            "key_id": caller.id if caller else None,
+            "tenant": tenant,
+            "key_id": key_id,
             "client": str(client[0]) if client else None,
         }
         logger.info(json.dumps(entry, separators=(",", ":")))
