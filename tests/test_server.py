@@ -313,7 +313,7 @@ async def test_serve_creates_one_first_key_and_runs_consolidation(tmp_path: Path
         base_url=first.base_url, headers={"Authorization": f"Bearer {secret}"}
     ) as client:
         assert (await client.get("/v1/stats")).json()["tenant"] == "default"
-        await asyncio.sleep(0.3)  # a few rounds of the consolidation worker
+        await _until_consolidated(client)
     first.stop()
     await task
 
@@ -325,6 +325,17 @@ async def test_serve_creates_one_first_key_and_runs_consolidation(tmp_path: Path
     async with await Memory.open(settings=settings) as memory:
         runs = await memory.longterm_store.count("default", RecordFilter(kind=RUN_KIND))
     assert runs > 0
+
+
+async def _until_consolidated(client: httpx.AsyncClient) -> None:
+    """Until the server's consolidation worker has finished a run (polled: a loaded
+    machine may take longer than a few intervals)."""
+    async with asyncio.timeout(60):
+        while True:
+            runs = await client.get("/v1/consolidation/runs", params={"limit": 1})
+            if runs.json()["items"]:
+                return
+            await asyncio.sleep(0.05)
 
 
 async def test_serve_on_a_busy_port_fails_with_our_error(tmp_path: Path) -> None:
