@@ -16,6 +16,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from sedimem import observe
 from sedimem.context.diversity import diversify
 from sedimem.context.models import AssembledContext, ContextFormat, ContextItem
 from sedimem.context.packing import pack
@@ -122,6 +123,7 @@ async def _episodes(memory: Memory, query: str, scope: Scope) -> list[ContextIte
     return _ranked(items)
 
 
+@observe.operation("assemble")
 async def assemble(
     memory: Memory,
     query: str,

@@ -16,7 +16,7 @@ from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sedimem import footprint, gdpr
+from sedimem import footprint, gdpr, observe
 from sedimem.assembly import assemble
 from sedimem.blocks import Blocks
 from sedimem.clock import Clock, SystemClock
@@ -141,6 +141,18 @@ class Memory:
     ) -> None:
         self.settings = settings or Settings()
         self._extractor = extractor
+        # the components as given (what the properties return; usage counters are read
+        # from them)
+        self._given = (working_store, longterm_store, embedder)
+        self._metered: tuple[object, ...] = (extractor, embedder)
+        # every store and embedder call is a span when something observes (sedimem.observe)
+        working_store = observe.instrumented(
+            working_store, "store", _store_attributes("working", working_store.name)
+        )
+        longterm_store = observe.instrumented(
+            longterm_store, "store", _store_attributes("longterm", longterm_store.name)
+        )
+        embedder = observe.instrumented(embedder, "embed", {"sedimem.embedder": embedder.name})
         # what ``open`` built for this Memory (an HTTP embedder, an LLM extractor): closed
         # with it
         self._owned: list[Embedder | Extractor] = []
@@ -243,7 +255,7 @@ class Memory:
 
     @property
     def embedder(self) -> Embedder:
-        return self._embedder
+        return self._given[2]
 
     @property
     def extractor(self) -> Extractor | None:
@@ -254,18 +266,18 @@ class Memory:
         """The components that call a model endpoint, by kind ("chat", "embedding"), each
         with its lifetime :class:`~sedimem.llm.usage.Usage` (what ``/metrics`` exports)."""
         found: dict[str, Metered] = {}
-        for component in (self._extractor, self._embedder):
+        for component in self._metered:
             if isinstance(component, Metered):
                 found[component.kind] = component
         return found
 
     @property
     def working_store(self) -> WorkingStore:
-        return self._working_store
+        return self._given[0]
 
     @property
     def longterm_store(self) -> LongTermStore:
-        return self._longterm
+        return self._given[1]
 
     def working(self, scope: Scope) -> WorkingMemory:
         """The working memory of a session scope."""
@@ -526,6 +538,10 @@ class Memory:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+def _store_attributes(store: str, backend: str) -> dict[str, observe.Value]:
+    return {"sedimem.store": store, "sedimem.backend": backend}
 
 
 async def _close_all(components: Sequence[object]) -> None:

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 import secrets
 from collections.abc import Sequence
 
+from sedimem import observe
 from sedimem.clock import Clock, SystemClock
 from sedimem.config import WorkingSettings
 from sedimem.consolidation.context import JobContext, JobFunction
 from sedimem.consolidation.decay_job import run_decay
 from sedimem.consolidation.extract import Extractor, RuleExtractor
 from sedimem.consolidation.facts_job import run_facts
+from sedimem.consolidation.lag import success_ages
 from sedimem.consolidation.lease import LeaseLost, Leases
 from sedimem.consolidation.models import ConsolidationReport, JobReport, JobStatus
 from sedimem.consolidation.procedures_job import run_procedures
@@ -91,6 +94,9 @@ class Consolidator:
         self._idle_seconds = session_idle_seconds(
             self._settings, self._working_settings.session_ttl_seconds
         )
+        #: Job runs in this process (dry runs left out), by (job, status): what ``/metrics``
+        #: counts, whichever caller started them (the API, the background worker).
+        self.outcomes: collections.Counter[tuple[str, JobStatus]] = collections.Counter()
 
     @property
     def settings(self) -> ConsolidationSettings:
@@ -132,7 +138,22 @@ class Consolidator:
             raise ValidationError("limit", f"{limit} is out of range", allowed="1..1000")
         return await list_runs(self._store, tenant, limit, job)
 
+    async def lag(self) -> dict[str, float]:
+        """Per job, the worst tenant's seconds since the job last succeeded for it, from
+        the run log (every process's runs; see :mod:`sedimem.consolidation.lag`)."""
+        return await success_ages(self._store, self.jobs, self._clock.now())
+
     async def _run_job(self, tenant: str, job: str, dry_run: bool) -> JobReport:
+        name = f"consolidate.{job}"
+        attributes = {"sedimem.operation": name, observe.TENANT: observe.tenant_digest(tenant)}
+        with observe.span("service", name, attributes) as span:
+            report = await self._run_job_once(tenant, job, dry_run)
+            span.set("sedimem.status", report.status)
+        if not dry_run:
+            self.outcomes[job, report.status] += 1
+        return report
+
+    async def _run_job_once(self, tenant: str, job: str, dry_run: bool) -> JobReport:
         started = self._clock.now()
         owner = secrets.token_hex(16)
         if dry_run:

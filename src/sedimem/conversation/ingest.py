@@ -28,6 +28,7 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from sedimem import observe
 from sedimem.clock import Clock, SystemClock, utc_from_timestamp
 from sedimem.consolidation.context import MeteredExtractor
 from sedimem.consolidation.extract import EndingExtractor, Extractor
@@ -153,6 +154,7 @@ class Conversations:
         self._jobs: OrderedDict[str, tuple[str, IngestResult]] = OrderedDict()
         self._tasks: set[asyncio.Task[None]] = set()
 
+    @observe.operation("ingest")
     async def ingest(
         self,
         messages: Sequence[MessageFields | Mapping[str, Any]],
@@ -190,6 +192,7 @@ class Conversations:
         task.add_done_callback(self._tasks.discard)
         return pending
 
+    @observe.operation("remember")
     async def note(self, text: str, scope: Scope) -> IngestResult:
         """File ``text`` as a note episode of ``scope`` and learn the facts it states, like
         one chat turn: once per owner and text (the same note again is reported as a

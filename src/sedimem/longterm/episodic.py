@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from sedimem import observe
 from sedimem.errors import NotFound, ValidationError
 from sedimem.limits import MAX_EPISODE_PAGE
 from sedimem.longterm import records
@@ -29,6 +30,7 @@ WRITES_IN_FLIGHT = 2
 
 
 class EpisodicMemory(LongTermService):
+    @observe.operation("record.episode")
     async def record(
         self, episode: Episode, *, embedding: Sequence[float] | None = None
     ) -> Episode:
@@ -39,6 +41,7 @@ class EpisodicMemory(LongTermService):
             return episode
         return (await self.record_many([episode]))[0]
 
+    @observe.operation("record.episodes")
     async def record_many(
         self,
         episodes: Sequence[Episode],
@@ -169,6 +172,7 @@ class EpisodicMemory(LongTermService):
         items = [records.episode_from_row(r) for r in rows[:limit]]
         return Page(items=items, next_cursor=items[-1].id if len(rows) > limit else None)
 
+    @observe.operation("recall.episodes")
     async def recall(
         self,
         query: str,

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from sedimem import observe
 from sedimem.clock import utc_from_timestamp
 from sedimem.errors import NotFound, ValidationError
 from sedimem.limits import MAX_PROCEDURE_USES
@@ -26,6 +27,7 @@ _Change = Callable[[Procedure], Procedure]
 
 
 class ProceduralMemory(LongTermService):
+    @observe.operation("record.procedure")
     async def record(self, procedure: Procedure) -> Procedure:
         """Store a procedure; one with the same name (and owner) becomes its next version."""
         (vector,) = await embed_all(self._embedder, [procedure.search_text()])
@@ -80,6 +82,7 @@ class ProceduralMemory(LongTermService):
         row = await self._addressed(records.PROCEDURE, procedure_id, tenant=tenant, scope=scope)
         return records.procedure_from_row(row)
 
+    @observe.operation("recall.procedures")
     async def find_matching(
         self,
         task_description: str,

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
+from sedimem import observe
 from sedimem.clock import Clock, utc_from_timestamp
 from sedimem.config import DEFAULT_SINGLE_VALUED
 from sedimem.embed.base import Embedder
@@ -125,6 +126,7 @@ class SemanticMemory(LongTermService):
         ``MAX_PREDICATES_PER_CALL`` predicates a call, ``MAX_DECLARED_PREDICATES`` in all."""
         return await self._predicates.declare(predicates, cardinality, scope=scope)
 
+    @observe.operation("learn.fact")
     async def learn(self, fact: Fact) -> LearnResult:
         """Insert, reinforce or supersede, atomically, within the fact's tenant.
 
@@ -294,6 +296,7 @@ class SemanticMemory(LongTermService):
         facts = await self.history(subject, predicate, scope=scope)
         return [f for f in facts if f.valid_to is None]
 
+    @observe.operation("recall.facts")
     async def recall(
         self,
         query: str,
