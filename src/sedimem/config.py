@@ -203,6 +203,15 @@ class ServerSettings(BaseModel):
         le=10_000_000,
         description="Keys whose buckets each process remembers (least recently used go).",
     )
+    metrics_refresh_seconds: float = Field(
+        default=15.0,
+        ge=0,
+        le=3600,
+        description=(
+            "/metrics recounts records per tier and consolidation lag (count queries per "
+            "tenant) at most this often; scrapes in between see the last figures."
+        ),
+    )
 
 
 class Settings(BaseSettings):
@@ -309,7 +318,24 @@ class Settings(BaseSettings):
         default=3, ge=0, le=10, description="Retries of an embeddings request (as for the LLM)."
     )
 
-    @field_validator("llm_url", "embedder_url")
+    # -- tracing (unset endpoint: no tracing, nothing of OpenTelemetry's SDK is imported) --
+    otlp_endpoint: str | None = Field(
+        default=None,
+        description=(
+            "Export traces over OTLP/HTTP (protobuf) to this collector (its root, e.g. "
+            "http://127.0.0.1:4318; spans go to /v1/traces); unset: the standard "
+            "OTEL_EXPORTER_OTLP_ENDPOINT (or _TRACES_ENDPOINT) if set, else no tracing. "
+            "Needs sedimem[otel]."
+        ),
+    )
+    otlp_service_name: str = Field(
+        default="sedimem",
+        min_length=1,
+        max_length=256,
+        description="The service.name of the exported spans.",
+    )
+
+    @field_validator("llm_url", "embedder_url", "otlp_endpoint")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         if value is None:

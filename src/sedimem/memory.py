@@ -489,6 +489,22 @@ class Memory:
             by_user=users,
         )
 
+    async def record_totals(self) -> Counts:
+        """Records per tier over every tenant (what ``/metrics`` exports): one count
+        query per tier and tenant, never a fetch."""
+        totals = Counts(episodes=0, facts=0, current_facts=0, procedures=0)
+        for tenant in await self._longterm.tenants():
+            if tenant == SYSTEM_TENANT:
+                continue
+            counts, _ = await footprint.count(self._longterm, Scope(tenant=tenant))
+            totals = Counts(
+                **{
+                    name: getattr(totals, name) + getattr(counts, name)
+                    for name in Counts.model_fields
+                }
+            )
+        return totals
+
     async def health(self) -> MemoryHealth:
         """Ask each store one cheap question; any failure counts as "does not answer"."""
 

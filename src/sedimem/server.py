@@ -25,6 +25,7 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from sedimem import observe
 from sedimem.config import Settings
 from sedimem.errors import ConfigurationError
 from sedimem.keys import ApiKey, IssuedKey
@@ -81,7 +82,13 @@ def build_app(memory: Memory, settings: Settings) -> Starlette:
             worker = None
             if interval > 0 and tenants:
                 worker = memory.consolidation_worker(tenants, interval)
-                worker.start()
+                # the worker's task keeps the context it starts in: the REST app's
+                # /metrics times its operations and store calls
+                token = observe.attach(rest.state.sedimem.metrics.sink)
+                try:
+                    worker.start()
+                finally:
+                    observe.detach(token)
             try:
                 yield
             finally:
@@ -117,7 +124,21 @@ def is_loopback(host: str) -> bool:
 async def serve(
     settings: Settings, *, announce: Callable[[Announcement], None], host: str, port: int
 ) -> None:
-    """Open the stores, create the first key if needed, and serve until interrupted."""
+    """Open the stores, create the first key if needed, and serve until interrupted;
+    export traces meanwhile when an OTLP endpoint is configured."""
+    from sedimem.telemetry import start_tracing
+
+    tracing = start_tracing(settings)  # None unless an OTLP endpoint is configured
+    try:
+        await _serve(settings, announce=announce, host=host, port=port)
+    finally:
+        if tracing is not None:
+            tracing.stop()  # exports the spans still buffered
+
+
+async def _serve(
+    settings: Settings, *, announce: Callable[[Announcement], None], host: str, port: int
+) -> None:
     import uvicorn
 
     async with await Memory.open(settings=settings) as memory:

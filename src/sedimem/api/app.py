@@ -59,6 +59,7 @@ def create_app(memory: Memory, settings: Settings) -> FastAPI:
     backends = Backends(memory.working_store.name, memory.longterm_store.name)
     working_store = memory.working_store
     metrics = Metrics(backends, lambda: working_store.using_fallback, memory.model_usage)
+    metrics.watch(memory)
 
     app = SedimemAPI(
         title="sedimem",

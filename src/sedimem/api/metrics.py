@@ -11,6 +11,30 @@
   embedding = an OpenAI-compatible embedder) over the process's life, from every caller
   (API, background consolidation); absent when none is configured
 
+Per service operation, store and embedder call (every request's, and those of the
+background consolidation the server runs), timed by :mod:`sedimem.observe`:
+
+- ``sedimem_operation_duration_seconds{operation, outcome}`` (histogram): ``recall.episodes``,
+  ``recall.facts``, ``recall.procedures``, ``assemble``, ``ingest``, ``remember``,
+  ``record.episode``, ``record.episodes``, ``record.procedure``, ``learn.fact``,
+  ``consolidate.<job>``; ``outcome``: ok / error (raised)
+- ``sedimem_store_call_duration_seconds{store, backend, call, outcome}`` (histogram):
+  ``store`` working / longterm, ``call`` the store method (``fused_search``, ``put``...)
+- ``sedimem_embed_duration_seconds{embedder, outcome}`` (histogram): embedder calls
+
+Read from the stores at scrape time, recounted at most every
+``server.metrics_refresh_seconds``:
+
+- ``sedimem_records{tier}``: records per tier over every tenant (``episodes``, ``facts``
+  every version, ``current_facts``, ``procedures``)
+- ``sedimem_consolidation_lag_seconds{job}``: per job, the worst tenant's seconds since the
+  job last succeeded for it, from the run log every process writes (tenants with no
+  successful run of the job are left out; a job none completed has no series)
+- ``sedimem_consolidation_jobs_total{job, status}``: job runs in this process (``ok``,
+  ``skipped``, ``failed``), whoever started them (the API, the background worker)
+- ``sedimem_metrics_refresh_failures_total``: recounts that failed (a store did not answer;
+  the last figures stay)
+
 ``operation`` is the route template (``/v1/episodes/{episode_id}``), never the raw path, so
 the number of series stays bounded; requests matching no route count as ``unmatched``.
 (Starlette's few fixed routes, such as ``/openapi.json``, are labelled with their path.)
@@ -19,6 +43,7 @@ the number of series stays bounded; requests matching no route count as ``unmatc
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -29,10 +54,14 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from sedimem import observe
 from sedimem.consolidation import ConsolidationReport
 from sedimem.llm.usage import Metered
+from sedimem.memory import Memory
 
-__all__ = ["CONTENT_TYPE", "Backends", "Metrics", "MetricsMiddleware"]
+__all__ = ["CONTENT_TYPE", "Backends", "Metrics", "MetricsMiddleware", "Operations"]
+
+log = logging.getLogger(__name__)
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 
@@ -92,6 +121,67 @@ class ModelCalls(Collector):
         yield tokens
 
 
+class Operations:
+    """The sink timing service operations, store and embedder calls into histograms."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.operations = Histogram(
+            "sedimem_operation_duration_seconds",
+            "Time of a service operation (recall, assemble, ingest, record...), by outcome.",
+            ["operation", "outcome"],
+            buckets=_BUCKETS,
+            registry=registry,
+        )
+        self.store_calls = Histogram(
+            "sedimem_store_call_duration_seconds",
+            "Time of one store call, by store (working, longterm), backend and method.",
+            ["store", "backend", "call", "outcome"],
+            buckets=_BUCKETS,
+            registry=registry,
+        )
+        self.embeds = Histogram(
+            "sedimem_embed_duration_seconds",
+            "Time of one embedder call (a batch of texts), by embedder.",
+            ["embedder", "outcome"],
+            buckets=_BUCKETS,
+            registry=registry,
+        )
+
+    def start(self, span: observe.Span) -> observe.Finish:
+        return self._finish
+
+    def _finish(self, span: observe.Span, seconds: float, error: BaseException | None) -> None:
+        outcome = "ok" if error is None else "error"
+        attributes = span.attributes
+        if span.layer == "service":
+            self.operations.labels(span.name, outcome).observe(seconds)
+        elif span.layer == "store":
+            store = str(attributes.get("sedimem.store", ""))
+            backend = str(attributes.get("sedimem.backend", ""))
+            self.store_calls.labels(store, backend, span.name, outcome).observe(seconds)
+        elif span.layer == "embed":
+            embedder = str(attributes.get("sedimem.embedder", ""))
+            self.embeds.labels(embedder, outcome).observe(seconds)
+        # "request": counted by the HTTP metrics
+
+
+class ConsolidationJobs(Collector):
+    """Reads the consolidator's tally of job runs at scrape time."""
+
+    def __init__(self, memory: Memory) -> None:
+        self._memory = memory
+
+    def collect(self) -> Iterator[Metric]:
+        family = CounterMetricFamily(
+            "sedimem_consolidation_jobs",
+            "Consolidation job runs in this process (dry runs left out), by job and status.",
+            labels=["job", "status"],
+        )
+        for (job, status), count in sorted(self._memory.consolidator.outcomes.items()):
+            family.add_metric([job, status], count)
+        yield family
+
+
 class Metrics:
     def __init__(
         self,
@@ -129,6 +219,49 @@ class Metrics:
         )
         if models is not None:
             self.registry.register(ModelCalls(models))
+        self.sink = Operations(self.registry)
+        self.records = Gauge(
+            "sedimem_records",
+            "Records per tier over every tenant (recounted at most every "
+            "server.metrics_refresh_seconds).",
+            ["tier"],
+            registry=self.registry,
+        )
+        self.lag = Gauge(
+            "sedimem_consolidation_lag_seconds",
+            "Per job, the worst tenant's seconds since the job last succeeded for it.",
+            ["job"],
+            registry=self.registry,
+        )
+        self.refresh_failures = Counter(
+            "sedimem_metrics_refresh_failures",
+            "Recounts of records and consolidation lag that failed (the last figures stay).",
+            registry=self.registry,
+        )
+        self._refreshed: float | None = None
+
+    def watch(self, memory: Memory) -> None:
+        """Export ``memory``'s consolidation job tally."""
+        self.registry.register(ConsolidationJobs(memory))
+
+    async def refresh(self, memory: Memory, max_age: float) -> None:
+        """Recount records per tier and the consolidation lag, unless done less than
+        ``max_age`` seconds ago (the count queries cost one per tier and tenant)."""
+        now = time.monotonic()
+        if self._refreshed is not None and now - self._refreshed < max_age:
+            return
+        self._refreshed = now
+        try:
+            totals = await memory.record_totals()
+            lag = await memory.consolidator.lag()
+        except Exception as exc:  # a scrape reports what it has; the store's state shows
+            self.refresh_failures.inc()
+            log.warning("/metrics: recounting records and consolidation lag failed: %s", exc)
+            return
+        for tier, count in totals.model_dump().items():
+            self.records.labels(tier).set(count)
+        for job, seconds in lag.items():
+            self.lag.labels(job).set(seconds)
 
     def observe(self, scope: Scope, status: int, seconds: float) -> None:
         operation = _operation(scope, status)
@@ -175,7 +308,19 @@ class MetricsMiddleware:
                 status = int(message["status"])
             await send(message)
 
+        # this app's histograms see the operations of its requests (and only those)
+        token = observe.attach(self.metrics.sink)
+        method = str(scope.get("method", ""))
+        request = observe.span("request", method, {"http.request.method": method})
         try:
-            await self.app(scope, receive, watched)
+            with request:
+                try:
+                    await self.app(scope, receive, watched)
+                finally:
+                    operation = _operation(scope, status)
+                    request.name = f"{method} {operation}"
+                    request.set("http.route", operation)
+                    request.set("http.response.status_code", status)
         finally:
+            observe.detach(token)
             self.metrics.observe(scope, status, time.perf_counter() - started)

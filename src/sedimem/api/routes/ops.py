@@ -10,7 +10,7 @@ from sedimem.api.metrics import CONTENT_TYPE
 from sedimem.api.narrowing import OwnerQuery, ScopeQuery, resolve
 from sedimem.api.responses import Health, RunList
 from sedimem.api.schemas import ConsolidateRequest, JobName, ReflectRequest, time_range
-from sedimem.api.state import MemoryDep, MetricsDep
+from sedimem.api.state import MemoryDep, MetricsDep, SettingsDep
 from sedimem.api.values import AS_INTEGER
 from sedimem.consolidation import JOBS, ConsolidationReport
 from sedimem.limits import MAX_PROFILE_SAMPLE, MAX_RUNS
@@ -49,10 +49,12 @@ async def readyz(response: Response, memory: MemoryDep) -> MemoryHealth:
     responses={200: {"content": {CONTENT_TYPE: {"schema": {"type": "string"}}}}},
     summary="Prometheus metrics of this app",
 )
-async def metrics_text(metrics: MetricsDep) -> Response:
-    """Prometheus metrics of this app: requests and latencies per route, store state, consolidation
-    and model usage counters.
+async def metrics_text(metrics: MetricsDep, memory: MemoryDep, settings: SettingsDep) -> Response:
+    """Prometheus metrics of this app: requests and latencies per route, latencies per service
+    operation, store and embedder call, records per tier, store state, consolidation lag and
+    runs, and model usage counters.
     """
+    await metrics.refresh(memory, settings.server.metrics_refresh_seconds)
     return Response(metrics.render(), media_type=CONTENT_TYPE)
 
 
