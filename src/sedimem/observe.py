@@ -203,6 +203,8 @@ def _tenant_of(values: tuple[object, ...]) -> str | None:
         if isinstance(value, Scope):
             return value.tenant
     for value in values:
+        if isinstance(value, list | tuple) and value:  # records of one scope: the first's
+            value = value[0]
         scope = getattr(value, "scope", None)
         if isinstance(scope, Scope):
             return scope.tenant
