@@ -7,6 +7,7 @@ the tenant is carried hashed; no query or episode text appears in any name or at
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import hashlib
 import threading
@@ -138,9 +139,23 @@ def exported() -> Iterator[list[Received]]:
             context = {**query, "budget_tokens": 400}
             assembled = client.post("/v1/context", json=context, headers=auth)
             assert assembled.status_code == 200, assembled.text
+            asyncio.run(_mcp_recall(server.url, issued.json()["secret"]))
         # the server exported what it still buffered when it stopped
         assert set(collector.paths) == {"/v1/traces"}
         yield list(collector.spans)
+
+
+async def _mcp_recall(url: str, key: str) -> None:
+    import httpx2
+    from mcp.client import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=30) as http,
+        Client(streamable_http_client(url + "/mcp", http_client=http)) as client,
+    ):
+        found = await client.call_tool("recall", {"query": QUERY, "format": "json"})
+        assert not found.is_error
 
 
 SERVER, INTERNAL, CLIENT = 2, 1, 3  # opentelemetry.proto.trace.v1.Span.SpanKind
@@ -216,3 +231,14 @@ def test_the_tenant_is_hashed_and_no_user_text_is_exported(exported: list[Receiv
         for text in texts:
             for secret in secrets:
                 assert secret not in text, (span.name, text)
+
+
+def test_an_mcp_call_is_traced_too(exported: list[Received]) -> None:
+    requests = [s for s in exported if s.name == "POST /mcp"]
+    assert requests
+    assert all(s.kind == SERVER for s in requests)
+    recalls = [s for s in exported if s.name == "recall.episodes"]
+    assert len(recalls) == 3  # REST recall, REST context, MCP recall
+    by_mcp = [s for s in recalls if s.parent_id in {r.span_id for r in requests}]
+    assert len(by_mcp) == 1
+    assert any(s.parent_id == by_mcp[0].span_id and s.kind == CLIENT for s in exported)

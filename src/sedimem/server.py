@@ -75,27 +75,29 @@ def build_app(memory: Memory, settings: Settings) -> Starlette:
     mcp = create_http_app(memory)
     interval = settings.server.consolidation_interval_seconds
 
+    # the REST app's /metrics times the work of MCP calls and background consolidation too
+    sink = rest.state.sedimem.metrics.sink
+
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        async with mcp.lifespan(), edge_lifespan(settings.server):
-            tenants = sorted({key.tenant for key in await memory.keys.list()})
-            worker = None
-            if interval > 0 and tenants:
-                worker = memory.consolidation_worker(tenants, interval)
-                # the worker's task keeps the context it starts in: the REST app's
-                # /metrics times its operations and store calls
-                token = observe.attach(rest.state.sedimem.metrics.sink)
-                try:
+        # tasks started here (MCP's sessions, the consolidation worker) keep this context
+        token = observe.attach(sink)
+        try:
+            async with mcp.lifespan(), edge_lifespan(settings.server):
+                tenants = sorted({key.tenant for key in await memory.keys.list()})
+                worker = None
+                if interval > 0 and tenants:
+                    worker = memory.consolidation_worker(tenants, interval)
                     worker.start()
+                try:
+                    yield
                 finally:
-                    observe.detach(token)
-            try:
-                yield
-            finally:
-                if worker is not None:
-                    await worker.stop()
+                    if worker is not None:
+                        await worker.stop()
+        finally:
+            observe.detach(token)
 
-    mcp_app: ASGIApp = mcp.app
+    mcp_app: ASGIApp = _Observed(mcp.app, sink)
     return Starlette(
         routes=[
             # Route (not Mount) keeps the path as is: the MCP app answers at "/mcp".
@@ -110,6 +112,30 @@ def build_app(memory: Memory, settings: Settings) -> Starlette:
         middleware=edge_middleware(settings.server),
         lifespan=lifespan,
     )
+
+
+class _Observed:
+    """``app`` (MCP) with each HTTP request a request span, its work timed by ``sink``.
+
+    A class, not a function: Starlette's ``Route`` calls a function endpoint with a request."""
+
+    def __init__(self, app: ASGIApp, sink: observe.Sink) -> None:
+        self._app = app
+        self._sink = sink
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        token = observe.attach(self._sink)
+        method = str(scope.get("method", ""))
+        attributes: dict[str, observe.Value] = {"http.request.method": method}
+        attributes["http.route"] = "/mcp"
+        try:
+            with observe.span("request", f"{method} /mcp", attributes):
+                await self._app(scope, receive, send)
+        finally:
+            observe.detach(token)
 
 
 def is_loopback(host: str) -> bool:
