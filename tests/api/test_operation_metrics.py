@@ -12,8 +12,11 @@ from pydantic import SecretStr
 
 from sedimem.api import create_app
 from sedimem.config import ServerSettings, Settings
+from sedimem.consolidation.extract import RuleExtractor
+from sedimem.embed import HashEmbedder
 from sedimem.memory import Memory
 from sedimem.scope import Scope
+from sedimem.types.longterm import Episode, Fact
 from tests.api.conftest import ADMIN_KEY, bearer
 
 _OPS = "sedimem_operation_duration_seconds_count"
@@ -185,3 +188,34 @@ async def test_operations_outside_a_request_are_not_counted(
     await memory.episodes.recall("anything", scope=Scope(tenant="acme"))
     text = await scrape(client)
     assert value(text, f'{_OPS}{{operation="recall.episodes",outcome="ok"}}') is None
+
+
+class Exploding(RuleExtractor):
+    """An extractor whose every call fails with an unexpected error."""
+
+    async def extract(self, episode: Episode) -> list[Fact]:
+        raise RuntimeError("the extractor broke")
+
+
+async def test_a_failing_job_is_counted_and_its_lag_grows(
+    tmp_path: Path, settings: Settings
+) -> None:
+    url = f"sqlite:///{tmp_path / 'failing.db'}"
+    async with await Memory.open(
+        url, embedder=HashEmbedder(64), extractor=Exploding(), settings=settings
+    ) as memory:
+        app = create_app(memory, settings)
+        auth = await bearer(memory, "acme")
+        transport = httpx.ASGITransport(app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://f") as client:
+            episode = {"description": "Ana moved to Porto", "outcome": "success"}
+            assert (await client.post("/v1/episodes", json=episode, headers=auth)).is_success
+            ran = await client.post("/v1/consolidate", json={"jobs": ["facts"]}, headers=auth)
+            assert ran.status_code == 200, ran.text
+            assert ran.json()["jobs"][0]["status"] == "failed"
+            text = await scrape(client)
+    assert value(text, 'sedimem_consolidation_jobs_total{job="facts",status="failed"}') == 1.0
+    assert value(text, 'sedimem_consolidation_jobs_total{job="facts",status="ok"}') is None
+    # the job never succeeded: no lag figure for it (see docs/observability.md)
+    assert 'sedimem_consolidation_lag_seconds{job="facts"}' not in text
+    assert 'sedimem_consolidation_runs_total{dry_run="false",status="failed"} 1.0' in text

@@ -147,7 +147,12 @@ class Consolidator:
         name = f"consolidate.{job}"
         attributes = {"sedimem.operation": name, observe.TENANT: observe.tenant_digest(tenant)}
         with observe.span("service", name, attributes) as span:
-            report = await self._run_job_once(tenant, job, dry_run)
+            try:
+                report = await self._run_job_once(tenant, job, dry_run)
+            except Exception:  # the store failed around the job (its lease, its log)
+                if not dry_run:
+                    self.outcomes[job, "failed"] += 1
+                raise
             span.set("sedimem.status", report.status)
         if not dry_run:
             self.outcomes[job, report.status] += 1
