@@ -14,11 +14,13 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from sedimem.scope import Scope
 from sedimem.testing import SedimemServer
 
 pytest.importorskip("opentelemetry.sdk.trace", reason="needs sedimem[otel]")
@@ -242,3 +244,36 @@ def test_an_mcp_call_is_traced_too(exported: list[Received]) -> None:
     by_mcp = [s for s in recalls if s.parent_id in {r.span_id for r in requests}]
     assert len(by_mcp) == 1
     assert any(s.parent_id == by_mcp[0].span_id and s.kind == CLIENT for s in exported)
+
+
+async def test_start_tracing_exports_in_process_and_marks_failures_by_type(
+    tmp_path: Path,
+) -> None:
+    from sedimem import observe
+    from sedimem.config import Settings
+    from sedimem.telemetry import start_tracing
+
+    @observe.operation("demo.fails")
+    async def fails(scope: Scope) -> None:
+        with observe.span("store", "put", {"sedimem.store": "longterm"}):
+            raise LookupError(f"no record for {QUERY}")
+
+    with Collector() as collector:
+        tracing = start_tracing(Settings(home=tmp_path, otlp_endpoint=collector.url))
+        assert tracing is not None
+        try:
+            with pytest.raises(LookupError):
+                await fails(Scope(tenant=TENANT))
+        finally:
+            tracing.stop()
+        assert not observe.observing()
+    service, store = (
+        next(s for s in collector.spans if s.name == name) for name in ("demo.fails", "put")
+    )
+    assert store.parent_id == service.span_id
+    assert store.kind == CLIENT
+    assert service.parent_id == ""
+    for span in (service, store):
+        assert span.attributes["error.type"] == "LookupError"
+        assert QUERY not in str(span.attributes)
+    assert service.service == "sedimem"
