@@ -221,7 +221,7 @@ def test_assemble_is_request_then_service_then_store(exported: list[Received]) -
 
 
 def test_the_tenant_is_hashed_and_no_user_text_is_exported(exported: list[Received]) -> None:
-    digest = hashlib.sha256(TENANT.encode()).hexdigest()[:16]
+    digest = hashlib.blake2b(TENANT.encode(), digest_size=8).hexdigest()
     services = [s for s in exported if s.attributes.get("sedimem.operation")]
     assert services
     for span in services:
@@ -277,3 +277,27 @@ async def test_start_tracing_exports_in_process_and_marks_failures_by_type(
         assert span.attributes["error.type"] == "LookupError"
         assert QUERY not in str(span.attributes)
     assert service.service == "sedimem"
+
+
+def test_each_worker_of_serve_workers_exports_its_spans() -> None:
+    with Collector() as collector:
+        env = {
+            "SEDIMEM_ADMIN_KEY": ADMIN,
+            "SEDIMEM_EMBEDDER": "hash",
+            "SEDIMEM_OTLP_ENDPOINT": collector.url,
+        }
+        with (
+            SedimemServer(env=env, workers=2) as server,
+            httpx.Client(base_url=server.url, timeout=30) as client,
+        ):
+            admin = {"Authorization": f"Bearer {ADMIN}"}
+            issued = client.post("/v1/keys", json={"tenant": TENANT}, headers=admin)
+            assert issued.status_code == 201, issued.text
+            auth = {"Authorization": f"Bearer {issued.json()['secret']}"}
+            for _ in range(4):
+                found = client.post("/v1/recall", json={"query": QUERY}, headers=auth)
+                assert found.status_code == 200, found.text
+    recalls = [s for s in collector.spans if s.name == "POST /v1/recall"]
+    assert len(recalls) == 4  # whichever worker answered, its spans were exported
+    for request in recalls:
+        assert any(s.parent_id == request.span_id for s in collector.spans)

@@ -165,13 +165,15 @@ def span(layer: Layer, name: str, attributes: Mapping[str, Value] | None = None)
 
 
 def tenant_digest(tenant: str) -> str:
-    """The tenant as observations carry it: 16 hex digits of its SHA-256."""
+    """The tenant as traces and the access log carry it: its 8-byte BLAKE2b digest in hex.
+    A pseudonym: one tenant's spans and lines can be told apart and counted without naming
+    it (a known name can be hashed and compared)."""
     return _digest(tenant)
 
 
 @functools.lru_cache(maxsize=4096)
 def _digest(tenant: str) -> str:
-    return hashlib.sha256(tenant.encode()).hexdigest()[:16]
+    return hashlib.blake2b(tenant.encode(), digest_size=8).hexdigest()
 
 
 def operation(

@@ -276,6 +276,11 @@ class _WorkerApp:
         await receive()  # lifespan.startup
         async with AsyncExitStack() as stack:
             try:
+                from sedimem.telemetry import start_tracing
+
+                tracing = start_tracing(self._settings)  # each worker exports its own spans
+                if tracing is not None:
+                    stack.callback(tracing.stop)
                 memory = await stack.enter_async_context(await Memory.open(settings=self._settings))
                 app = build_app(memory, self._settings)
                 await stack.enter_async_context(app.router.lifespan_context(app))

@@ -18,7 +18,6 @@ the root logger like any other record.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import logging
 import re
@@ -35,6 +34,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.routing import BaseRoute, Match, Mount, compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from sedimem import observe
 from sedimem.api.ratelimit import credential
 from sedimem.api.request_id import HEADER, accept_request_id, current_request_id
 from sedimem.keys import ApiKey, recording_callers
@@ -51,8 +51,9 @@ Caller = tuple[str, str]
 
 def tenant_digest(tenant: str) -> str:
     """A short stable hash of ``tenant``: lines of one tenant can be told apart and counted
-    without the log naming it (a pseudonym: a known name can be hashed and compared)."""
-    return hashlib.blake2b(tenant.encode(), digest_size=8).hexdigest()
+    without the log naming it (a pseudonym: a known name can be hashed and compared). The
+    digest the traces carry too (:func:`sedimem.observe.tenant_digest`)."""
+    return observe.tenant_digest(tenant)
 
 
 def route_of(scope: Scope, status: int) -> str:
