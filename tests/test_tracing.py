@@ -44,6 +44,7 @@ class Received:
     parent_id: str
     attributes: dict[str, Any]
     service: str
+    instance: str
 
 
 class Collector:
@@ -111,6 +112,7 @@ def _decode(request: ExportTraceServiceRequest) -> Iterator[Received]:
                     parent_id=span.parent_span_id.hex(),
                     attributes={a.key: _value(a.value) for a in span.attributes},
                     service=str(resource.get("service.name")),
+                    instance=str(resource.get("service.instance.id")),
                 )
 
 
@@ -299,5 +301,6 @@ def test_each_worker_of_serve_workers_exports_its_spans() -> None:
                 assert found.status_code == 200, found.text
     recalls = [s for s in collector.spans if s.name == "POST /v1/recall"]
     assert len(recalls) == 4  # whichever worker answered, its spans were exported
+    assert all(":" in s.instance for s in collector.spans)
     for request in recalls:
         assert any(s.parent_id == request.span_id for s in collector.spans)

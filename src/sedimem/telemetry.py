@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
+import socket
 from collections.abc import Callable
 from typing import Any
 
@@ -96,7 +97,12 @@ def start_tracing(settings: Settings) -> Tracing | None:
     sdk = _sdk()
     provider = sdk.TracerProvider(
         resource=sdk.Resource.create(
-            {"service.name": settings.otlp_service_name, "service.version": _version()}
+            {
+                "service.name": settings.otlp_service_name,
+                "service.version": _version(),
+                # the process: serve --workers runs several behind one port
+                "service.instance.id": f"{socket.gethostname()}:{os.getpid()}",
+            }
         )
     )
     exporter = sdk.OTLPSpanExporter(endpoint=endpoint or None)
