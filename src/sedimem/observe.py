@@ -224,7 +224,7 @@ def instrumented(target: T, layer: Layer, attributes: Mapping[str, Value]) -> T:
 @functools.lru_cache(maxsize=64)
 def _proxy_class(cls: Any) -> type:
     members: dict[str, object] = {
-        "__slots__": ("_target", "_layer", "_attributes"),
+        "__slots__": ("_target", "_layer", "_attributes", "_wrapped"),
         "__init__": _proxy_init,
         "__getattr__": _proxy_getattr,
         "__repr__": _proxy_repr,
@@ -248,6 +248,7 @@ def _proxy_init(self: Any, target: object, layer: Layer, attributes: dict[str, V
     self._target = target
     self._layer = layer
     self._attributes = attributes
+    self._wrapped = {}  # method name -> its observed wrapper, built on first use
 
 
 def _proxy_getattr(self: Any, name: str) -> object:
@@ -263,6 +264,9 @@ def _forward(self: Any, name: str) -> object:
 
 
 def _async_call(self: Any, name: str) -> Callable[..., Awaitable[object]]:
+    wrapped: Callable[..., Awaitable[object]] | None = self._wrapped.get(name)
+    if wrapped is not None:
+        return wrapped
     method = getattr(self._target, name)
     layer: Layer = self._layer
     attributes: dict[str, Value] = self._attributes
@@ -273,10 +277,14 @@ def _async_call(self: Any, name: str) -> Callable[..., Awaitable[object]]:
         with Span(layer, name, dict(attributes)):
             return await method(*args, **kwargs)
 
+    self._wrapped[name] = observed
     return observed
 
 
 def _call(self: Any, name: str) -> Callable[..., object]:
+    wrapped: Callable[..., object] | None = self._wrapped.get(name)
+    if wrapped is not None:
+        return wrapped
     method = getattr(self._target, name)
     layer: Layer = self._layer
     attributes: dict[str, Value] = self._attributes
@@ -287,4 +295,5 @@ def _call(self: Any, name: str) -> Callable[..., object]:
         with Span(layer, name, dict(attributes)):
             return method(*args, **kwargs)
 
+    self._wrapped[name] = observed
     return observed

@@ -125,6 +125,8 @@ class Operations:
     """The sink timing service operations, store and embedder calls into histograms."""
 
     def __init__(self, registry: CollectorRegistry) -> None:
+        # the labelled histograms, by what labels them (``labels()`` costs microseconds)
+        self._children: dict[tuple[object, ...], Histogram] = {}
         self.operations = Histogram(
             "sedimem_operation_duration_seconds",
             "Time of a service operation (recall, assemble, ingest, record...), by outcome.",
@@ -151,18 +153,33 @@ class Operations:
         return self._finish
 
     def _finish(self, span: observe.Span, seconds: float, error: BaseException | None) -> None:
+        if span.layer == "request":
+            return  # counted by the HTTP metrics
         outcome = "ok" if error is None else "error"
         attributes = span.attributes
-        if span.layer == "service":
-            self.operations.labels(span.name, outcome).observe(seconds)
-        elif span.layer == "store":
+        key = (
+            span.layer,
+            span.name,
+            outcome,
+            attributes.get("sedimem.store"),
+            attributes.get("sedimem.backend"),
+            attributes.get("sedimem.embedder"),
+        )
+        child = self._children.get(key)
+        if child is None:
+            child = self._child(span, outcome)
+            self._children[key] = child
+        child.observe(seconds)
+
+    def _child(self, span: observe.Span, outcome: str) -> Histogram:
+        attributes = span.attributes
+        if span.layer == "store":
             store = str(attributes.get("sedimem.store", ""))
             backend = str(attributes.get("sedimem.backend", ""))
-            self.store_calls.labels(store, backend, span.name, outcome).observe(seconds)
-        elif span.layer == "embed":
-            embedder = str(attributes.get("sedimem.embedder", ""))
-            self.embeds.labels(embedder, outcome).observe(seconds)
-        # "request": counted by the HTTP metrics
+            return self.store_calls.labels(store, backend, span.name, outcome)
+        if span.layer == "embed":
+            return self.embeds.labels(str(attributes.get("sedimem.embedder", "")), outcome)
+        return self.operations.labels(span.name, outcome)
 
 
 class ConsolidationJobs(Collector):
