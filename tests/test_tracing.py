@@ -304,3 +304,47 @@ def test_each_worker_of_serve_workers_exports_its_spans() -> None:
     assert all(":" in s.instance for s in collector.spans)
     for request in recalls:
         assert any(s.parent_id == request.span_id for s in collector.spans)
+
+
+def test_sedimem_worker_exports_its_consolidation_jobs(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    env = {
+        **os.environ,
+        "SEDIMEM_HOME": str(tmp_path),
+        "SEDIMEM_EMBEDDER": "hash",
+        "OTEL_BSP_SCHEDULE_DELAY": "200",  # export every 0.2 s, not only at the end
+    }
+    with Collector() as collector:
+        env["OTEL_EXPORTER_OTLP_ENDPOINT"] = collector.url  # the standard variable
+        with (tmp_path / "worker.log").open("wb") as log:
+            worker = subprocess.Popen(
+                [sys.executable, "-m", "sedimem", "worker", "--tenant", TENANT, "--interval", "1"],
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+            try:
+                deadline = time.monotonic() + 120
+                while not any(s.name == "consolidate.decay" for s in collector.spans):
+                    assert worker.poll() is None, (tmp_path / "worker.log").read_text()
+                    assert time.monotonic() < deadline, "no consolidation span arrived"
+                    time.sleep(0.1)
+            finally:
+                worker.send_signal(signal.SIGINT)
+                assert worker.wait(timeout=60) == 0, (tmp_path / "worker.log").read_text()
+    spans = list(collector.spans)
+    jobs = {s.name: s for s in spans if s.name.startswith("consolidate.")}
+    assert {"consolidate.facts", "consolidate.decay"} <= set(jobs)
+    digest = hashlib.blake2b(TENANT.encode(), digest_size=8).hexdigest()
+    for job in jobs.values():
+        assert job.parent_id == ""  # each job run is a trace of its own
+        assert job.attributes["sedimem.tenant_hash"] == digest
+        assert job.attributes["sedimem.status"] == "ok"
+    facts = jobs["consolidate.facts"]
+    assert any(s.parent_id == facts.span_id and s.kind == CLIENT for s in spans)
+    assert all(TENANT not in str(s.attributes) for s in spans)

@@ -43,6 +43,16 @@ def worker(
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
 
     async def main() -> None:
+        from sedimem.telemetry import start_tracing
+
+        tracing = start_tracing(settings)  # None unless an OTLP endpoint is configured
+        try:
+            await consolidate()
+        finally:
+            if tracing is not None:
+                tracing.stop()  # exports the spans still buffered
+
+    async def consolidate() -> None:
         from sedimem.memory import Memory
 
         async with await Memory.open(settings=settings) as memory:
