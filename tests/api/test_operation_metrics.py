@@ -219,3 +219,23 @@ async def test_a_failing_job_is_counted_and_its_lag_grows(
     # the job never succeeded: no lag figure for it (see docs/observability.md)
     assert 'sedimem_consolidation_lag_seconds{job="facts"}' not in text
     assert 'sedimem_consolidation_runs_total{dry_run="false",status="failed"} 1.0' in text
+
+
+async def test_a_recount_that_fails_keeps_the_last_figures(tmp_path: Path) -> None:
+    from sedimem.api.metrics import Backends, Metrics
+
+    url = f"sqlite:///{tmp_path / 'closing.db'}"
+    memory = await Memory.open(url, embedder=HashEmbedder(16))
+    try:
+        metrics = Metrics(Backends("sqlite", "sqlite"), lambda: False)
+        await metrics.refresh(memory, 0)
+        text = metrics.render().decode()
+        assert value(text, 'sedimem_records{tier="episodes"}') == 0.0
+        assert value(text, "sedimem_metrics_refresh_failures_total") == 0.0
+        await memory.longterm_store.aclose()  # the store stops answering
+        await metrics.refresh(memory, 0)
+        text = metrics.render().decode()
+        assert value(text, "sedimem_metrics_refresh_failures_total") == 1.0
+        assert value(text, 'sedimem_records{tier="episodes"}') == 0.0
+    finally:
+        await memory.aclose()
