@@ -28,6 +28,7 @@ from sedimem.errors import ConfigurationError
 __all__ = [
     "DEFAULT_SINGLE_VALUED",
     "MAX_CONFIGURED_PREDICATES",
+    "MINILM_DIMENSION",
     "EmbedderKind",
     "FactSettings",
     "ServerSettings",
@@ -53,9 +54,13 @@ MAX_CONFIGURED_PREDICATES = 1000
 
 _Predicate = Annotated[str, StringConstraints(min_length=1, max_length=256)]
 
-#: ``default``: the packaged static model (offline); ``openai``: an OpenAI-compatible
+#: ``default``: the packaged static model (offline); ``minilm``: all-MiniLM-L6-v2 on
+#: onnxruntime (offline, the ``quality`` extra); ``openai``: an OpenAI-compatible
 #: ``/v1/embeddings`` endpoint; ``hash``: the deterministic hash embedder (tests only).
-EmbedderKind = Literal["default", "openai", "hash"]
+EmbedderKind = Literal["default", "minilm", "openai", "hash"]
+
+#: The length of the ``minilm`` embedder's vectors (all-MiniLM-L6-v2's hidden size).
+MINILM_DIMENSION = 384
 
 _ENV_PREFIX = "SEDIMEM_"
 
@@ -292,8 +297,9 @@ class Settings(BaseSettings):
     embedder: EmbedderKind = Field(
         default="default",
         description=(
-            "default: the packaged static model (offline); openai: an OpenAI-compatible "
-            "embeddings endpoint (SEDIMEM_EMBEDDER_URL, _MODEL); hash: deterministic, tests only."
+            "default: the packaged static model (offline); minilm: all-MiniLM-L6-v2 on "
+            "onnxruntime (offline, sedimem[quality]); openai: an OpenAI-compatible embeddings "
+            "endpoint (SEDIMEM_EMBEDDER_URL, _MODEL); hash: deterministic, tests only."
         ),
     )
     embedder_url: str | None = Field(
@@ -316,6 +322,9 @@ class Settings(BaseSettings):
     )
     embedder_max_retries: int = Field(
         default=3, ge=0, le=10, description="Retries of an embeddings request (as for the LLM)."
+    )
+    embedder_threads: int = Field(
+        default=1, ge=1, le=64, description="onnxruntime intra-op threads (embedder=minilm)."
     )
 
     # -- tracing (unset endpoint: no tracing, nothing of OpenTelemetry's SDK is imported) --
@@ -362,6 +371,11 @@ class Settings(BaseSettings):
             raise ValueError(
                 "embedder: SEDIMEM_EMBEDDER_URL / _MODEL are set but SEDIMEM_EMBEDDER is "
                 f"{self.embedder!r} (set SEDIMEM_EMBEDDER=openai to use them)"
+            )
+        if self.embedder == "minilm" and self.embedder_dimension not in (None, MINILM_DIMENSION):
+            raise ValueError(
+                f"embedder_dimension: SEDIMEM_EMBEDDER=minilm gives {MINILM_DIMENSION}-dimensional "
+                f"vectors (got {self.embedder_dimension})"
             )
         return self
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from sedimem.config import Settings
 from sedimem.embed.base import Embedder
 from sedimem.embed.hashing import HashEmbedder
@@ -14,10 +16,18 @@ HASH_DIMENSION = 256
 
 
 async def open_embedder(settings: Settings) -> Embedder:
-    """``default`` (the packaged static model), ``openai`` (an OpenAI-compatible endpoint,
-    asked once for its dimension when it is not configured) or ``hash`` (tests)."""
+    """``default`` (the packaged static model), ``minilm`` (all-MiniLM-L6-v2 on onnxruntime,
+    loaded here: a missing ``quality`` extra fails now, not at the first write), ``openai``
+    (an OpenAI-compatible endpoint, asked once for its dimension when it is not configured)
+    or ``hash`` (tests)."""
     if settings.embedder == "hash":
         return HashEmbedder(settings.embedder_dimension or HASH_DIMENSION)
+    if settings.embedder == "minilm":
+        from sedimem.embed.minilm import OnnxMiniLMEmbedder  # the quality extra: on use
+
+        minilm = OnnxMiniLMEmbedder(threads=settings.embedder_threads)
+        await asyncio.to_thread(minilm.load)  # about a second: off the event loop
+        return minilm
     if settings.embedder == "openai":
         from sedimem.embed.openai import OpenAIEmbedder  # needs httpx: imported on use
 
