@@ -58,6 +58,11 @@ def test_defaults_are_offline() -> None:
         ),
         ({"SEDIMEM_EMBEDDER_MODEL": "m"}, "set SEDIMEM_EMBEDDER=openai"),
         ({"SEDIMEM_EMBEDDER_DIMENSION": "0"}, "SEDIMEM_EMBEDDER_DIMENSION: Input should be"),
+        (
+            {"SEDIMEM_EMBEDDER": "minilm", "SEDIMEM_EMBEDDER_DIMENSION": "768"},
+            "SEDIMEM_EMBEDDER=minilm gives 384-dimensional vectors (got 768)",
+        ),
+        ({"SEDIMEM_EMBEDDER_THREADS": "0"}, "SEDIMEM_EMBEDDER_THREADS: Input should be"),
         ({"SEDIMEM_WORKING__SESSION_TTL_SECONDS": "-1"}, "SEDIMEM_WORKING__SESSION_TTL_SECONDS"),
     ],
 )

@@ -23,11 +23,10 @@ async def open_embedder(settings: Settings) -> Embedder:
     if settings.embedder == "hash":
         return HashEmbedder(settings.embedder_dimension or HASH_DIMENSION)
     if settings.embedder == "minilm":
-        from sedimem.embed.minilm import OnnxMiniLMEmbedder  # the quality extra: on use
+        from sedimem.embed.minilm import packaged_minilm  # the quality extra: imported on use
 
-        minilm = OnnxMiniLMEmbedder(threads=settings.embedder_threads)
-        await asyncio.to_thread(minilm.load)  # about a second: off the event loop
-        return minilm
+        # about a second the first time: off the event loop
+        return await asyncio.to_thread(packaged_minilm, settings.embedder_threads)
     if settings.embedder == "openai":
         from sedimem.embed.openai import OpenAIEmbedder  # needs httpx: imported on use
 

@@ -23,6 +23,7 @@ import json
 import os
 import threading
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +35,13 @@ from sedimem.errors import ConfigurationError, ValidationError
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
-__all__ = ["MINILM_NAME", "MINILM_PACKAGE", "OnnxMiniLMEmbedder", "packaged_model_dir"]
+__all__ = [
+    "MINILM_NAME",
+    "MINILM_PACKAGE",
+    "OnnxMiniLMEmbedder",
+    "packaged_minilm",
+    "packaged_model_dir",
+]
 
 MINILM_NAME = "sedimem/minilm-l6-onnx-v1"
 """The name a store is bound to: all-MiniLM-L6-v2, 256 word pieces, mean pooling, unit rows."""
@@ -80,12 +87,13 @@ class _Session:
             ) from exc
         from sedimem.embed._bert_graph import BertShape, build_bert_graph
 
+        for name in ("config.json", "model.safetensors", "tokenizer.json"):
+            if not (path / name).is_file():
+                raise ConfigurationError(f"no MiniLM model at {path}: {name} missing")
         try:
             config = json.loads((path / "config.json").read_text(encoding="utf-8"))
             tensors = load_file(str(path / "model.safetensors"))
             tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
-        except FileNotFoundError as exc:
-            raise ConfigurationError(f"no MiniLM model at {path}: {exc.filename} missing") from exc
         except Exception as exc:  # safetensors and tokenizers raise bare Exceptions
             raise ConfigurationError(f"cannot load the MiniLM model at {path}: {exc}") from exc
         if not isinstance(config, dict):
@@ -212,6 +220,15 @@ class OnnxMiniLMEmbedder:
 
     def __repr__(self) -> str:
         return f"OnnxMiniLMEmbedder(name={self._name!r}, dimension={self._dimension})"
+
+
+@cache
+def packaged_minilm(threads: int = 1) -> OnnxMiniLMEmbedder:
+    """The packaged model with ``threads``, loaded, one instance per process and thread count
+    (each holds about 100 MB: memories opened from settings share it)."""
+    embedder = OnnxMiniLMEmbedder(threads=threads)
+    embedder.load()
+    return embedder
 
 
 def _hidden_size(path: Path) -> int:
