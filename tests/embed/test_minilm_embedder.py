@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
 import sys
 from pathlib import Path
 
@@ -254,3 +255,17 @@ async def test_the_setting_selects_it_and_a_store_keeps_to_one_embedder(tmp_path
         pass
     with pytest.raises(ConfigurationError, match="embedder"):
         await Memory.open(other, settings=settings)
+
+
+def test_it_runs_in_a_process_that_loaded_the_vector_index_first() -> None:
+    """onnxruntime's extension crashes (SIGSEGV) when loaded after usearch's; the index loads
+    it first. A fresh process, since this one may have imported them in either order."""
+    script = (
+        "import sedimem.memory, usearch.index\n"  # as a server starts: the index first
+        "from sedimem.embed.minilm import OnnxMiniLMEmbedder\n"
+        "print(OnnxMiniLMEmbedder().embed(['a process with both']).shape)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=240, check=False
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, "(1, 384)"), done.stderr[-2000:]

@@ -10,10 +10,14 @@ no query can see: the foreground copies the current graph before handing it over
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import importlib.util
 import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -21,6 +25,32 @@ import numpy.typing as npt
 __all__ = ["HnswGraph", "hnsw_available"]
 
 log = logging.getLogger(__name__)
+
+
+def _load_onnxruntime_first() -> None:
+    """Load onnxruntime's extension (if installed) before usearch's.
+
+    usearch's extension carries its own copy of libstdc++; onnxruntime's (1.28 to 1.32 at
+    least) crashes the process (SIGSEGV in its static initialisers) when it is loaded after
+    that one, which is the order a quality embedder (``sedimem[quality]``) would otherwise
+    see. Loaded first, both work. Mapping the library without importing onnxruntime's Python
+    package takes a few milliseconds; the later ``import onnxruntime`` reuses it.
+    """
+    try:
+        spec = importlib.util.find_spec("onnxruntime")
+    except (ImportError, ValueError):  # pragma: no cover - a broken installation
+        return
+    if spec is None or spec.origin is None:
+        return
+    capi = Path(spec.origin).parent / "capi"
+    for library in sorted(capi.glob("onnxruntime_pybind11_state*")):
+        # not loadable here: `import onnxruntime` reports it when the embedder loads
+        with contextlib.suppress(OSError):
+            ctypes.CDLL(str(library))
+        return
+
+
+_load_onnxruntime_first()
 
 try:
     from usearch.index import Index
