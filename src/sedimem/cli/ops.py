@@ -175,6 +175,8 @@ eval_app = typer.Typer(
 )
 
 _DEFAULT_LOCOMO = Path("../shared/data/locomo10.json")
+#: the embedders `eval locomo` compares (offline, so the figures can be reproduced anywhere)
+_OFFLINE_EMBEDDERS = ("default", "minilm")
 
 
 @eval_app.command("locomo")
@@ -190,15 +192,34 @@ def eval_locomo(
         bool,
         typer.Option(help="Also run hybrid recall with each retrieval technique taken away."),
     ] = False,
+    embedder: Annotated[
+        str,
+        typer.Option(
+            help="default: the packaged static model; minilm: all-MiniLM-L6-v2 on onnxruntime "
+            "(sedimem[quality]). Both offline."
+        ),
+    ] = "default",
 ) -> None:
     """Evidence recall@5/@10 and NDCG@10 for keyword-only, vector-only and hybrid retrieval,
     overall and per LoCoMo category."""
+    from sedimem.config import EmbedderKind, Settings
+    from sedimem.embed.factory import open_embedder
     from sedimem.evaluation.run import run_locomo
 
     path = data or _DEFAULT_LOCOMO
     if not path.exists():
         raise typer.BadParameter(f"{path} does not exist; pass --data PATH", param_hint="--data")
-    run(run_locomo(path, console.get(), store_url=store, ablation=ablation))
+    if embedder not in _OFFLINE_EMBEDDERS:
+        raise typer.BadParameter(
+            f"{embedder!r} is not one of {', '.join(_OFFLINE_EMBEDDERS)}", param_hint="--embedder"
+        )
+
+    async def main() -> None:
+        kind: EmbedderKind = "minilm" if embedder == "minilm" else "default"
+        chosen = await open_embedder(Settings(embedder=kind))
+        await run_locomo(path, console.get(), store_url=store, ablation=ablation, embedder=chosen)
+
+    run(main())
 
 
 @eval_app.command("extraction")

@@ -16,6 +16,7 @@ LoCoMo's category numbers, as its questions show them: 1 multi-hop (several evid
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -184,12 +185,18 @@ async def evaluate(
     progress: Callable[[str, int], None] | None = None,
 ) -> dict[str, float]:
     """Ingest every conversation, ask every question in each mode, return the metrics
-    (``<mode>.<metric>`` and ``<mode>.<category>.<metric>``)."""
+    (``<mode>.<metric>`` and ``<mode>.<category>.<metric>``) and the wall time taken
+    (``ingest_s``, ``<mode>.ms_per_question``: recall, query embedding included)."""
+    begin = time.perf_counter()
     await ingest(memory, conversations, progress)
-    metrics: dict[str, float] = {}
+    metrics: dict[str, float] = {"ingest_s": round(time.perf_counter() - begin, 2)}
+    asked = sum(len(c.questions) for c in conversations)
     for mode in modes:
+        begin = time.perf_counter()
         for name, value in (await ask(memory, conversations, mode, progress)).items():
             metrics[f"{mode}.{name}"] = value
+        elapsed = time.perf_counter() - begin
+        metrics[f"{mode}.ms_per_question"] = round(elapsed * 1000 / asked, 2) if asked else 0.0
     headline = sum(1 for c in conversations for q in c.questions if q.category in HEADLINE)
     metrics["questions"] = float(headline)
     metrics["episodes"] = float(sum(len(c.turns) for c in conversations))

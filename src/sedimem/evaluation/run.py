@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from sedimem.embed import default_embedder
+from sedimem.embed import Embedder, default_embedder
 from sedimem.evaluation.locomo import CATEGORIES, MODES, ask, evaluate, load_locomo
 from sedimem.longterm.episodic import EpisodicMemory
 from sedimem.longterm.stores import open_longterm_store
@@ -34,10 +34,17 @@ _HEADERS = ("R@5 any", "R@10 any", "R@5 all", "R@10 all", "NDCG@10")
 
 
 async def run_locomo(
-    data: Path, console: Console, *, store_url: str | None = None, ablation: bool = False
+    data: Path,
+    console: Console,
+    *,
+    store_url: str | None = None,
+    ablation: bool = False,
+    embedder: Embedder | None = None,
 ) -> dict[str, float]:
+    """Ingest LoCoMo into a fresh store with ``embedder`` (default: the packaged static
+    model), ask every question in each mode, print the tables and a JSON last line."""
     conversations = load_locomo(data)
-    embedder = default_embedder()
+    embedder = embedder or default_embedder()
     with tempfile.TemporaryDirectory(prefix="sedimem-eval-") as tmp:
         store = await open_longterm_store(store_url or f"sqlite:///{tmp}/locomo.db")
         await store.bind_embedder(embedder.name, embedder.dimension)
@@ -60,7 +67,7 @@ async def run_locomo(
                     ablations[label] = await ask(variant, conversations, "hybrid")
         finally:
             await store.aclose()
-    _print(console, metrics, ablations)
+    _print(console, embedder.name, metrics, ablations)
     for label, figures in ablations.items():
         for name, value in figures.items():
             metrics[f"ablation.{label}.{name}"] = value
@@ -69,12 +76,22 @@ async def run_locomo(
 
 
 def _print(
-    console: Console, metrics: dict[str, float], ablations: dict[str, dict[str, float]]
+    console: Console,
+    embedder: str,
+    metrics: dict[str, float],
+    ablations: dict[str, dict[str, float]],
 ) -> None:
-    title = f"LoCoMo evidence retrieval ({int(metrics['questions'])} questions, categories 1-4)"
-    table = Table("mode", *_HEADERS, title=title)
+    title = (
+        f"LoCoMo evidence retrieval ({int(metrics['questions'])} questions, categories 1-4; "
+        f"{embedder}, ingest {metrics['ingest_s']:.1f} s)"
+    )
+    table = Table("mode", *_HEADERS, "ms/question", title=title)
     for mode in MODES:
-        table.add_row(mode, *(f"{metrics[f'{mode}.{m}']:.3f}" for m in _COLUMNS))
+        table.add_row(
+            mode,
+            *(f"{metrics[f'{mode}.{m}']:.3f}" for m in _COLUMNS),
+            f"{metrics[f'{mode}.ms_per_question']:.1f}",
+        )
     console.print(table)
     table = Table(
         "category", "questions", *(f"{m} R@10 / NDCG@10" for m in MODES), title="per category"
