@@ -269,3 +269,33 @@ def test_it_runs_in_a_process_that_loaded_the_vector_index_first() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=240, check=False
     )
     assert (done.returncode, done.stdout.strip()) == (0, "(1, 384)"), done.stderr[-2000:]
+
+
+def test_a_config_or_weights_of_another_model_are_refused() -> None:
+    from sedimem.embed._bert_graph import BertShape, build_bert_graph
+
+    bert = {
+        "hidden_size": 8,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 2,
+        "intermediate_size": 16,
+        "max_position_embeddings": 4,
+    }
+    with pytest.raises(ConfigurationError, match="not a BERT config"):
+        BertShape.from_config({"hidden_size": 8})
+    with pytest.raises(ConfigurationError, match="a BERT model is expected"):
+        BertShape.from_config({**bert, "model_type": "roberta"})
+    with pytest.raises(ConfigurationError, match="GELU and absolute positions"):
+        BertShape.from_config({**bert, "hidden_act": "relu"})
+    shape = BertShape.from_config(bert)
+    with pytest.raises(ConfigurationError, match="no 2-D word embedding table"):
+        build_bert_graph({}, shape)
+    tensors = {
+        "bert.embeddings.word_embeddings.weight": np.zeros((10, 8), np.float32),
+        "bert.embeddings.position_embeddings.weight": np.zeros((5, 8), np.float32),
+    }
+    with pytest.raises(ConfigurationError, match=r"has shape \(5, 8\), expected \(4, 8\)"):
+        build_bert_graph(tensors, shape)
+    tensors["bert.embeddings.position_embeddings.weight"] = np.zeros((4, 8), np.float32)
+    with pytest.raises(ConfigurationError, match=r"no tensor 'embeddings\.token_type_embeddings"):
+        build_bert_graph(tensors, shape)
