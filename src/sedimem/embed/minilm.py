@@ -21,6 +21,7 @@ import asyncio
 import importlib.util
 import json
 import os
+import tempfile
 import threading
 from collections.abc import Sequence
 from functools import cache
@@ -55,9 +56,11 @@ _INSTALL = (
 )
 _MAX_TOKENS = 256
 """Word pieces per text, [CLS] and [SEP] included (sentence-transformers' max_seq_length)."""
-_BLOCK_TOKENS = 8192
-"""Padded tokens per onnxruntime call: texts of similar length, 32 of 256 tokens or more of
-shorter ones (attention memory stays a few MB)."""
+_BLOCK_TOKENS = 4096
+"""Padded tokens per onnxruntime call (the feed-forward activations stay ~25 MB)."""
+_BLOCK_SCORES = 262_144
+"""Texts x tokens x tokens per call (the attention scores of 12 heads stay ~12 MB): 4 texts of
+256 tokens, 64 of 64, 128 of 32 or fewer."""
 _MAX_BLOCK_TEXTS = 128
 
 
@@ -109,10 +112,18 @@ class _Session:
         options.log_severity_level = 3  # errors only: no warnings on stderr
         # idle threads sleep instead of spinning: the cores are shared with the stores
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        # From a file, not from the bytes: a session made from bytes keeps them (90 MB) for
+        # its lifetime. The file lives only while the session reads it.
         try:
-            self.session = onnxruntime.InferenceSession(
-                graph, sess_options=options, providers=["CPUExecutionProvider"]
-            )
+            with tempfile.TemporaryDirectory(prefix="sedimem-minilm-") as scratch:
+                model_file = Path(scratch) / "encoder.onnx"
+                model_file.write_bytes(graph)
+                del graph
+                self.session = onnxruntime.InferenceSession(
+                    str(model_file), sess_options=options, providers=["CPUExecutionProvider"]
+                )
+        except OSError as exc:
+            raise ConfigurationError(f"cannot write the MiniLM graph to a file: {exc}") from exc
         except Exception as exc:  # onnxruntime's own exception types are not exported
             raise ConfigurationError(f"onnxruntime cannot run the MiniLM graph: {exc}") from exc
         tokenizer.no_padding()  # ours to do, per block
@@ -129,15 +140,15 @@ class _Session:
         ids = [encoding.ids for encoding in encodings]
         lengths = np.fromiter((len(row) for row in ids), dtype=np.intp, count=len(ids))
         order = np.argsort(lengths, kind="stable")
+        positions = np.asarray(kept, dtype=np.intp)
         start = 0
         while start < order.size:
             # the longest text of the block sets its width; add texts while the block fits
             stop = start + 1
-            while (
-                stop < order.size
-                and stop - start < _MAX_BLOCK_TEXTS
-                and (stop - start + 1) * int(lengths[order[stop]]) <= _BLOCK_TOKENS
-            ):
+            while stop < order.size and stop - start < _MAX_BLOCK_TEXTS:
+                count, width = stop - start + 1, int(lengths[order[stop]])
+                if count * width > _BLOCK_TOKENS or count * width * width > _BLOCK_SCORES:
+                    break
                 stop += 1
             rows = order[start:stop]
             width = int(lengths[rows[-1]])
@@ -148,7 +159,7 @@ class _Session:
                 input_ids[r, :size] = ids[row]
                 mask[r, :size] = 1
             pooled = self.session.run(["pooled"], {"input_ids": input_ids, "attention_mask": mask})
-            out[np.asarray(kept, dtype=np.intp)[rows]] = pooled[0]
+            out[positions[rows]] = pooled[0]
             start = stop
         return normalize_rows(out)
 
@@ -225,7 +236,7 @@ class OnnxMiniLMEmbedder:
 @cache
 def packaged_minilm(threads: int = 1) -> OnnxMiniLMEmbedder:
     """The packaged model with ``threads``, loaded, one instance per process and thread count
-    (each holds about 100 MB: memories opened from settings share it)."""
+    (each holds 150-200 MB: memories opened from settings share it)."""
     embedder = OnnxMiniLMEmbedder(threads=threads)
     embedder.load()
     return embedder
