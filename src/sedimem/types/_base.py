@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable
-from typing import Any, Self
+from typing import Any, Self, cast
 
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
+from pydantic_core import CoreSchema, SchemaValidator
 
 from sedimem.errors import ValidationError
 from sedimem.types.text import NUL_ALLOWED, is_nul_error
@@ -66,12 +68,49 @@ class Model(BaseModel):
         text; such a record still reads, with U+FFFD in place of each NUL of its text
         (its JSON values, ``metadata``, keep theirs), so it can be exported and erased.
         """
+        fast = _stored_validator(cls)
+        if fast is not None:
+            try:
+                record: Self = fast.validate_json(body)
+            except Exception:  # the usual path below fails (or recovers) as it always has
+                pass
+            else:
+                return record
         try:
             return cls.model_validate_json(body)
         except PydanticValidationError:
             if "\\u0000" not in body:
                 raise
             return cls.model_validate(without_nul(json.loads(body)))
+
+
+@functools.cache
+def _stored_validator(cls: type[BaseModel]) -> SchemaValidator | None:
+    """A validator of ``cls`` that builds the record without calling ``Model.__init__``.
+
+    A model with its own ``__init__`` (ours translates errors) makes pydantic validate the
+    input, then call ``__init__``, which validates all of it again: twice the work for
+    every record read back (ten per recall). Records a store wrote are valid by
+    construction; this validator checks them once, and on any failure ``from_stored``
+    takes the usual path. ``None`` when the schema is not the shape expected here."""
+    schema = _without_custom_init(cast(dict[str, Any], cls.__pydantic_core_schema__), cls)
+    if schema is None:
+        return None
+    try:
+        return SchemaValidator(cast(CoreSchema, schema))
+    except Exception:  # e.g. a reference to a definition elsewhere: the usual path, then
+        return None
+
+
+def _without_custom_init(schema: dict[str, Any], cls: type[BaseModel]) -> dict[str, Any] | None:
+    """``schema`` with ``cls``'s model node marked as having no custom ``__init__``,
+    through the validators that wrap it (``model_validator``); ``None`` if not found."""
+    if schema.get("type") == "model" and schema.get("cls") is cls:
+        return {**schema, "custom_init": False}
+    if schema.get("type") in ("function-after", "function-before", "function-wrap"):
+        inner = _without_custom_init(schema["schema"], cls)
+        return None if inner is None else {**schema, "schema": inner}
+    return None
 
 
 def without_nul(value: Any, key: str | None = None) -> Any:
