@@ -13,7 +13,7 @@ time the query names, session mass) before the top ``k`` are returned.
 from __future__ import annotations
 
 import asyncio
-from typing import Literal, Protocol
+from typing import Literal, Protocol, cast
 
 from sedimem.embed.base import Embedder
 from sedimem.errors import ValidationError
@@ -58,6 +58,8 @@ class Searcher:
             session=settings.session_weight,
             time_half_life_days=settings.time_half_life_days,
         )
+        # What the store can do (protocol checks cost tens of microseconds: made once).
+        self._checked: tuple[LongTermStore, bool, bool] | None = None
 
     async def search(
         self,
@@ -77,10 +79,14 @@ class Searcher:
         depth = k
         if mode == "hybrid" and self.settings.rerank_depth:
             depth = max(k, min(pool, self.settings.rerank_depth))
-        if depth > k and isinstance(self.store, FusedSearch) and isinstance(self.store, Peek):
-            return await self._fused_peeked(self.store, tenant, flt, query, k, depth, pool, now)
-        if isinstance(self.store, FusedSearch):
-            found = await self._fused(self.store, tenant, flt, query, depth, pool, mode, now)
+        fused, peeks = self._capabilities()
+        if depth > k and fused and peeks:
+            store = cast(_PeekingStore, self.store)
+            return await self._fused_peeked(store, tenant, flt, query, k, depth, pool, now)
+        if fused:
+            found = await self._fused(
+                cast(FusedSearch, self.store), tenant, flt, query, depth, pool, mode, now
+            )
         else:
             found = await self._separate(tenant, flt, query, depth, pool, mode, now)
         if depth > k:
@@ -93,8 +99,22 @@ class Searcher:
             return [(rows[r.id][0], _explained(rows[r.id][1], r)) for r in ranked]
         return [(row, why.explain()) for row, why in found[:k]]
 
-    def _rerank(self, query: str, candidates: list[RerankCandidate], now: float) -> list[Reranked]:
-        stems = self._analyzer.query_terms(query_terms(query))
+    def _capabilities(self) -> tuple[bool, bool]:
+        """Whether the store is a :class:`FusedSearch` and a :class:`Peek` (checked once
+        per store)."""
+        store = self.store
+        if self._checked is None or self._checked[0] is not store:
+            self._checked = (store, isinstance(store, FusedSearch), isinstance(store, Peek))
+        return self._checked[1], self._checked[2]
+
+    def _rerank(
+        self,
+        query: str,
+        candidates: list[RerankCandidate],
+        now: float,
+        terms: list[str] | None = None,
+    ) -> list[Reranked]:
+        stems = self._analyzer.query_terms(query_terms(query) if terms is None else terms)
         return rerank(
             query, stems, candidates, matcher=self._analyzer, now=now, weights=self._weights
         )
@@ -110,11 +130,13 @@ class Searcher:
         pool: int,
         now: float,
     ) -> list[tuple[StoredRecord, ScoreBreakdown]]:
-        """Hybrid search with the second stage on a store that can peek: whole records for
-        the fused top ``k`` come with the search, only text, session and time for the rest
-        of the ``depth`` candidates (no body, no vector to read), and whole records again
-        for those the second stage lifts into the top ``k``."""
+        """Hybrid search with the second stage on a store that can peek: the search reads
+        no record, then one read brings text, session and time of all ``depth`` candidates
+        (no body, no vector), and one more the whole records of the top ``k`` the second
+        stage ranks (the fused top ``k`` is rarely that: reading it with the search meant
+        a third read for the records lifted into it)."""
         vector = (await self.embedder.aembed([query]))[0]
+        terms = query_terms(query)
         fused: list[tuple[str, Fused]] = []
 
         def pick(keyword: list[Ranked], similar: list[Ranked], traits: Traits) -> list[str]:
@@ -124,23 +146,21 @@ class Searcher:
                     keyword, similar, candidates, now=now, settings=self.settings, limit=depth
                 )
             )
-            return [rid for rid, _ in fused[:k]]
+            return []
 
-        rows = await store.fused_search(tenant, flt, query_terms(query), vector, pool, pick)
-        rest = [rid for rid, _ in fused[k:]]
-        previews = await store.previews(tenant, rest) if rest else {}
+        await store.fused_search(tenant, flt, terms, vector, pool, pick)
+        if not fused:
+            return []
+        previews = await store.previews(tenant, [rid for rid, _ in fused])
         why_of = dict(fused)
         candidates = []
         for rid, why in fused:
-            row = rows.get(rid)
-            if row is not None:
-                candidates.append(
-                    RerankCandidate(rid, row.text, row.occurred_at, row.session, why.score)
-                )
-            elif rid in previews:
-                text, session, occurred_at = previews[rid]
+            preview = previews.get(rid)
+            if preview is not None:  # absent: deleted since the search
+                text, session, occurred_at = preview
                 candidates.append(RerankCandidate(rid, text, occurred_at, session, why.score))
-        ranked = self._rerank(query, candidates, now)
+        ranked = self._rerank(query, candidates, now, terms)
+        rows: dict[str, StoredRecord] = {}
         result: list[tuple[StoredRecord, ScoreBreakdown]] = []
         at = 0
         while len(result) < k and at < len(ranked):
@@ -148,9 +168,9 @@ class Searcher:
             # skipped and the next candidate taken)
             batch = ranked[at : at + k - len(result)]
             at += len(batch)
-            missing = [r.id for r in batch if r.id not in rows]
-            if missing:
-                rows.update((row.id, row) for row in await store.records_now(tenant, missing))
+            rows.update(
+                (row.id, row) for row in await store.records_now(tenant, [r.id for r in batch])
+            )
             result.extend((rows[r.id], _explained(why_of[r.id], r)) for r in batch if r.id in rows)
         return result
 

@@ -35,7 +35,7 @@ from sedimem.storage.longterm.base import (
     check_tenant,
     with_records,
 )
-from sedimem.storage.longterm.sqlite.engine import IndexEngine
+from sedimem.storage.longterm.sqlite.engine import IndexEngine, SearchIndex
 from sedimem.storage.longterm.sqlite.filter import where
 from sedimem.storage.longterm.sqlite.indexes import IndexRegistry
 from sedimem.storage.longterm.sqlite.indexfile import remove_index_files
@@ -306,8 +306,12 @@ class SqliteLongTermStore:
         flt: RecordFilter,
         terms: Sequence[str],
         k: int,
+        indexes: list[SearchIndex] | None = None,
     ) -> list[Ranked]:
-        indexes = registry.indexes(conn, tenant, flt.kind)
+        """``indexes``: the kind's indexes when the caller has them (caught up in this
+        snapshot already)."""
+        if indexes is None:
+            indexes = registry.indexes(conn, tenant, flt.kind)
         stems = registry.engine.query_terms(terms)
         if not stems:
             return []
@@ -322,7 +326,13 @@ class SqliteLongTermStore:
         return await self._read(lambda conn: self._vector(conn, tenant, flt, vector, k))
 
     def _vector(
-        self, conn: sqlite3.Connection, tenant: str, flt: RecordFilter, vector: Vector, k: int
+        self,
+        conn: sqlite3.Connection,
+        tenant: str,
+        flt: RecordFilter,
+        vector: Vector,
+        k: int,
+        indexes: list[SearchIndex] | None = None,
     ) -> list[Ranked]:
         binding = read_binding(conn)
         if binding is None:
@@ -330,7 +340,8 @@ class SqliteLongTermStore:
         query = _query_vector(vector, binding)
         if self._registry is None:
             return scan_vectors(conn, tenant, flt, query, k)
-        indexes = self._registry.indexes(conn, tenant, flt.kind)
+        if indexes is None:
+            indexes = self._registry.indexes(conn, tenant, flt.kind)
         return _best(k, [i.vector_search(query, flt, k) for i in indexes])
 
     async def fused_search(
@@ -345,21 +356,23 @@ class SqliteLongTermStore:
         registry = self._registry
 
         def body(conn: sqlite3.Connection) -> dict[str, StoredRecord]:
+            # The indexes once per search: each look-up reads the change log.
+            indexes = None if registry is None else registry.indexes(conn, tenant, flt.kind)
             keyword: list[Ranked] = []
             if terms and pool > 0:
                 if registry is None:
                     keyword = fts_search(conn, tenant, flt, terms, pool)
                 else:
-                    keyword = self._keyword(conn, registry, tenant, flt, terms, pool)
+                    keyword = self._keyword(conn, registry, tenant, flt, terms, pool, indexes)
             similar: list[Ranked] = []
             if vector is not None and pool > 0:
-                similar = self._vector(conn, tenant, flt, vector, pool)
+                similar = self._vector(conn, tenant, flt, vector, pool, indexes)
             ids = list(dict.fromkeys([i for i, _ in keyword] + [i for i, _ in similar]))
-            if registry is None:
+            if indexes is None:
                 traits = read_traits(conn, tenant, ids)
             else:
                 traits = {}
-                for index in registry.indexes(conn, tenant, flt.kind):
+                for index in indexes:
                     traits.update(index.traits(ids))
             chosen = pick(keyword, similar, traits)
             if not chosen:
