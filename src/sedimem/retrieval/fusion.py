@@ -134,41 +134,45 @@ def fuse_ranked(
     active = [w for ranked, w in zip((keyword, vector), weights, strict=True) if ranked]
     max_fused = sum(active) / (k0 + 1) or 1.0
     fused: dict[str, float] = {}
+    prior = fused.get
     for ranked, weight in zip((keyword, vector), weights, strict=True):
         for rank, (rid, _) in enumerate(ranked, start=1):
-            fused[rid] = fused.get(rid, 0.0) + weight / (k0 + rank)
+            fused[rid] = prior(rid, 0.0) + weight / (k0 + rank)
     half_life = settings.recency_half_life_days * 86400.0
-    scored: list[tuple[float, str, float, float]] = []
+    recency_weight, importance_weight = settings.recency_weight, settings.importance_weight
+    # One tuple per candidate, sorted; the breakdown is made for the ``limit`` kept only.
+    scored: list[tuple[float, str, float, float, float]] = []
+    traits = candidates.get
     for rid, raw in fused.items():
-        candidate = candidates.get(rid)
+        candidate = traits(rid)
         if candidate is None:
             continue
-        recency = 0.5 ** (max(0.0, now - candidate.occurred_at) / half_life)
-        score = (
-            raw / max_fused
-            + settings.recency_weight * recency
-            + settings.importance_weight * candidate.importance
-        )
-        scored.append((-score, rid, recency, raw / max_fused))
+        age = now - candidate.occurred_at
+        recency = 0.5 ** ((age if age > 0.0 else 0.0) / half_life)
+        norm = raw / max_fused
+        importance = candidate.importance
+        score = norm + recency_weight * recency + importance_weight * importance
+        scored.append((-score, rid, recency, norm, importance))
     scored.sort()
+    kept = scored if limit is None else scored[:limit]
     keyword_at = {rid: (rank, s) for rank, (rid, s) in enumerate(keyword, start=1)}
     vector_at = {rid: (rank, s) for rank, (rid, s) in enumerate(vector, start=1)}
     results = []
-    for neg_score, rid, recency, norm in scored[:limit]:
+    for neg_score, rid, recency, norm, importance in kept:
         kw = keyword_at.get(rid)
         vec = vector_at.get(rid)
         results.append(
             (
                 rid,
                 Fused(
-                    score=-neg_score,
-                    fused=norm,
-                    recency=recency,
-                    importance=candidates[rid].importance,
-                    keyword=None if kw is None else float(kw[1]),
-                    keyword_rank=None if kw is None else kw[0],
-                    vector=None if vec is None else float(vec[1]),
-                    vector_rank=None if vec is None else vec[0],
+                    -neg_score,
+                    norm,
+                    recency,
+                    importance,
+                    None if kw is None else float(kw[1]),
+                    None if kw is None else kw[0],
+                    None if vec is None else float(vec[1]),
+                    None if vec is None else vec[0],
                 ),
             )
         )

@@ -54,6 +54,10 @@ class _Cached:
     mask: BoolArray
     vector_slots: npt.NDArray[np.int64] | None = None
     vectors: npt.NDArray[np.float32] | None = None
+    # Derived from the mask when first needed (the entry goes with the next write):
+    everything: bool | None = None  # the mask keeps every live row
+    with_vector: BoolArray | None = None  # the mask's rows that have a vector
+    matching: int = 0  # how many those are
 
 
 class MemIndex:
@@ -334,16 +338,22 @@ class MemIndex:
     # -- searches --------------------------------------------------------------------------
 
     def keyword_search(self, stems: Sequence[str], flt: RecordFilter, k: int) -> list[Ranked]:
-        mask = self._cached(flt).mask
-        slots, scores = self._keywords.search(stems, self._alive.view, mask, k)
+        entry = self._cached(flt)
+        if entry.everything is None:
+            entry.everything = int(np.count_nonzero(entry.mask)) == len(self) - self.dead
+        # A filter keeping every live row (one owner's store, say) filters nothing.
+        allowed = None if entry.everything else entry.mask
+        slots, scores = self._keywords.search(stems, self._alive.view, allowed, k)
         return self._ranked(slots.tolist(), scores.tolist())
 
     def vector_search(self, query: Vector, flt: RecordFilter, k: int) -> list[Ranked]:
         if self._vectors is None or k <= 0 or self.live_vectors == 0:
             return []
         entry = self._cached(flt)
-        candidates = entry.mask & self._has_vector.view
-        matching = int(np.count_nonzero(candidates))
+        if entry.with_vector is None:
+            entry.with_vector = entry.mask & self._has_vector.view
+            entry.matching = int(np.count_nonzero(entry.with_vector))
+        candidates, matching = entry.with_vector, entry.matching
         if matching == 0:
             return []
         self._refresh_hnsw()

@@ -169,6 +169,7 @@ def row_from_record(record: StoredRecord, vector: bytes | None) -> tuple[Any, ..
 def record_from_row(row: tuple[Any, ...], vector: bytes | None = None) -> StoredRecord:
     """A record from the values of :data:`RECORD_COLUMNS` (and optionally its vector)."""
     values = dict(zip(RECORD_COLUMNS, row, strict=True))
-    values["sources"] = tuple(json.loads(values["sources"]))
+    sources = values["sources"]
+    values["sources"] = () if sources == "[]" else tuple(json.loads(sources))  # "[]": most rows
     values["vector"] = None if vector is None else np.frombuffer(vector, dtype=np.float32).copy()
     return StoredRecord(**values)
