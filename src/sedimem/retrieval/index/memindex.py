@@ -412,17 +412,23 @@ class MemIndex:
         return self._top(slots, scores, k)
 
     def traits(self, ids: Sequence[str]) -> Traits:
-        occurred = self._numbers["occurred_at"].view
-        importance = self._numbers["importance"].view
-        found: Traits = {}
+        returned = self._returned
+        found: list[str] = []
+        slots: list[int] = []
         for rid in ids:
-            slot = self._returned.get(rid)
+            slot = returned.get(rid)
             if slot is None:
                 slot = self._slot_of_id().get(rid)  # live rows only
             if slot is not None:
-                found[rid] = (float(occurred[slot]), float(importance[slot]))
-        self._returned.clear()  # asked right after the searches: the next ones start afresh
-        return found
+                found.append(rid)
+                slots.append(slot)
+        returned.clear()  # asked right after the searches: the next ones start afresh
+        if not slots:
+            return {}
+        at = np.asarray(slots, dtype=np.int64)  # one gather per column, not one per row
+        occurred = self._numbers["occurred_at"].view[at].tolist()
+        importance = self._numbers["importance"].view[at].tolist()
+        return dict(zip(found, zip(occurred, importance, strict=True), strict=True))
 
     def _top(self, slots: npt.NDArray[np.int64], scores: Any, k: int) -> list[Ranked]:
         if slots.shape[0] > k:
