@@ -131,3 +131,51 @@ async def test_a_record_deleted_under_the_second_stage_is_skipped(tmp_path: Path
         assert {h.record.id for h in hits} <= {e.id for e in may}
     finally:
         await store.aclose()
+
+
+class CountingReads(DeletingOnPeek):
+    """The real SQLite store, recording what each read after the search asked for."""
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__(inner)
+        self.reads: list[tuple[str, list[str]]] = []
+        self.picked: list[Sequence[str]] = []
+
+    async def fused_search(self, *args: Any) -> Any:
+        *head, pick = args
+
+        def recorded(*given: Any) -> Any:
+            chosen = pick(*given)
+            self.picked.append(chosen)
+            return chosen
+
+        return await self.inner.fused_search(*head, recorded)
+
+    async def previews(self, tenant: str, ids: Sequence[str]) -> Any:
+        self.reads.append(("previews", list(ids)))
+        return await self.inner.previews(tenant, ids)
+
+    async def records_now(self, tenant: str, ids: Sequence[str]) -> Any:
+        self.reads.append(("records", list(ids)))
+        return await self.inner.records_now(tenant, ids)
+
+
+async def test_hybrid_recall_reads_previews_of_all_then_records_of_the_top_k(
+    tmp_path: Path,
+) -> None:
+    store = await open_longterm_store(f"sqlite:///{tmp_path / 'lt.db'}")
+    await store.bind_embedder("hash-64", 64)
+    try:
+        wrapped = CountingReads(store)
+        episodes = memory(cast(LongTermStore, wrapped))
+        await episodes.record_many(CORPUS)
+        hits = await episodes.recall("What did Ana do last May?", scope=SCOPE, k=2)
+        assert wrapped.picked == [[]]  # the search itself reads no record
+        (kind, candidates), (then, returned) = wrapped.reads
+        assert kind == "previews"
+        assert set(candidates) == {e.id for e in CORPUS}  # every candidate, in one read
+        assert then == "records"
+        assert returned == [h.record.id for h in hits]  # the final top k, in one read
+        assert hits[0].record.id == CORPUS[1].id
+    finally:
+        await store.aclose()

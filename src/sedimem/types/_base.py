@@ -92,7 +92,9 @@ def _stored_validator(cls: type[BaseModel]) -> SchemaValidator | None:
     input, then call ``__init__``, which validates all of it again: twice the work for
     every record read back (ten per recall). Records a store wrote are valid by
     construction; this validator checks them once, and on any failure ``from_stored``
-    takes the usual path. ``None`` when the schema is not the shape expected here."""
+    takes the usual path. ``None`` when the schema is not the shape expected here. A schema
+    that is the bare model node (no ``model_validator``) gains nothing: pydantic reuses the
+    class's own validator for it."""
     schema = _without_custom_init(cast(dict[str, Any], cls.__pydantic_core_schema__), cls)
     if schema is None:
         return None
