@@ -23,6 +23,11 @@ Last, the erasure is made physical: the long-term store scrubs what it deleted (
 rows zeroed by ``secure_delete``, full-text index merged, saved index files deleted, WAL
 truncated; PostgreSQL: VACUUM), a SQLite working store likewise, and the embedder's caches
 of seen text are dropped. The receipt counts each kind and says what the scrub did and when.
+
+While a Redis working store serves from its fallback (an outage), erasing by ``session`` or
+``before`` is refused with :class:`~sedimem.errors.StoreUnavailable` before anything is
+erased: those sessions are found through Redis's session list. A whole user is erased then
+too (the drop is journaled and replayed on Redis when it returns).
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from sedimem.blocks import BLOCK
 from sedimem.clock import Clock, SystemClock, utc_from_timestamp
 from sedimem.consolidation.runlog import RUN_KIND
 from sedimem.embed.base import Embedder, forget_cached_text
-from sedimem.errors import ValidationError
+from sedimem.errors import StoreUnavailable, ValidationError
 from sedimem.gdpr.working import drop_working
 from sedimem.keys import ApiKeys
 from sedimem.longterm import records
@@ -248,6 +253,15 @@ async def forget(
         )
     if before is not None and before.tzinfo is None:
         raise ValidationError("before", "must be timezone-aware", allowed="aware datetime")
+    if working is not None and working.using_fallback and (session, before) != (None, None):
+        # by session or date, working memory is found through the store's session list,
+        # which Redis cannot give during an outage: erasing only the long-term part would
+        # leave the sessions in Redis while the receipt said they were gone
+        raise StoreUnavailable(
+            "erasing by session or date needs the working store's list of sessions, which "
+            "it cannot give during an outage: nothing was erased; retry once it is back "
+            "(GET /readyz), or erase the whole user, which the outage journal carries"
+        )
     clock = clock or SystemClock()
     cutoff = None if before is None else before.timestamp()
     plan = await _plan(longterm, tenant, user, session, cutoff)

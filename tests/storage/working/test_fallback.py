@@ -10,12 +10,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from sedimem.config import WorkingSettings
+from sedimem.config import Settings, WorkingSettings
+from sedimem.embed import HashEmbedder
 from sedimem.errors import LimitExceeded, NotFound, OutageJournalFull, StoreUnavailable
+from sedimem.memory import Memory
 from sedimem.scope import Scope
 from sedimem.storage.working.base import SessionRef
 from sedimem.storage.working.factory import open_working_store
@@ -24,6 +27,7 @@ from sedimem.storage.working.inprocess import InProcessWorkingStore, SessionRegi
 from sedimem.storage.working.redis import RedisWorkingStore
 from sedimem.testing.clock import ManualClock
 from sedimem.testing.redis_server import RedisServer, find_redis_server
+from sedimem.types.longterm import Episode
 from sedimem.types.working import TaskState
 from sedimem.working.memory import WorkingMemory
 from tests.fixtures.redis import WholeCluster
@@ -550,3 +554,28 @@ async def test_idle_sessions_wait_for_redis_during_an_outage(
         "during": 1,
     }
     await store.aclose()
+
+
+async def test_erasing_by_session_or_date_during_the_outage_is_refused_whole(
+    dedicated_redis: RedisServer, direct: RedisWorkingStore, tmp_path: Path
+) -> None:
+    settings = Settings(home=tmp_path, working=MANUAL)
+    session = scope("s1", tenant="gdpr", user="ana")
+    async with await Memory.open(
+        working=dedicated_redis.url, settings=settings, embedder=HashEmbedder(32)
+    ) as memory:
+        await memory.working(session).set("k", "ana's secret")
+        await memory.episodes.record(Episode(scope=session, task_type="t", description="trip"))
+        dedicated_redis.kill()
+        await memory.working(scope("s2", tenant="gdpr", user="ana")).set("k", 1)  # finds it down
+        assert memory.working_store.using_fallback
+        for condition in ({"session": "s1"}, {"before": datetime.now(UTC)}):
+            with pytest.raises(StoreUnavailable, match="nothing was erased"):
+                await memory.forget("gdpr", **condition)  # type: ignore[arg-type]
+        assert len((await memory.episodes.list(scope=session)).items) == 1  # kept whole
+        dedicated_redis.start()
+        assert await memory.working_store.recover()  # type: ignore[attr-defined]
+        receipt = await memory.forget("gdpr", session="s1")
+        assert (receipt.episodes, receipt.working_sessions) == (1, 1)
+    check = WorkingMemory(direct, session, settings=MANUAL)
+    assert await check.get("k") is None  # gone from Redis itself
