@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from sedimem.api.access_log import tenant_digest
+from sedimem.observe import tenant_digest
 from sedimem.testing import SedimemServer
 
 ADMIN = "admin-secret-for-the-edge-test"

@@ -15,11 +15,12 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 from starlette.routing import Mount, Route
 
-from sedimem.api.access_log import LOGGER_NAME, AccessLog, log_to, route_of, tenant_digest
+from sedimem.api.access_log import LOGGER_NAME, AccessLog, log_to, route_of
 from sedimem.api.edge import edge_lifespan
 from sedimem.api.request_id import MAX_REQUEST_ID_CHARS, accept_request_id, current_request_id
 from sedimem.config import ServerSettings, Settings
 from sedimem.memory import Memory
+from sedimem.observe import tenant_digest
 from sedimem.server import build_app
 
 from .conftest import ADMIN, assert_problem

@@ -39,7 +39,7 @@ from sedimem.api.ratelimit import credential
 from sedimem.api.request_id import HEADER, accept_request_id, current_request_id
 from sedimem.keys import ApiKey, recording_callers
 
-__all__ = ["LOGGER_NAME", "AccessLog", "Target", "log_to", "route_of", "tenant_digest"]
+__all__ = ["LOGGER_NAME", "AccessLog", "Target", "log_to", "route_of"]
 
 LOGGER_NAME = "sedimem.access"
 
@@ -47,13 +47,6 @@ logger = logging.getLogger(LOGGER_NAME)
 
 #: What a line says of its caller: the key's id and the digest of its tenant.
 Caller = tuple[str, str]
-
-
-def tenant_digest(tenant: str) -> str:
-    """A short stable hash of ``tenant``: lines of one tenant can be told apart and counted
-    without the log naming it (a pseudonym: a known name can be hashed and compared). The
-    digest the traces carry too (:func:`sedimem.observe.tenant_digest`)."""
-    return observe.tenant_digest(tenant)
 
 
 def route_of(scope: Scope, status: int) -> str:
@@ -151,7 +144,7 @@ class AccessLog:
     def _caller(self, scope: Scope, callers: list[ApiKey]) -> Caller | None:
         """The (key id, tenant digest) of the caller: only those are kept, nothing else of
         the key (its narrowing to a user, say, which an erasure must not leave behind)."""
-        caller = (callers[-1].id, tenant_digest(callers[-1].tenant)) if callers else None
+        caller = (callers[-1].id, observe.tenant_digest(callers[-1].tenant)) if callers else None
         identity = credential(scope)
         if identity is None:
             return caller
