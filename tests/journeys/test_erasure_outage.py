@@ -1,0 +1,69 @@
+"""Erasing by session during a Redis outage, as an operator would over REST: a real
+``sedimem serve`` on a redis-server that is killed and started again.
+
+The sessions of one name are found through Redis's session list, which the outage hides:
+the erasure is refused whole (503, nothing erased) and succeeds once Redis is back.
+"""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import pytest
+
+from sedimem.testing import SedimemServer
+from sedimem.testing.redis_server import RedisServer
+
+pytestmark = [pytest.mark.slow, pytest.mark.redis]
+
+ADMIN = "admin-secret-for-the-outage-erasure-test"
+
+
+def _forget_once_redis_is_back(client: httpx.Client) -> httpx.Response:
+    deadline = time.monotonic() + 60
+    while True:  # the server's probe finds Redis again within its interval
+        answer = client.post("/v1/forget", json={"session": "s1"})
+        if answer.status_code != 503 or time.monotonic() > deadline:
+            return answer
+        time.sleep(0.2)
+
+
+def test_erasing_a_session_waits_for_redis_and_then_leaves_nothing(
+    dedicated_redis: RedisServer,
+) -> None:
+    env = {
+        "SEDIMEM_ADMIN_KEY": ADMIN,
+        "SEDIMEM_EMBEDDER": "hash",
+        "SEDIMEM_WORKING_URL": dedicated_redis.url,
+        "SEDIMEM_WORKING__PROBE_INTERVAL_SECONDS": "0.2",
+    }
+    with SedimemServer(env=env) as server:
+        with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {ADMIN}"}) as a:
+            secret = a.post("/v1/keys", json={"tenant": "acme"}).json()["secret"]
+        headers = {"Authorization": f"Bearer {secret}"}
+        with httpx.Client(base_url=server.url, headers=headers, timeout=60) as client:
+            put = client.put(
+                "/v1/sessions/s1/kv/note", json={"value": "ana's secret", "user": "ana"}
+            )
+            assert put.status_code == 204, put.text
+            episode = {"description": "Booked the Oslo train", "user": "ana", "session": "s1"}
+            assert client.post("/v1/episodes", json=episode).status_code == 201
+
+            dedicated_redis.kill()
+            other = client.put("/v1/sessions/s2/kv/x", json={"value": 1, "user": "ana"})
+            assert other.status_code == 204  # served by the fallback
+            refused = client.post("/v1/forget", json={"session": "s1"})
+            assert refused.status_code == 503, refused.text
+            assert refused.headers["content-type"].startswith("application/problem+json")
+            assert refused.json()["type"].endswith("store-unavailable")
+            kept = client.get("/v1/episodes", params={"user": "ana"}).json()["items"]
+            assert [e["description"] for e in kept] == ["Booked the Oslo train"]
+
+            dedicated_redis.start()
+            receipt = _forget_once_redis_is_back(client)
+            assert receipt.status_code == 200, receipt.text
+            assert (receipt.json()["episodes"], receipt.json()["working_sessions"]) == (1, 1)
+            gone = client.get("/v1/sessions/s1/kv/note", params={"user": "ana"})
+            assert gone.status_code == 404
+            assert client.get("/v1/episodes", params={"user": "ana"}).json()["items"] == []
