@@ -15,11 +15,11 @@ def reference(
     """BM25 over live documents, scored one document at a time, best first, older first."""
     live = [i for i, a in enumerate(alive) if a]
     avgdl = sum(len(docs[i]) for i in live) / len(live)
+    df_of = {term: sum(1 for j in live if term in docs[j]) for term in dict.fromkeys(terms)}
     scored = []
     for i in live:
         score = 0.0
-        for term in dict.fromkeys(terms):
-            df = sum(1 for j in live if term in docs[j])
+        for term, df in df_of.items():
             tf = docs[i].count(term)
             if tf:
                 idf = math.log(1.0 + (len(live) - df + 0.5) / (df + 0.5))
@@ -57,3 +57,31 @@ def test_search_matches_a_reference_and_breaks_ties_by_age() -> None:
         == [i for i, _ in reference(docs, alive.tolist(), ["w1", "w2"]) if i % 2 == 0][:10]
     )
     assert index.search(["unknown"], alive, None, 5)[0].size == 0
+
+
+def test_a_selective_filter_is_looked_up_with_the_same_ranking_and_scores() -> None:
+    """A filter keeping few documents is scored by looking them up in the posting lists:
+    the same hits, in the same order, with bit-identical scores as scoring every posting
+    and masking."""
+    rng = np.random.default_rng(9)
+    words = [f"w{i}" for i in range(12)]  # few words: long posting lists
+    docs = [list(rng.choice(words, size=int(rng.integers(1, 12)))) for _ in range(3000)]
+    docs += [["w1", "w2"]] * 30  # ties at the cut
+    index = KeywordIndex()
+    for start in range(0, len(docs), 700):
+        index.add(docs[start : start + 700])
+    alive = np.ones(len(docs), dtype=np.bool_)
+    for dead in (4, 40, 400, 3010):
+        alive[dead] = False
+        index.remove(dead)
+    for keep in (0.002, 0.01, 0.05):
+        allowed = (rng.random(len(docs)) < keep) & alive
+        allowed[3000:3020] = True  # some of the identical documents
+        slots = np.flatnonzero(allowed).astype(np.int32)
+        for terms in (["w1", "w2"], ["w7"], ["w3", "w1", "w11", "unknown"]):
+            want = [i for i, _ in reference(docs, alive.tolist(), terms) if allowed[i]]
+            for k in (1, 10, 1000):
+                masked = index.search(terms, alive, allowed, k)
+                looked_up = index.search(terms, alive, allowed, k, slots)
+                assert looked_up[0].tolist() == masked[0].tolist() == want[:k]
+                assert looked_up[1].tolist() == masked[1].tolist()

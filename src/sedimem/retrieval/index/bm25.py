@@ -27,6 +27,9 @@ __all__ = ["KeywordIndex"]
 K1 = 1.2  # the usual BM25 constants (also FTS5's)
 B = 0.75
 _AVGDL_DRIFT = 0.01
+# A filter's documents are looked up in the posting lists (instead of every posting
+# scored) when the postings outnumber them this many times: a lookup is a binary search.
+_LOOKUP_RATIO = 8
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float32]
@@ -189,12 +192,20 @@ class KeywordIndex:
         self._dead += 1
 
     def search(
-        self, terms: Sequence[str], alive: BoolArray, allowed: BoolArray | None, k: int
+        self,
+        terms: Sequence[str],
+        alive: BoolArray,
+        allowed: BoolArray | None,
+        k: int,
+        allowed_slots: npt.NDArray[np.int32] | None = None,
     ) -> tuple[IntArray, npt.NDArray[np.float64]]:
         """Top ``k`` slots by BM25 among ``allowed`` live documents, best first.
 
         Statistics (N, avgdl, document frequencies) come from every live document, so a
-        filter changes which documents compete, never their scores.
+        filter changes which documents compete, never their scores. ``allowed_slots``:
+        the slots ``allowed`` keeps, ascending, when the caller has them; a filter keeping
+        far fewer documents than the terms' postings is then scored by looking its
+        documents up in each posting list, not by scoring every posting.
         """
         n = len(self._doc_len)
         empty = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64))
@@ -211,6 +222,10 @@ class KeywordIndex:
         terms_found = [t for t in (self._term(tid, alive) for tid in term_ids) if t is not None]
         if not terms_found:
             return empty
+        if allowed_slots is not None and allowed_slots.shape[0] * _LOOKUP_RATIO < sum(
+            t.df for t in terms_found
+        ):
+            return _ranked(*self._look_up(terms_found, allowed_slots), k)
         # Scores accumulate in a reused buffer and only the matched postings are visited:
         # no pass over the whole collection (a zeroed array, a scan for non-zero scores)
         # per search.
@@ -229,11 +244,24 @@ class KeywordIndex:
         if allowed is not None:
             keep = allowed[hits]
             hits, found_scores = hits[keep], found_scores[keep]
-        if hits.shape[0] > k:
-            top = _top(hits, found_scores, k)
-            hits, found_scores = hits[top], found_scores[top]
-        order = np.lexsort((hits, -found_scores))  # ties: older slot first
-        return hits[order].astype(np.int64), found_scores[order]
+        return _ranked(hits, found_scores, k)
+
+    @staticmethod
+    def _look_up(
+        terms: list[_Term], allowed_slots: npt.NDArray[np.int32]
+    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]:
+        """The allowed documents holding a term, and their scores: each document is
+        looked up in each posting list (binary search; the lists ascend by slot). Sums
+        are made in the order of the scoring path, so scores are identical to it."""
+        scores = np.zeros(allowed_slots.shape[0], dtype=np.float64)
+        for term in terms:
+            for slots, weights in term.parts:
+                at = np.searchsorted(slots, allowed_slots)
+                np.minimum(at, slots.shape[0] - 1, out=at)
+                held = slots[at] == allowed_slots
+                scores[held] += term.idf * weights[at[held]]
+        found = np.flatnonzero(scores)  # every weight is positive: 0 means no term held
+        return allowed_slots[found], scores[found]
 
     def _term(self, tid: int, alive: BoolArray) -> _Term | None:
         """A query term's postings (live documents only) and idf."""
@@ -253,7 +281,7 @@ class KeywordIndex:
         if df == 0:
             return None
         idf = math.log(1.0 + (self._live_docs - df + 0.5) / (df + 0.5))
-        return _Term(parts, idf)
+        return _Term(parts, idf, df)
 
     def _scratch(self, n: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int32]]:
         """Per-index buffers the size of the collection, reused by every search: scores
@@ -270,6 +298,18 @@ class KeywordIndex:
 class _Term:
     parts: list[tuple[npt.NDArray[np.int32], FloatArray]]  # per segment: slots (ascending)
     idf: float
+    df: int  # live documents holding the term
+
+
+def _ranked(
+    hits: npt.NDArray[Any], scores: npt.NDArray[np.float64], k: int
+) -> tuple[IntArray, npt.NDArray[np.float64]]:
+    """The ``k`` best hits, best first (ties: older slot first)."""
+    if hits.shape[0] > k:
+        top = _top(hits, scores, k)
+        hits, scores = hits[top], scores[top]
+    order = np.lexsort((hits, -scores))
+    return hits[order].astype(np.int64), scores[order]
 
 
 def _top(slots: npt.NDArray[Any], scores: npt.NDArray[np.float64], k: int) -> IntArray:

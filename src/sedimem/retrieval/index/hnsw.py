@@ -114,8 +114,25 @@ class HnswGraph:
         else:
             self._job = self._executor.submit(self._extend, base, tail, start)
 
+    def complete(self, total: int, rows: Callable[[int], npt.NDArray[np.float32]]) -> None:
+        """Cover all ``total`` slots now, on this thread and every core (a running job is
+        waited for first): for a graph about to be saved, so that the process that reads
+        the file has nothing left to build."""
+        if self._job is not None:
+            job, self._job = self._job, None
+            try:
+                self._index, self.covered = job.result()
+            except Exception:
+                log.exception("building the HNSW graph failed; vector search stays exact")
+                self.failed = True
+                return
+        if self.failed or total <= self.covered:
+            return
+        base = None if self._index is None else self._index.copy()
+        self._index, self.covered = self._extend(base, rows(self.covered), self.covered, 0)
+
     def _extend(
-        self, base: Index | None, tail: npt.NDArray[np.float32], start: int
+        self, base: Index | None, tail: npt.NDArray[np.float32], start: int, threads: int = 1
     ) -> tuple[Index, int]:
         # int8 cells: ~3x faster to build than float32 at the same recall here, because
         # the caller re-scores every candidate exactly against its float32 vectors.
@@ -125,7 +142,7 @@ class HnswGraph:
                 raise RuntimeError("cancelled")
             chunk = tail[lo : lo + _CHUNK]
             keys = np.arange(start + lo, start + lo + chunk.shape[0], dtype=np.uint64)
-            index.add(keys, chunk, threads=1)
+            index.add(keys, chunk, threads=threads)  # 0: every core
         return index, start + tail.shape[0]
 
     def saved(self) -> npt.NDArray[np.uint8] | None:

@@ -56,6 +56,7 @@ class _Cached:
     vectors: npt.NDArray[np.float32] | None = None
     # Derived from the mask when first needed (the entry goes with the next write):
     everything: bool | None = None  # the mask keeps every live row
+    slots: npt.NDArray[np.int32] | None = None  # the mask's rows, ascending
     with_vector: BoolArray | None = None  # the mask's rows that have a vector
     matching: int = 0  # how many those are
 
@@ -340,10 +341,13 @@ class MemIndex:
     def keyword_search(self, stems: Sequence[str], flt: RecordFilter, k: int) -> list[Ranked]:
         entry = self._cached(flt)
         if entry.everything is None:
-            entry.everything = int(np.count_nonzero(entry.mask)) == len(self) - self.dead
+            kept = int(np.count_nonzero(entry.mask))
+            entry.everything = kept == len(self) - self.dead
+            if kept * 4 < len(self):  # selective: its rows may be looked up, see search()
+                entry.slots = np.flatnonzero(entry.mask).astype(np.int32)
         # A filter keeping every live row (one owner's store, say) filters nothing.
         allowed = None if entry.everything else entry.mask
-        slots, scores = self._keywords.search(stems, self._alive.view, allowed, k)
+        slots, scores = self._keywords.search(stems, self._alive.view, allowed, k, entry.slots)
         return self._ranked(slots.tolist(), scores.tolist())
 
     def vector_search(self, query: Vector, flt: RecordFilter, k: int) -> list[Ranked]:
@@ -356,17 +360,15 @@ class MemIndex:
         candidates, matching = entry.with_vector, entry.matching
         if matching == 0:
             return []
-        self._refresh_hnsw()
-        hnsw = self._hnsw
-        if (
-            hnsw is not None
-            and hnsw.ready
-            and matching > self._options.exact_limit
-            and matching * 5 >= self.live_vectors  # selective filters: exact is cheaper
-        ):
-            found = self._hnsw_search(hnsw, query, candidates, matching, k)
-            if found is not None:
-                return found
+        # Selective filters are searched exactly (cheaper than the graph), and start no
+        # graph build: a process whose searches never need the graph never builds it.
+        if matching > self._options.exact_limit and matching * 5 >= self.live_vectors:
+            self._refresh_hnsw()
+            hnsw = self._hnsw
+            if hnsw is not None and hnsw.ready:
+                found = self._hnsw_search(hnsw, query, candidates, matching, k)
+                if found is not None:
+                    return found
         return self._exact(query, entry, candidates, matching, k)
 
     def _exact(
@@ -463,6 +465,20 @@ class MemIndex:
         tail = max(2048, self._hnsw.covered // 8) if self._hnsw.ready else 1
         vectors = self._matrix()
         self._hnsw.refresh(len(vectors), vectors.since, tail)
+
+    def complete_graph(self) -> None:
+        """Build the HNSW graph over every vector now (inline, every core) when the index
+        is large enough to have one: before a save, so a reopened store has none to build."""
+        threshold = self._options.hnsw_threshold
+        if threshold is None or not hnsw_available() or self._vectors is None:
+            return
+        if self._hnsw is None:
+            if self.live_vectors < threshold:
+                return
+            assert self.dimension is not None
+            self._hnsw = HnswGraph(self.dimension, self._options.executor)
+        vectors = self._matrix()
+        self._hnsw.complete(len(vectors), vectors.since)
 
     def hnsw_job(self) -> Future[Any] | None:
         """Swap in a finished HNSW job, start a due one, and return the one running."""

@@ -433,3 +433,109 @@ async def test_searches_while_the_worker_saves_see_consistent_indexes(
             assert set(found) == set(after)  # whichever thread ran it
     finally:
         await s.aclose()
+
+
+async def test_a_handle_that_only_writes_closes_with_current_files(db_path: str) -> None:
+    """Records put and never searched (an ingest): closing saves their indexes, so the next
+    handle's first search reads files instead of building from the rows."""
+    s = await open_store(db_path)
+    await s.put(T, random_records(np.random.default_rng(11), 300))
+    assert index_files(db_path) == []
+    await s.aclose()
+    assert len(index_files(db_path)) == 2  # episodes and facts
+    s = await open_store(db_path)
+    ref = await reference(db_path)
+    try:
+        assert await counts(s) == (1, 0)
+        info = await s.index_info(T, "episode")
+        assert info is not None
+        assert info["hnsw_covered"] == info["slots"] > 0  # the graph was built for the file
+        await identical_answers(s, ref)
+    finally:
+        await s.aclose()
+        await ref.aclose()
+
+
+async def test_only_searches_that_need_the_graph_start_building_it(db_path: str) -> None:
+    """A selective filter is searched exactly and starts no graph build (a process serving
+    such searches never pays for one); a search over most rows builds it (inline here)."""
+    s = await SqliteLongTermStore.open(
+        db_path,
+        index=MemoryIndexEngine(hnsw_threshold=50, hnsw_background=False, exact_limit=10),
+        save_indexes=False,
+    )
+    try:
+        await s.bind_embedder("e", 8)
+        records = [
+            make_record(f"r{i}", tenant=T, vector=unit_vector(i), session=f"s{i % 10}")
+            for i in range(300)
+        ]
+        await s.put(T, records)
+        hits = await s.vector_search(T, RecordFilter(session="s3"), unit_vector(3), 5)
+        assert hits[0][0] == records[3].id
+        info = await s.index_info(T, "episode")
+        assert info is not None
+        assert (info["slots"], info["hnsw_covered"]) == (300, 0)
+        assert await s.vector_search(T, RecordFilter(), unit_vector(4), 5)
+        info = await s.index_info(T, "episode")
+        assert info is not None
+        assert info["hnsw_covered"] == 300
+    finally:
+        await s.aclose()
+
+
+async def test_writes_past_saved_files_bring_them_up_to_date(
+    db_path: str, saved: list[str]
+) -> None:
+    """A handle that writes past existing files without searching: its close loads each
+    file, applies the change log and saves it again; the next handle has nothing to apply."""
+    before = {p.name: p.read_bytes() for p in index_files(db_path)}
+    s = await open_store(db_path)
+    await s.put(T, [make_record("quince", tenant=T, record_id="late", vector=unit_vector(3))])
+    assert await s.index_info(T, "episode") is None  # never searched here
+    await s.aclose()
+    after = {p.name: p.read_bytes() for p in index_files(db_path)}
+    changed = [name for name in before if before[name] != after[name]]
+    assert len(changed) == 1  # the episodes' file; the facts' was current already
+    with sqlite3.connect(db_path) as conn:  # the entries up to the file's stamp are gone
+        conn.execute("DELETE FROM lt_change WHERE seq < (SELECT MAX(seq) FROM lt_change)")
+    s = await open_store(db_path)
+    ref = await reference(db_path)
+    try:
+        assert await counts(s) == (1, 0)
+        hits = await s.keyword_search(T, RecordFilter(), ["quince"], 5)
+        assert [i for i, _ in hits] == ["late"]
+        await identical_answers(s, ref)
+    finally:
+        await s.aclose()
+        await ref.aclose()
+
+
+async def test_a_writer_process_leaves_files_another_process_reads(db_path: str) -> None:
+    """Across processes: one records and exits; the next one's first search loads the
+    files (the journey of a bulk load followed by a server)."""
+    script = f"""
+import asyncio
+import numpy as np
+from sedimem.retrieval.index import MemoryIndexEngine
+from sedimem.storage.longterm.sqlite import SqliteLongTermStore
+from tests.storage.longterm.sqlite.test_store import random_records
+
+async def main():
+    s = await SqliteLongTermStore.open({db_path!r}, index=MemoryIndexEngine(
+        hnsw_threshold=1, hnsw_background=False, exact_limit=0))
+    await s.bind_embedder("e", 8)
+    await s.put("t", random_records(np.random.default_rng(12), 250))
+    await s.aclose()
+
+asyncio.run(main())
+"""
+    await run_child(script)
+    s = await open_store(db_path)
+    ref = await reference(db_path)
+    try:
+        assert await counts(s) == (1, 0)
+        await identical_answers(s, ref)
+    finally:
+        await s.aclose()
+        await ref.aclose()

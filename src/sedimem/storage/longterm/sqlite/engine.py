@@ -61,6 +61,10 @@ class SearchIndex(Protocol):
         """Start a due background build and return the one running, if any."""
         ...
 
+    def complete_graph(self) -> None:
+        """Finish whatever background build a search would need, now, on this thread."""
+        ...
+
     def info(self) -> dict[str, int]:
         """Sizes, for tests and monitoring."""
         ...

@@ -62,6 +62,9 @@ class IndexRegistry:
         self._saved: dict[Key, tuple[int, int]] = {}
         self._changed: set[Key] = set()  # indexes that differ from their file
         self._cursor = 0  # the last lt_change entry applied
+        # The log entry past which writes may have left a saved index behind without this
+        # registry holding it (see :meth:`save`); ``None``: not started.
+        self._written_since: int | None = None
         self.builds = 0  # how many indexes were built from rows (tests watch it)
         self.loads = 0  # how many were read from their files
 
@@ -215,16 +218,44 @@ class IndexRegistry:
         self.loads += 1
         return index
 
-    def save(self, conn: sqlite3.Connection, *, only: Key | None = None) -> int:
+    def start(self, conn: sqlite3.Connection) -> None:
+        """Remember where the change log stands: :meth:`save` brings the indexes of what
+        is written past it up to date on disk."""
+        self._written_since = _top(conn)
+
+    def save(self, conn: sqlite3.Connection) -> int:
         """Write the files of the indexes that differ from them; return how many.
 
-        Called inside a read transaction after :meth:`_catch_up` (through
-        :meth:`indexes` or :meth:`refresh`): the stamp is the cursor, which is exactly
-        what the indexes hold.
+        Called inside a read transaction: the stamp is the cursor, which is exactly what
+        the indexes hold once caught up. A (tenant, kind) written since :meth:`start` whose
+        index this registry does not hold (rows recorded, never searched here) is loaded
+        or built, saved and let go: a process that only writes, an ingest say, leaves files
+        the next process searches at once, instead of a rebuild on its first search.
         """
         if self._directory is None:
             return 0
         self._catch_up(conn)
+        written = self._save_held(conn)
+        if self._written_since is not None:
+            keys = conn.execute(
+                "SELECT DISTINCT tenant, kind FROM lt_change "
+                "WHERE seq > ? AND op = '+' AND tenant IS NOT NULL",
+                (self._written_since,),
+            ).fetchall()
+            for tenant, kind in keys:
+                key = (str(tenant), str(kind))
+                if key in self._indexes:
+                    continue
+                index = self._load(conn, key) or self._build(conn, key)
+                index.complete_graph()  # (built for the file alone: nothing runs beside it)
+                self._indexes[key] = index
+                written += self._save_held(conn, only=key)
+                self._evict(keep=0)  # saved: the least recently searched may go
+            self._written_since = self._cursor
+        return written
+
+    def _save_held(self, conn: sqlite3.Connection, *, only: Key | None = None) -> int:
+        assert self._directory is not None  # checked by save()
         stamp = self._stamp(conn)
         written = 0
         for key, index in list(self._indexes.items()):

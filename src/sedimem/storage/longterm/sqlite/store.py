@@ -123,13 +123,17 @@ class SqliteLongTermStore:
         index_dir = None  # even when this handle saves none, it deletes them (erasure)
         if path != ":memory:" and not path.startswith("file:"):
             index_dir = Path(path + ".idx")
-        return cls(
+        store = cls(
             db,
             index=index,
             max_index_rows=max_index_rows,
             index_dir=index_dir,
             save_indexes=save_indexes,
         )
+        registry = store._registry
+        if registry is not None and registry.directory is not None:
+            await db.run(store._locked(registry.start))
+        return store
 
     @property
     def name(self) -> str:
@@ -479,9 +483,11 @@ class SqliteLongTermStore:
             await asyncio.gather(*(asyncio.wrap_future(j) for j in jobs), return_exceptions=True)
 
     async def save_indexes(self) -> int:
-        """Write the index files that are behind their indexes; return how many (0 without
-        an index directory). The worker thread is busy meanwhile (about a second per
-        100k rows), so this runs on :meth:`warm` and :meth:`aclose`, never in a search."""
+        """Write the index files that are behind their indexes, or behind what this handle
+        wrote (an index not in memory is loaded or built for it); return how many (0
+        without an index directory). The worker thread is busy meanwhile (about a second
+        per 100k rows, several to build an index), so this runs on :meth:`warm` and
+        :meth:`aclose`, never in a search."""
         registry = self._registry
         if registry is None or registry.directory is None:
             return 0
