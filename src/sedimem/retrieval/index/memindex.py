@@ -76,7 +76,8 @@ class MemIndex:
         self._rids = GrowableArray(np.int64)
         self._ids: list[str] = []
         self._by_id: dict[str, int] | None = {}
-        self._returned: dict[str, int] = {}  # ids of recent hits -> slots, for traits()
+        # ids of recent hits -> slots, for traits() and recent_rids() (cleared when a row dies)
+        self._returned: dict[str, int] = {}
         self._codes: dict[str, int] = {}
         self._text = {c: GrowableArray(np.int32) for c in TEXT_COLUMNS}
         self._numbers = {c: GrowableArray(np.float64) for c in NUMBER_COLUMNS}
@@ -424,13 +425,21 @@ class MemIndex:
             if slot is not None:
                 found.append(rid)
                 slots.append(slot)
-        returned.clear()  # asked right after the searches: the next ones start afresh
         if not slots:
             return {}
         at = np.asarray(slots, dtype=np.int64)  # one gather per column, not one per row
         occurred = self._numbers["occurred_at"].view[at].tolist()
         importance = self._numbers["importance"].view[at].tolist()
         return dict(zip(found, zip(occurred, importance, strict=True), strict=True))
+
+    def recent_rids(self, ids: Sequence[str]) -> dict[str, int]:
+        returned = self._returned
+        found = [(rid, slot) for rid in ids if (slot := returned.get(rid)) is not None]
+        if not found:
+            return {}
+        at = np.fromiter((slot for _, slot in found), dtype=np.int64, count=len(found))
+        rids = self._rids.view[at].tolist()
+        return {rid: row for (rid, _), row in zip(found, rids, strict=True)}
 
     def _top(self, slots: npt.NDArray[np.int64], scores: Any, k: int) -> list[Ranked]:
         if slots.shape[0] > k:

@@ -540,3 +540,30 @@ async def test_previews_and_records_now_read_the_tenants_rows(
     assert [r.id for r in rows] == [b.id]
     assert rows[0] == (await store.get(T, [b.id]))[0]
     assert await store.records_now(T, []) == []
+
+
+async def test_reads_right_after_a_search_follow_replacements_and_tenants(
+    store: SqliteLongTermStore, db_path: str
+) -> None:
+    """Previews and records read right after a search (by the row ids the search found)
+    are those of the rows as they are now: a record replaced since by another handle is
+    read in its new version, one deleted since is absent, and another tenant asking for
+    the same ids gets nothing."""
+    records = [make_record(f"plum number {i}", tenant=T) for i in range(6)]
+    await store.put(T, records)
+    ids = [i for i, _ in await store.keyword_search(T, RecordFilter(), ["plum"], 10)]
+    assert sorted(ids) == sorted(r.id for r in records)
+    other = await SqliteLongTermStore.open(db_path)
+    try:
+        await other.put(T, [dataclasses.replace(records[0], text="plum, replaced")])
+        await other.delete(T, [records[1].id])
+    finally:
+        await other.aclose()
+    previews = await store.previews(T, ids)
+    assert set(previews) == {r.id for r in records[:1] + records[2:]}
+    assert previews[records[0].id][0] == "plum, replaced"
+    assert previews[records[2].id][0] == "plum number 2"
+    now = {r.id: r.text for r in await store.records_now(T, ids)}
+    assert now == {r.id: previews[r.id][0] for r in records if r.id in previews}
+    assert await store.previews("someone else", ids) == {}
+    assert await store.records_now("someone else", ids) == []

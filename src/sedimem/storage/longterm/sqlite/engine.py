@@ -57,6 +57,11 @@ class SearchIndex(Protocol):
         """``(occurred_at, importance)`` of the live rows among ``ids`` (others omitted)."""
         ...
 
+    def recent_rids(self, ids: Sequence[str]) -> dict[str, int]:
+        """Row ids (``lt_record.rid``) of those of ``ids`` this index's latest searches
+        returned, while their rows are live here (others omitted)."""
+        ...
+
     def hnsw_job(self) -> Future[Any] | None:
         """Start a due background build and return the one running, if any."""
         ...

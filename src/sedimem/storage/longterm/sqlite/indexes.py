@@ -113,6 +113,10 @@ class IndexRegistry:
     def peek(self, tenant: str, kind: str) -> SearchIndex | None:
         return self._indexes.get((tenant, kind))
 
+    def held(self, tenant: str) -> list[SearchIndex]:
+        """The tenant's indexes in memory (none loaded or built)."""
+        return [index for (owner, _), index in self._indexes.items() if owner == tenant]
+
     def _catch_up(self, conn: sqlite3.Connection) -> None:
         if not self._indexes:
             self._cursor = _top(conn)

@@ -164,16 +164,51 @@ def select_records(
 
 
 def select_previews(
-    conn: sqlite3.Connection, tenant: str, ids: Sequence[str]
+    conn: sqlite3.Connection, tenant: str, ids: Sequence[str], rids: dict[str, int]
 ) -> dict[str, Preview]:
     """``(text, session, occurred_at)`` of the tenant's records among ``ids``: columns that
-    precede the body and the vector in a row, so no overflow page of theirs is read."""
-    rows = conn.execute(
-        "SELECT id, text, session, occurred_at FROM lt_record "
-        "WHERE tenant = ? AND id IN (SELECT value FROM json_each(?))",
-        (tenant, json.dumps(list(ids))),
-    )
-    return {str(i): (str(t), s, float(o)) for i, t, s, o in rows}
+    precede the body and the vector in a row, so no overflow page of theirs is read.
+
+    ``rids``: the row ids of some of them, when known (a search just returned them): those
+    rows are read by primary key, one b-tree descent each instead of two (the id index,
+    then the table); the others, and any no longer there (replaced since), by id."""
+    found: dict[str, Preview] = {}
+    if rids:
+        rows = conn.execute(
+            "SELECT id, text, session, occurred_at FROM lt_record "
+            "WHERE rid IN (SELECT value FROM json_each(?)) AND +tenant = ?",
+            (json.dumps(list(rids.values())), tenant),
+        )
+        found = {str(i): (str(t), s, float(o)) for i, t, s, o in rows}
+    missing = [i for i in ids if i not in found] if found else list(ids)
+    if missing:
+        rows = conn.execute(
+            "SELECT id, text, session, occurred_at FROM lt_record "
+            "WHERE tenant = ? AND id IN (SELECT value FROM json_each(?))",
+            (tenant, json.dumps(missing)),
+        )
+        found.update((str(i), (str(t), s, float(o))) for i, t, s, o in rows)
+    return found
+
+
+def select_records_now(
+    conn: sqlite3.Connection, tenant: str, ids: Sequence[str], rids: dict[str, int]
+) -> list[StoredRecord]:
+    """The tenant's records among ``ids``, those in ``rids`` read by primary key (see
+    :func:`select_previews`)."""
+    found: list[StoredRecord] = []
+    if rids:
+        rows = conn.execute(
+            f"SELECT {_RECORD} FROM lt_record r "
+            "WHERE r.rid IN (SELECT value FROM json_each(?)) AND +r.tenant = ?",
+            (json.dumps(list(rids.values())), tenant),
+        )
+        found = [record_from_row(row) for row in rows]
+    if len(found) < len(ids):
+        have = {record.id for record in found}
+        missing = tuple(i for i in ids if i not in have)
+        found += select_records(conn, tenant, RecordFilter(ids=missing), "", [])
+    return found
 
 
 def read_traits(conn: sqlite3.Connection, tenant: str, ids: Sequence[str]) -> Traits:

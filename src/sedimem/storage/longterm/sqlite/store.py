@@ -49,6 +49,7 @@ from sedimem.storage.longterm.sqlite.rows import (
     scan_vectors,
     select_previews,
     select_records,
+    select_records_now,
     upsert,
 )
 from sedimem.storage.longterm.sqlite.schema import MIGRATIONS
@@ -215,14 +216,28 @@ class SqliteLongTermStore:
     async def previews(self, tenant: str, ids: Sequence[str]) -> dict[str, Preview]:
         if not ids:
             return {}
-        return await self._db.read(lambda conn: select_previews(conn, tenant, ids))
+        rids = self._recent_rids(tenant, ids)
+        return await self._db.read(lambda conn: select_previews(conn, tenant, ids, rids))
 
     async def records_now(self, tenant: str, ids: Sequence[str]) -> list[StoredRecord]:
         if not ids:
             return []
-        return await self._db.read(
-            lambda conn: select_records(conn, tenant, RecordFilter(ids=tuple(ids)), "", [])
-        )
+        rids = self._recent_rids(tenant, ids)
+        return await self._db.read(lambda conn: select_records_now(conn, tenant, ids, rids))
+
+    def _recent_rids(self, tenant: str, ids: Sequence[str]) -> dict[str, int]:
+        """Row ids of those of ``ids`` the tenant's indexes just returned from a search
+        (none when the indexes are busy on another thread: the rows are then read by id)."""
+        registry = self._registry
+        if registry is None or not self._index_lock.acquire(blocking=False):
+            return {}
+        try:
+            found: dict[str, int] = {}
+            for index in registry.held(tenant):
+                found.update(index.recent_rids(ids))
+            return found
+        finally:
+            self._index_lock.release()
 
     async def find(
         self,
