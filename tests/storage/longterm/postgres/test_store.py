@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import secrets
 import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -274,6 +275,24 @@ async def test_gin_indexes_have_no_pending_list_after_an_upgrade(postgres_blank_
         assert await cursor.fetchone() == (0,)
 
 
+async def test_an_upgrade_keeps_the_vectors_of_a_bound_table_in_their_rows(
+    postgres_blank_url: str,
+) -> None:
+    """Version 3 sets the storage of a column typed when an embedder was bound (as version 2
+    left it: pgvector's EXTERNAL)."""
+    async with await psycopg.AsyncConnection.connect(postgres_blank_url, autocommit=True) as conn:
+        assert await apply_migrations(conn, COMPONENT, MIGRATIONS[:2]) == 2
+        await conn.execute("ALTER TABLE sedimem_lt_records ALTER COLUMN embedding TYPE vector(4)")
+    store = await PostgresLongTermStore.open(postgres_blank_url)
+    await store.aclose()
+    async with await psycopg.AsyncConnection.connect(postgres_blank_url, autocommit=True) as conn:
+        cursor = await conn.execute(
+            "SELECT attstorage FROM pg_attribute WHERE attname = 'embedding' "
+            "AND attrelid = 'sedimem_lt_records'::regclass"
+        )
+        assert await cursor.fetchone() == ("m",)
+
+
 async def test_concurrent_setup_is_safe(postgres_blank_url: str) -> None:
     stores = await asyncio.gather(
         *(PostgresLongTermStore.open(postgres_blank_url) for _ in range(6))
@@ -541,6 +560,31 @@ async def test_replacing_the_embedder_drops_vectors(store: PostgresLongTermStore
     [(found, score)] = await store.vector_search(TENANT, RecordFilter(), query, 5)
     assert found == "a"
     assert score == pytest.approx(1.0, abs=1e-5)
+
+
+async def test_vectors_stay_in_their_rows_and_large_bodies_move_out(
+    store: PostgresLongTermStore, postgres_url: str
+) -> None:
+    """A row past ~2 kB keeps its vector in the row (an exact search over a scope's rows
+    reads no TOAST) and moves its body out of line instead, after a re-binding too (which
+    changes the column's type, and with it, the storage PostgreSQL would give it)."""
+    body = json.dumps({"notes": secrets.token_hex(650)})  # 1.3 kB that pglz cannot shrink
+    for name, dim, replace in (("first", 384, False), ("second", 512, True)):
+        await store.bind_embedder(name, dim, replace=replace)
+        vector = unit_vectors(1, dim)[0]
+        await store.put(TENANT, [record("a", "words " * 30, vector=vector, body=body)])
+        async with await psycopg.AsyncConnection.connect(postgres_url, autocommit=True) as conn:
+            cursor = await conn.execute(
+                "SELECT a.attstorage, pg_column_toast_chunk_id(r.embedding) IS NULL, "
+                "pg_column_toast_chunk_id(r.body) IS NOT NULL "
+                "FROM sedimem_lt_records AS r, pg_attribute AS a WHERE r.id = 'a' "
+                "AND a.attrelid = 'sedimem_lt_records'::regclass AND a.attname = 'embedding'"
+            )
+            assert await cursor.fetchone() == ("m", True, True)
+        [(found, score)] = await store.vector_search(TENANT, RecordFilter(), vector, 5)
+        assert (found, score) == ("a", pytest.approx(1.0, abs=1e-5))
+        [read] = await store.get(TENANT, ["a"])
+        assert read.body == body
 
 
 async def test_a_binding_made_by_another_store_is_picked_up(
