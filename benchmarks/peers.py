@@ -26,7 +26,8 @@ embedding its records. Writes go in batches of ``--batch`` records (LangGraph: o
 ``abatch`` of put operations per batch).
 
 Prints a table, the ratios the project's targets are about, and as its last line
-``{"metrics": {...}}``. Needs the ``bench`` extra (``pip install -e '.[bench]'``).
+``{"metrics": {...}}``. Needs the ``bench`` extra (``make setup`` installs it; else
+``pip install -e '.[bench]'``).
 
     python -m benchmarks.peers [--sizes 10000,100000] [--questions N]
 """

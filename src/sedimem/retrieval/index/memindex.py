@@ -479,8 +479,8 @@ class MemIndex:
         """Build the HNSW graph over every vector now (inline, every core) when the index
         is large enough to have one: before a save, so a reopened store has none to build."""
         threshold = self._options.hnsw_threshold
-        if threshold is None or not hnsw_available() or self._vectors is None:
-            return
+        if threshold is None or not hnsw_available() or self._vectors is None or self.dead:
+            return  # (with tombstones, a save compacts the rows and drops the graph anyway)
         if self._hnsw is None:
             if self.live_vectors < threshold:
                 return
