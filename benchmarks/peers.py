@@ -7,7 +7,9 @@ PostgreSQL-backed ones, the same PostgreSQL server (started here from the
 
 - ``sqlite``: sedimem's embedded store (SQLite + in-memory indexes), ingested through
   ``EpisodicMemory.record_many``, then reopened in a fresh process that times its first
-  recall, its steady recall and reports its resident memory;
+  recall, its steady recall and reports its resident memory; then asks every question
+  again of the default recall and of fusion alone (no second stage), in turns, for the
+  second stage's cost in the same run (``second_stage.p95_added_ms``);
 - ``postgres``: sedimem's PostgreSQL + pgvector store, ingested through ``record_many``;
 - ``langgraph_mem``: LangGraph's ``InMemoryStore`` (brute force in Python: only at sizes up
   to ``--inmemory-max``);
@@ -55,10 +57,13 @@ from sedimem.embed import default_embedder
 from sedimem.embed.base import Embedder, Matrix
 from sedimem.evaluation.locomo import HEADLINE, load_locomo
 from sedimem.longterm.episodic import EpisodicMemory
+from sedimem.retrieval.fusion import RetrievalSettings
 from sedimem.scope import Scope
 from sedimem.types import Episode
 
 TENANT = "bench"
+#: Hybrid recall without its second stage, with the fusion constants it had before it.
+FUSION_ONLY = RetrievalSettings(rrf_k=60.0, rerank_depth=0)
 FILLER = "filler"
 KEY = "key"
 
@@ -184,6 +189,26 @@ async def timed_questions(
         samples.append((time.perf_counter() - began) * 1000)
         found.append(keys)
     return percentiles(samples), found
+
+
+async def paired_questions(
+    default: EpisodicMemory, plain: EpisodicMemory, questions: list[Question], k: int
+) -> dict[str, float]:
+    """Each question asked of both, in turns (which goes first alternates: the second
+    finds the first's rows in SQLite's page cache): the second stage's cost in this run."""
+    walls: dict[str, list[float]] = {"default": [], "plain": []}
+    for i, q in enumerate(questions):
+        scope = Scope(tenant=TENANT, project=q.project)
+        pair = [("default", default), ("plain", plain)]
+        for name, memory in pair if i % 2 == 0 else pair[::-1]:
+            began = time.perf_counter()
+            await memory.recall(q.text, scope=scope, k=k)
+            walls[name].append((time.perf_counter() - began) * 1000)
+    default_p, plain_p = percentiles(walls["default"]), percentiles(walls["plain"])
+    return {
+        **{f"paired_{stat}": value for stat, value in default_p.items()},
+        **{f"fusion_only_{stat}": value for stat, value in plain_p.items()},
+    }
 
 
 def episodes(items: list[Item]) -> list[Episode]:
@@ -316,6 +341,11 @@ async def bench_sqlite(
             "first_recall_ms": served["first_recall_ms"],
             "rss_mb": served["rss_mb"],
             "warm_s": served["warm_s"],
+            # the second stage's cost: the default and fusion alone, asked in turns
+            "paired.recall.p95_ms": served["paired_p95"],
+            "fusion_only.recall.p95_ms": served["fusion_only_p95"],
+            "second_stage.p95_added_ms": served["paired_p95"] - served["fusion_only_p95"],
+            "second_stage.p50_added_ms": served["paired_p50"] - served["fusion_only_p50"],
         },
     )
 
@@ -347,6 +377,9 @@ async def serve_sqlite(path: str) -> None:
         warm_s = time.perf_counter() - began
         asked = await sedimem_questions(memory, questions, k)
         rss = rss_mb()
+        # Hybrid recall as it was before its second stage (fusion alone, its constants then)
+        plain = EpisodicMemory(store, precomputed, settings=FUSION_ONLY)
+        paired = await paired_questions(memory, plain, questions, k)
     finally:
         await store.aclose()
     print(
@@ -360,6 +393,7 @@ async def serve_sqlite(path: str) -> None:
                 "p99": asked.p99,
                 "r_at_10": asked.r_at_10,
                 "short": asked.short,
+                **paired,
             }
         )
     )
