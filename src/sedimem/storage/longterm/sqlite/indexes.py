@@ -251,6 +251,8 @@ class IndexRegistry:
                 if key in self._indexes:
                     continue
                 index = self._load(conn, key) or self._build(conn, key)
+                # A bulk load's close can take a while here (100k episodes: ~15 s): say why.
+                log.info("saving the index of %s (%d rows) for the next process", key, len(index))
                 index.complete_graph()  # (built for the file alone: nothing runs beside it)
                 self._indexes[key] = index
                 written += self._save_held(conn, only=key)
