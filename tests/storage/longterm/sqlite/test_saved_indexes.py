@@ -16,6 +16,7 @@ import pytest
 from sedimem.retrieval.index import MemoryIndexEngine
 from sedimem.storage.longterm.base import LongTermStore, RecordFilter
 from sedimem.storage.longterm.sqlite import SqliteLongTermStore
+from sedimem.storage.longterm.sqlite.indexes import BULK_ROWS
 from sedimem.testing.longterm import make_record, unit_vector
 from tests.storage.longterm.sqlite.test_store import FILTERS, WORDS, random_records
 
@@ -436,13 +437,13 @@ async def test_searches_while_the_worker_saves_see_consistent_indexes(
 
 
 async def test_a_handle_that_only_writes_closes_with_current_files(db_path: str) -> None:
-    """Records put and never searched (an ingest): closing saves their indexes, so the next
-    handle's first search reads files instead of building from the rows."""
+    """Records put in bulk and never searched (an ingest): closing saves their indexes, so
+    the next handle's first search reads files instead of building from the rows."""
     s = await open_store(db_path)
-    await s.put(T, random_records(np.random.default_rng(11), 300))
+    await s.put(T, random_records(np.random.default_rng(11), 2 * BULK_ROWS + 400))
     assert index_files(db_path) == []
     await s.aclose()
-    assert len(index_files(db_path)) == 2  # episodes and facts
+    assert len(index_files(db_path)) == 2  # episodes and facts, each past BULK_ROWS
     s = await open_store(db_path)
     ref = await reference(db_path)
     try:
@@ -484,14 +485,38 @@ async def test_only_searches_that_need_the_graph_start_building_it(db_path: str)
         await s.aclose()
 
 
-async def test_writes_past_saved_files_bring_them_up_to_date(
+async def test_a_few_writes_leave_the_files_to_the_change_log(
     db_path: str, saved: list[str]
 ) -> None:
-    """A handle that writes past existing files without searching: its close loads each
-    file, applies the change log and saves it again; the next handle has nothing to apply."""
+    """A handle that writes a few rows (a CLI command, say) and never searches closes at
+    once: the files stay as they were and the next handle applies the log to them."""
     before = {p.name: p.read_bytes() for p in index_files(db_path)}
     s = await open_store(db_path)
     await s.put(T, [make_record("quince", tenant=T, record_id="late", vector=unit_vector(3))])
+    await s.aclose()
+    assert {p.name: p.read_bytes() for p in index_files(db_path)} == before
+    s = await open_store(db_path)
+    ref = await reference(db_path)
+    try:
+        assert await counts(s) == (1, 0)
+        hits = await s.keyword_search(T, RecordFilter(), ["quince"], 5)
+        assert [i for i, _ in hits] == ["late"]
+        await identical_answers(s, ref)
+    finally:
+        await s.aclose()
+        await ref.aclose()
+
+
+async def test_writes_past_saved_files_bring_them_up_to_date(
+    db_path: str, saved: list[str]
+) -> None:
+    """A handle that writes many rows past existing files without searching: its close
+    loads each file, applies the change log and saves it again; the next handle has
+    nothing to apply."""
+    before = {p.name: p.read_bytes() for p in index_files(db_path)}
+    s = await open_store(db_path)
+    await s.put(T, [make_record("quince", tenant=T, record_id="late", vector=unit_vector(3))])
+    await s.put(T, [make_record(f"filler {i}", tenant=T) for i in range(BULK_ROWS)])
     assert await s.index_info(T, "episode") is None  # never searched here
     await s.aclose()
     after = {p.name: p.read_bytes() for p in index_files(db_path)}
@@ -525,7 +550,7 @@ async def main():
     s = await SqliteLongTermStore.open({db_path!r}, index=MemoryIndexEngine(
         hnsw_threshold=1, hnsw_background=False, exact_limit=0))
     await s.bind_embedder("e", 8)
-    await s.put("t", random_records(np.random.default_rng(12), 250))
+    await s.put("t", random_records(np.random.default_rng(12), {2 * BULK_ROWS + 400}))
     await s.aclose()
 
 asyncio.run(main())

@@ -42,6 +42,11 @@ log = logging.getLogger(__name__)
 _SELECT = "SELECT " + ", ".join(INDEX_COLUMNS) + " FROM lt_record"
 _BATCH = 5000  # rows per fetch while building: bounds the memory of one step
 _FORMAT = 1  # of the metadata below; another value is ignored (rebuilt)
+# Rows added to a (tenant, kind) since a handle opened past which its save brings that
+# index's file up to date even though the handle never searched it (a bulk load). Fewer
+# (a CLI command's write, say) are cheaper to apply from the change log when the index is
+# next opened than a whole index file is to rewrite at every close.
+BULK_ROWS = 2048
 
 Key = tuple[str, str]
 
@@ -231,10 +236,11 @@ class IndexRegistry:
         """Write the files of the indexes that differ from them; return how many.
 
         Called inside a read transaction: the stamp is the cursor, which is exactly what
-        the indexes hold once caught up. A (tenant, kind) written since :meth:`start` whose
-        index this registry does not hold (rows recorded, never searched here) is loaded
-        or built, saved and let go: a process that only writes, an ingest say, leaves files
-        the next process searches at once, instead of a rebuild on its first search.
+        the indexes hold once caught up. A (tenant, kind) with :data:`BULK_ROWS` or more
+        rows added since :meth:`start` whose index this registry does not hold (recorded,
+        never searched here) is loaded or built, saved and let go: a process that only
+        writes, a bulk load say, leaves files the next process searches at once, instead of
+        a rebuild on its first search.
         """
         if self._directory is None:
             return 0
@@ -242,9 +248,10 @@ class IndexRegistry:
         written = self._save_held(conn)
         if self._written_since is not None:
             keys = conn.execute(
-                "SELECT DISTINCT tenant, kind FROM lt_change "
-                "WHERE seq > ? AND op = '+' AND tenant IS NOT NULL",
-                (self._written_since,),
+                "SELECT tenant, kind FROM lt_change "
+                "WHERE seq > ? AND op = '+' AND tenant IS NOT NULL "
+                "GROUP BY tenant, kind HAVING COUNT(*) >= ?",
+                (self._written_since, BULK_ROWS),
             ).fetchall()
             for tenant, kind in keys:
                 key = (str(tenant), str(kind))
