@@ -96,14 +96,7 @@ class HnswGraph:
         if self._job is not None:
             if not self._job.done():
                 return
-            job, self._job = self._job, None
-            try:
-                self._index, self.covered = job.result()
-            except Exception:
-                # The exact path stays correct; say once why the fast path is gone.
-                log.exception("building the HNSW graph failed; vector search stays exact")
-                self.failed = True
-                return
+            self._collect()
         if self.failed or total - self.covered < min_tail:
             return
         start = self.covered
@@ -119,17 +112,22 @@ class HnswGraph:
         waited for first): for a graph about to be saved, so that the process that reads
         the file has nothing left to build."""
         if self._job is not None:
-            job, self._job = self._job, None
-            try:
-                self._index, self.covered = job.result()
-            except Exception:
-                log.exception("building the HNSW graph failed; vector search stays exact")
-                self.failed = True
-                return
+            self._collect()
         if self.failed or total <= self.covered:
             return
         base = None if self._index is None else self._index.copy()
         self._index, self.covered = self._extend(base, rows(self.covered), self.covered, 0)
+
+    def _collect(self) -> None:
+        """Swap in the job's graph (waiting for it if it runs still)."""
+        assert self._job is not None
+        job, self._job = self._job, None
+        try:
+            self._index, self.covered = job.result()
+        except Exception:
+            # The exact path stays correct; say once why the fast path is gone.
+            log.exception("building the HNSW graph failed; vector search stays exact")
+            self.failed = True
 
     def _extend(
         self, base: Index | None, tail: npt.NDArray[np.float32], start: int, threads: int = 1

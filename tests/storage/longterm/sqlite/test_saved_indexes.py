@@ -23,10 +23,14 @@ from tests.storage.longterm.sqlite.test_store import FILTERS, WORDS, random_reco
 T = "t"
 
 
-def engine() -> MemoryIndexEngine:
+def engine(*, exact: bool = False) -> MemoryIndexEngine:
     # HNSW from the first vector, built inline and used for every search: the saved graph
-    # is then part of what a reopened store serves.
-    return MemoryIndexEngine(hnsw_threshold=1, hnsw_background=False, exact_limit=0)
+    # is then part of what a reopened store serves. ``exact``: the graph is still built
+    # and saved, but searches are exact (a graph a closing store built on every core is
+    # not the one a single-threaded build makes, and approximate answers may differ).
+    return MemoryIndexEngine(
+        hnsw_threshold=1, hnsw_background=False, exact_limit=10**9 if exact else 0
+    )
 
 
 @pytest.fixture
@@ -42,8 +46,8 @@ def index_files(db_path: str) -> list[Path]:
     return sorted(Path(db_path + ".idx").glob("*.idx"))
 
 
-async def open_store(db_path: str) -> SqliteLongTermStore:
-    s = await SqliteLongTermStore.open(db_path, index=engine())
+async def open_store(db_path: str, *, exact: bool = False) -> SqliteLongTermStore:
+    s = await SqliteLongTermStore.open(db_path, index=engine(exact=exact))
     await s.bind_embedder("e", 8)
     return s
 
@@ -61,9 +65,9 @@ async def saved(db_path: str) -> list[str]:
     return [r.id for r in records]
 
 
-async def reference(db_path: str) -> SqliteLongTermStore:
+async def reference(db_path: str, *, exact: bool = False) -> SqliteLongTermStore:
     """The same file with indexes built from its rows (nothing read from index files)."""
-    return await SqliteLongTermStore.open(db_path, index=engine(), save_indexes=False)
+    return await SqliteLongTermStore.open(db_path, index=engine(exact=exact), save_indexes=False)
 
 
 async def identical_answers(a: LongTermStore, b: LongTermStore) -> None:
@@ -90,6 +94,30 @@ async def counts(s: SqliteLongTermStore) -> tuple[int, int]:
     return info["loads"], info["builds"]
 
 
+async def served_from_files(
+    db_path: str, word: str | None = None, found: str = "", *, bulk: bool = False
+) -> None:
+    """The next handle loads every index from its file (builds none), finds ``found`` by
+    ``word``, and answers exactly as one that built its indexes from the rows. ``bulk``:
+    the files were written by a closing store after a bulk write (their graph covers every
+    vector; searches compared exactly, see :func:`engine`)."""
+    s = await open_store(db_path, exact=bulk)
+    ref = await reference(db_path, exact=bulk)
+    try:
+        assert await counts(s) == (1, 0)
+        if bulk:
+            for kind in ("episode", "fact"):
+                info = await s.index_info(T, kind)
+                assert info is None or info["hnsw_covered"] == info["slots"] > 0
+        if word is not None:
+            hits = await s.keyword_search(T, RecordFilter(), [word], 5)
+            assert [i for i, _ in hits] == [found]
+        await identical_answers(s, ref)
+    finally:
+        await s.aclose()
+        await ref.aclose()
+
+
 async def test_a_reopened_store_serves_its_saved_indexes(db_path: str, saved: list[str]) -> None:
     s = await open_store(db_path)
     ref = await reference(db_path)
@@ -110,14 +138,7 @@ async def test_a_stale_stamp_catches_up_from_the_change_log(db_path: str, saved:
     await plain.put(T, random_records(np.random.default_rng(6), 50))
     await plain.put(T, [make_record("apple", tenant=T, record_id=saved[0], vector=unit_vector(9))])
     await plain.aclose()
-    s = await open_store(db_path)
-    ref = await reference(db_path)
-    try:
-        assert await counts(s) == (1, 0)
-        await identical_answers(s, ref)
-    finally:
-        await s.aclose()
-        await ref.aclose()
+    await served_from_files(db_path)
 
 
 async def test_a_stamp_behind_the_pruned_log_rebuilds(db_path: str, saved: list[str]) -> None:
@@ -218,16 +239,7 @@ async def main():
 asyncio.run(main())
 """
     await run_child(script)
-    s = await open_store(db_path)
-    ref = await reference(db_path)
-    try:
-        assert await counts(s) == (1, 0)
-        hits = await s.keyword_search(T, RecordFilter(), ["quince"], 5)
-        assert [i for i, _ in hits] == ["from-child"]
-        await identical_answers(s, ref)
-    finally:
-        await s.aclose()
-        await ref.aclose()
+    await served_from_files(db_path, "quince", "from-child")
 
 
 async def test_a_kill_between_the_row_commit_and_the_save(db_path: str) -> None:
@@ -295,16 +307,7 @@ async def main():
 asyncio.run(main())
 """
     await run_child(script, killed=True)
-    s = await open_store(db_path)
-    ref = await reference(db_path)
-    try:
-        assert await counts(s) == (1, 0)
-        hits = await s.keyword_search(T, RecordFilter(), ["after"], 5)
-        assert [i for i, _ in hits] == ["late"]
-        await identical_answers(s, ref)
-    finally:
-        await s.aclose()
-        await ref.aclose()
+    await served_from_files(db_path, "after", "late")
 
 
 async def test_a_leftover_temporary_file_is_ignored(db_path: str, saved: list[str]) -> None:
@@ -444,17 +447,7 @@ async def test_a_handle_that_only_writes_closes_with_current_files(db_path: str)
     assert index_files(db_path) == []
     await s.aclose()
     assert len(index_files(db_path)) == 2  # episodes and facts, each past BULK_ROWS
-    s = await open_store(db_path)
-    ref = await reference(db_path)
-    try:
-        assert await counts(s) == (1, 0)
-        info = await s.index_info(T, "episode")
-        assert info is not None
-        assert info["hnsw_covered"] == info["slots"] > 0  # the graph was built for the file
-        await identical_answers(s, ref)
-    finally:
-        await s.aclose()
-        await ref.aclose()
+    await served_from_files(db_path, bulk=True)
 
 
 async def test_only_searches_that_need_the_graph_start_building_it(db_path: str) -> None:
@@ -495,16 +488,7 @@ async def test_a_few_writes_leave_the_files_to_the_change_log(
     await s.put(T, [make_record("quince", tenant=T, record_id="late", vector=unit_vector(3))])
     await s.aclose()
     assert {p.name: p.read_bytes() for p in index_files(db_path)} == before
-    s = await open_store(db_path)
-    ref = await reference(db_path)
-    try:
-        assert await counts(s) == (1, 0)
-        hits = await s.keyword_search(T, RecordFilter(), ["quince"], 5)
-        assert [i for i, _ in hits] == ["late"]
-        await identical_answers(s, ref)
-    finally:
-        await s.aclose()
-        await ref.aclose()
+    await served_from_files(db_path, "quince", "late")
 
 
 async def test_writes_past_saved_files_bring_them_up_to_date(
@@ -524,16 +508,7 @@ async def test_writes_past_saved_files_bring_them_up_to_date(
     assert len(changed) == 1  # the episodes' file; the facts' was current already
     with sqlite3.connect(db_path) as conn:  # the entries up to the file's stamp are gone
         conn.execute("DELETE FROM lt_change WHERE seq < (SELECT MAX(seq) FROM lt_change)")
-    s = await open_store(db_path)
-    ref = await reference(db_path)
-    try:
-        assert await counts(s) == (1, 0)
-        hits = await s.keyword_search(T, RecordFilter(), ["quince"], 5)
-        assert [i for i, _ in hits] == ["late"]
-        await identical_answers(s, ref)
-    finally:
-        await s.aclose()
-        await ref.aclose()
+    await served_from_files(db_path, "quince", "late", bulk=True)
 
 
 async def test_a_writer_process_leaves_files_another_process_reads(db_path: str) -> None:
@@ -556,11 +531,4 @@ async def main():
 asyncio.run(main())
 """
     await run_child(script)
-    s = await open_store(db_path)
-    ref = await reference(db_path)
-    try:
-        assert await counts(s) == (1, 0)
-        await identical_answers(s, ref)
-    finally:
-        await s.aclose()
-        await ref.aclose()
+    await served_from_files(db_path, bulk=True)
