@@ -16,22 +16,11 @@ import pytest
 
 from sedimem.observe import tenant_digest
 from sedimem.testing import SedimemServer
+from tests.mcp.conftest import ACCEPT, INITIALIZE
 
 ADMIN = "admin-secret-for-the-edge-test"
 BURST = 5
 RATE = 0.1  # a token every 10 s: the test's own steps refill (next to) nothing
-
-_INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "edge-test", "version": "1"},
-    },
-}
-_MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +72,7 @@ def test_every_request_is_one_json_line_with_its_request_id(server: SedimemServe
         stats = client.get("/v1/stats", headers={"X-Request-ID": "e2e-stats-1"})
         listed = client.get("/v1/episodes", params={"task_type": marker})
         recorded = client.post("/v1/episodes", json={"description": body_text})
-        mcp = client.post("/mcp", json=_INITIALIZE, headers=_MCP_HEADERS)
+        mcp = client.post("/mcp", json=INITIALIZE, headers=ACCEPT)
     with _client(server) as anonymous:
         refused = anonymous.get("/v1/stats")
     assert stats.status_code == 200, stats.text
@@ -143,12 +132,12 @@ def test_past_its_burst_a_key_gets_429_until_it_waits(server: SedimemServer) -> 
         assert 1 <= int(refused.headers["Retry-After"]) <= 10
 
         # MCP over HTTP takes from the same bucket
-        mcp = a.post("/mcp", json=_INITIALIZE, headers=_MCP_HEADERS)
+        mcp = a.post("/mcp", json=INITIALIZE, headers=ACCEPT)
         assert mcp.status_code == 429, mcp.text
         wait = int(mcp.headers["Retry-After"])
         # another key, the probes and the metrics are not affected
         assert b.get("/v1/stats").status_code == 200
-        assert b.post("/mcp", json=_INITIALIZE, headers=_MCP_HEADERS).status_code == 200
+        assert b.post("/mcp", json=INITIALIZE, headers=ACCEPT).status_code == 200
         for path in ("/healthz", "/readyz", "/metrics"):
             assert a.get(path).status_code == 200, path
 

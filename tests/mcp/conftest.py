@@ -20,6 +20,19 @@ from sedimem.mcp import build_server
 from sedimem.mcp.access import fixed_key
 from sedimem.memory import Memory
 
+#: The first message of an MCP session over HTTP, and the Accept header it needs.
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
+ACCEPT = {"Accept": "application/json, text/event-stream"}
+
 
 def local_key(tenant: str = "default", **narrowed: str) -> ApiKey:
     """A key as the CLI builds it for stdio (never stored)."""

@@ -24,19 +24,8 @@ from sedimem.embed import HashEmbedder
 from sedimem.errors import StoreUnavailable
 from sedimem.mcp import TOOL_NAMES, McpHttpApp, create_http_app
 from sedimem.memory import Memory
-from tests.mcp.conftest import data_of, error_of
+from tests.mcp.conftest import ACCEPT, INITIALIZE, data_of, error_of
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
-ACCEPT = {"Accept": "application/json, text/event-stream"}
 JSON = {"format": "json"}
 
 

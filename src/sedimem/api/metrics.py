@@ -55,6 +55,7 @@ from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sedimem import observe
+from sedimem.api.access_log import route_of
 from sedimem.consolidation import ConsolidationReport
 from sedimem.llm.usage import Metered
 from sedimem.memory import Memory
@@ -280,8 +281,8 @@ class Metrics:
         for job, seconds in lag.items():
             self.lag.labels(job).set(seconds)
 
-    def observe(self, scope: Scope, status: int, seconds: float) -> None:
-        operation = _operation(scope, status)
+    def observe(self, scope: Scope, operation: str, status: int, seconds: float) -> None:
+        """One HTTP request, ``operation`` being its route template (:func:`route_of`)."""
         method = str(scope.get("method", ""))
         backend = self.backends.of(scope)
         self.requests.labels(method, operation, str(status), backend).inc()
@@ -293,16 +294,6 @@ class Metrics:
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
-
-
-def _operation(scope: Scope, status: int) -> str:
-    path_format = getattr(scope.get("route"), "path_format", None)
-    if path_format:
-        return str(path_format)
-    # Starlette's own routes (the OpenAPI document, the docs) carry no route in the scope;
-    # they are few and fixed. Anything else without a route (404, a 413 refused before
-    # routing) would let clients invent label values: it is counted as one.
-    return str(scope.get("path", "")) if status < 400 else "unmatched"
 
 
 class MetricsMiddleware:
@@ -329,15 +320,16 @@ class MetricsMiddleware:
         token = observe.attach(self.metrics.sink)
         method = str(scope.get("method", ""))
         request = observe.span("request", method, {"http.request.method": method})
+        operation = "unmatched"
         try:
             with request:
                 try:
                     await self.app(scope, receive, watched)
                 finally:
-                    operation = _operation(scope, status)
+                    operation = route_of(scope, status)
                     request.name = f"{method} {operation}"
                     request.set("http.route", operation)
                     request.set("http.response.status_code", status)
         finally:
             observe.detach(token)
-            self.metrics.observe(scope, status, time.perf_counter() - started)
+            self.metrics.observe(scope, operation, status, time.perf_counter() - started)

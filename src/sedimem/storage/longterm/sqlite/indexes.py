@@ -63,6 +63,7 @@ class IndexRegistry:
         # Least recently searched first: with many tenants, memory stays bounded by
         # evicting the coldest indexes (rebuilt from the rows if searched again).
         self._indexes: OrderedDict[Key, SearchIndex] = OrderedDict()
+        self._kinds: set[str] = set()  # every kind an index was held for (a handful)
         # What each index's file holds: (stamp, HNSW slots covered); absent: no file.
         self._saved: dict[Key, tuple[int, int]] = {}
         self._changed: set[Key] = set()  # indexes that differ from their file
@@ -100,6 +101,7 @@ class IndexRegistry:
                     self._saved.pop(key, None)  # compacted: its file no longer matches
                 index = self._load(conn, key) or self._build(conn, key)
                 self._indexes[key] = index
+                self._kinds.add(name)
             self._indexes.move_to_end(key)
             found.append(index)
         self._evict(keep=len(found))
@@ -119,8 +121,10 @@ class IndexRegistry:
         return self._indexes.get((tenant, kind))
 
     def held(self, tenant: str) -> list[SearchIndex]:
-        """The tenant's indexes in memory (none loaded or built)."""
-        return [index for (owner, _), index in self._indexes.items() if owner == tenant]
+        """The tenant's indexes in memory (none loaded or built): a look-up per kind, not a
+        pass over every tenant's indexes (this runs on each search's reads)."""
+        found = (self._indexes.get((tenant, kind)) for kind in self._kinds)
+        return [index for index in found if index is not None]
 
     def _catch_up(self, conn: sqlite3.Connection) -> None:
         if not self._indexes:
@@ -262,6 +266,7 @@ class IndexRegistry:
                 log.info("saving the index of %s (%d rows) for the next process", key, len(index))
                 index.complete_graph()  # (built for the file alone: nothing runs beside it)
                 self._indexes[key] = index
+                self._kinds.add(key[1])
                 written += self._save_held(conn, only=key)
                 self._evict(keep=0)  # saved: the least recently searched may go
             self._written_since = self._cursor
