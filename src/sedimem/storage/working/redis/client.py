@@ -59,8 +59,9 @@ def connect(url: str) -> Redis | RedisCluster:
     cluster = bool(sep) and scheme in CLUSTER_SCHEMES
     options: dict[str, Any] = {
         "decode_responses": True,
-        # generous enough for a loaded host (a refused connection fails at once anyway)
-        "socket_connect_timeout": 2.0,
+        # Generous enough for a loaded host: a burst of new connections whose SYN is dropped
+        # is retransmitted after 1 s and again after 3 s. A refused connection fails at once.
+        "socket_connect_timeout": 5.0,
         "socket_timeout": 5.0,
         # Stale pooled connections are dropped after a connection error instead.
         "retry": Retry(NoBackoff(), 0),
