@@ -8,7 +8,9 @@
 Each timed measure also reports calls per second (``per_s``, sequential) and this process's
 CPU time per call (``cpu_ms``, all its threads: unlike the wall-clock percentiles, it
 hardly depends on what else the machine runs); the load average at the start and the end of
-the run is given (the machine may be shared).
+the run is given (the machine may be shared), with a baseline measured in the same run:
+``baseline.numpy_top10.p50_ms``, numpy's exact top 10 of 100k x 256 float32 vectors (a
+slower or busier machine shows up there first), and the ratio of ``assemble`` to it.
 Prints a table and, as its last line, ``{"metrics": {...}}``.
 """
 
@@ -25,6 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from sedimem.memory import Memory
 from sedimem.scope import Scope
@@ -105,6 +109,20 @@ async def bench_assemble(memory: Memory, queries: int) -> dict[str, float]:
     }
 
 
+def bench_baseline(rounds: int) -> dict[str, float]:
+    """numpy's exact top 10 of 100k x 256 float32 vectors: how fast this machine is now."""
+    rng = np.random.default_rng(3)
+    matrix = rng.standard_normal((100_000, 256), dtype=np.float32)
+    queries = rng.standard_normal((rounds, 256), dtype=np.float32)
+    samples = []
+    for query in queries:
+        t0 = time.perf_counter()
+        scores = matrix @ query
+        np.argpartition(-scores, 9)[:10]
+        samples.append((time.perf_counter() - t0) * 1000)
+    return percentiles(samples)
+
+
 async def bench_lifecycle(memory: Memory, rounds: int) -> dict[str, float]:
     samples = []
     cpu = time.process_time()
@@ -145,6 +163,10 @@ async def main() -> None:
             metrics["populate_s"] = await populate(memory, episodes, facts, procs)
             print(f"populated in {metrics['populate_s']:.1f} s", flush=True)
             a = await bench_assemble(memory, 50 if args.quick else 200)
+            base = bench_baseline(50 if args.quick else 200)
+            for k, v in base.items():
+                metrics[f"baseline.numpy_top10.{k}_ms"] = v
+            metrics[f"assemble.p50_ratio_to_baseline{label}"] = a["p50"] / base["p50"]
             metrics["assemble.warm_s"] = a.pop("warm_s")
             for k, v in a.items():
                 metrics[f"assemble.{k}{label}" if k == "per_s" else f"assemble.{k}_ms{label}"] = v

@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
+from sedimem.retrieval.index import bm25
 from sedimem.retrieval.index.bm25 import KeywordIndex
 
 
@@ -85,3 +87,46 @@ def test_a_selective_filter_is_looked_up_with_the_same_ranking_and_scores() -> N
                 looked_up = index.search(terms, alive, allowed, k, slots)
                 assert looked_up[0].tolist() == masked[0].tolist() == want[:k]
                 assert looked_up[1].tolist() == masked[1].tolist()
+
+
+@pytest.mark.parametrize("sampled_min", [4096, 64], ids=["exact-top-k", "sampled-bound"])
+def test_common_and_rare_terms_rank_alike_on_both_scoring_paths(
+    monkeypatch: pytest.MonkeyPatch, sampled_min: int
+) -> None:
+    """Terms whose postings cover much of the collection are scored through one pass over
+    the score buffer, rare ones posting by posting: the same hits, order and scores. With
+    many hits, the top k is chosen among those at or above a bound read from a sample of
+    the scores (``sampled-bound`` lowers the size where that starts): still exact, ties at
+    the cut included."""
+    monkeypatch.setattr(bm25, "_SAMPLED_MIN", sampled_min)
+    rng = np.random.default_rng(13)
+    common = [f"c{i}" for i in range(4)]
+    rare = [f"r{i}" for i in range(400)]
+    docs = [
+        list(rng.choice(common, size=int(rng.integers(0, 4))))
+        + list(rng.choice(rare, size=int(rng.integers(1, 4))))
+        for _ in range(2000)
+    ]
+    docs += [["c1", "r1"]] * 25  # ties at the cut
+    index = KeywordIndex()
+    for start in range(0, len(docs), 500):
+        index.add(docs[start : start + 500])
+    alive = np.ones(len(docs), dtype=np.bool_)
+    for dead in (7, 70, 2010):
+        alive[dead] = False
+        index.remove(dead)
+    allowed = (rng.random(len(docs)) < 0.5) & alive
+    queries = (["c1"], ["c0", "c2", "c3"], ["r5"], ["r1", "r2", "c1"], ["r9", "r399"])
+    for terms in queries:
+        for mask in (None, allowed):
+            keep = alive if mask is None else mask
+            want = [(i, s) for i, s in reference(docs, alive.tolist(), terms) if keep[i]]
+            for k in (1, 10, 30, 3000):
+                found = {}
+                for path, ratio in (("dense", 10**9), ("sparse", 0)):
+                    monkeypatch.setattr(bm25, "_DENSE_RATIO", ratio)
+                    found[path] = index.search(terms, alive, mask, k)
+                slots, scores = found["dense"]
+                assert slots.tolist() == found["sparse"][0].tolist() == [i for i, _ in want[:k]]
+                assert scores.tolist() == found["sparse"][1].tolist()
+                np.testing.assert_allclose(scores, [s for _, s in want[:k]], rtol=1e-5)
