@@ -8,6 +8,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,9 @@ from sedimem.consolidation import (
     JobReport,
     RuleExtractor,
 )
+from sedimem.consolidation import consolidator as consolidator_module
 from sedimem.consolidation.lease import LeaseLost, Leases
+from sedimem.consolidation.runlog import RUN_KIND
 from sedimem.embed import HashEmbedder
 from sedimem.errors import ValidationError
 from sedimem.longterm import EpisodicMemory, ProceduralMemory, SemanticMemory, records
@@ -573,3 +576,41 @@ async def test_a_worker_that_lost_its_lease_cannot_move_the_cursor(
     await leases.renew("default", "facts", "thief", clock.now())
     await leases.release("default", "facts", "thief")
     assert (await leases.peek("default", "facts")).owner is None
+
+
+async def test_a_run_cancelled_as_a_job_ends_stops(
+    lt_store: LongTermStore, embedder: HashEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker stopped just as a job ends (the run is stopping the job's lease heartbeat)
+    must stop: a cancellation swallowed there let the run go on to the next job, and a
+    worker on a short interval went on consolidating while ``stop()`` waited forever."""
+    await seed(lt_store, embedder, 5, "a")
+    consolidator = make(lt_store, embedder)
+    first = consolidator.jobs[0]
+    job = consolidator_module._JOBS[first]
+
+    async def then_cancelled(ctx: Any) -> None:
+        await job(ctx)
+        # the cancellation lands while the run awaits its heartbeat's end
+        asyncio.get_running_loop().call_soon(asyncio.current_task().cancel)  # type: ignore[union-attr]
+
+    monkeypatch.setitem(consolidator_module._JOBS, first, then_cancelled)
+    run = asyncio.create_task(consolidator.run("a"))
+    await asyncio.wait({run}, timeout=30)
+    assert run.cancelled()
+    runs = await lt_store.count("a", RecordFilter(kind=RUN_KIND))
+    assert runs == 0  # no report of a run that was stopped
+
+
+async def test_stopping_a_busy_worker_returns(
+    lt_store: LongTermStore, embedder: HashEmbedder
+) -> None:
+    """A worker with no pause between runs is stopped at whatever point each stop lands."""
+    await seed(lt_store, embedder, 5, "a")
+    for delay in (0.0, 0.001, 0.003, 0.01, 0.02, 0.05):
+        worker = ConsolidationWorker(make(lt_store, embedder), ["a"], 0.001)
+        worker.start()
+        await asyncio.sleep(delay)
+        async with asyncio.timeout(30):
+            await worker.stop()
+        assert not worker.running

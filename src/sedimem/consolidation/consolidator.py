@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import contextlib
 import logging
 import secrets
 from collections.abc import Sequence
@@ -208,8 +207,9 @@ class Consolidator:
         finally:
             if heartbeat is not None:
                 heartbeat.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await heartbeat
+                # wait() raises neither the heartbeat's cancellation nor swallows this
+                # run's own: a run cancelled right here (the worker stopping) must end
+                await asyncio.wait({heartbeat})
             if not dry_run:
                 await self._leases.release(tenant, job, owner)
         report = JobReport(

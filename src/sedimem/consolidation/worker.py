@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Sequence
 
@@ -54,8 +53,11 @@ class ConsolidationWorker:
         if task is None:
             return
         task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        # wait(): the worker's cancellation is not raised here, and a cancellation of the
+        # caller is not swallowed (suppressing CancelledError would do both)
+        await asyncio.wait({task})
+        if not task.cancelled():
+            task.result()  # the worker failed on its own: raised here, not lost
 
     async def run_once(self) -> None:
         for tenant in self._tenants:

@@ -513,8 +513,7 @@ class FallbackWorkingStore:
         """Stop the probe (writing back once more if it can) and close both stores."""
         if self._probe is not None:
             self._probe.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._probe
+            await asyncio.wait({self._probe})  # without swallowing a cancellation of ours
             self._probe = None
         if self._outage.degraded:
             with contextlib.suppress(Exception):
