@@ -20,6 +20,9 @@ from sedimem.retrieval.terms import STOPWORDS
 __all__ = ["MMR_LAMBDA", "diversify"]
 
 MMR_LAMBDA = 0.6
+#: Only the best this many items are re-ordered; the rest follow in rank order (they are
+#: rarely packed, and the greedy pass costs the square of the items it looks at).
+MMR_DEPTH = 30
 _WORD = re.compile(r"\w+")
 
 
@@ -37,6 +40,8 @@ def diversify(items: Sequence[ContextItem], *, weight: float = MMR_LAMBDA) -> li
     """``items`` (best first) re-ordered by maximal marginal relevance; scores unchanged."""
     if len(items) < 3 or weight >= 1.0:
         return list(items)
+    if len(items) > MMR_DEPTH:
+        return diversify(items[:MMR_DEPTH], weight=weight) + list(items[MMR_DEPTH:])
     top = max(item.score for item in items)
     scale = top if top > 0 else 1.0
     words = [_words(item.text) for item in items]

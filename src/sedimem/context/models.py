@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from enum import StrEnum
 from typing import Literal
 
@@ -48,6 +49,8 @@ class DropReason(StrEnum):
     """It would fit in the budget alone, but not in what its tier was granted or left over."""
     OVER_BUDGET = "over budget"
     """It cannot fit in the budget at all, or was removed after the exact final recount."""
+    BELOW_FLOOR = "below relevance floor"
+    """It matches the query much less than the best item of the assembly does."""
 
 
 class _Frozen(Model):
@@ -63,6 +66,11 @@ class ContextItem(_Frozen):
     score: float = 0.0
     label: str | None = None
     """Shown in bold before the text: a block's name, a working key, a procedure's name..."""
+    relevance: float | None = None
+    """How well it matches the query, comparable across tiers (None: not ranked by the
+    query, like pinned blocks and working state, which the relevance floor never drops)."""
+    at: datetime | None = None
+    """When it happened or became true; a time-ordered section is rendered by it."""
 
 
 class IncludedItem(_Frozen):

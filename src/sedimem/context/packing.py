@@ -2,21 +2,25 @@
 
 Steps (docs/context.md tells the same with examples):
 
-1. Check the input; drop empty items, items of tiers whose share is 0, and duplicates (same
-   text with whitespace collapsed; the first in tier order, then rank order, is kept).
+1. Check the input; drop empty items, items of tiers whose share is 0, duplicates (same
+   text with whitespace collapsed; the first in tier order, then rank order, is kept), and
+   items whose ``relevance`` is under ``floor`` times the best relevance of all items (the
+   relevance floor: a section holds what matches the query, not whatever exists).
 2. Count each item's rendered line and each section's heading with the tokenizer.
 3. Grant each tier tokens by its share; a tier needing less than its share leaves the rest
    to the tiers that need more, in proportion to their shares (:func:`quotas.grant`).
 4. Fill each tier with whole items in rank order within its grant; the first pinned block
    that does not fit whole is truncated to fit (and reported).
 5. Give the tokens still unused to the items left out, in tier order then rank order.
-6. Render, count the whole output exactly, and remove the last item of the lowest tier
-   while the count is over the budget (joins can tokenize differently than parts).
+6. Render (the tiers named in ``time_ordered`` by their items' ``at``, oldest first),
+   count the whole output exactly, and remove the last item of the lowest tier while the
+   count is over the budget (joins can tokenize differently than parts).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from datetime import UTC, datetime
 
 from sedimem.context.models import (
     TIERS,
@@ -51,21 +55,30 @@ def pack(
     quotas: Mapping[str, float] | None = None,
     format: ContextFormat = "markdown",
     tokenizer: Tokenizer | None = None,
+    floor: float = 0.0,
+    floored: Collection[Tier] = TIERS,
+    time_ordered: Collection[Tier] = (),
 ) -> AssembledContext:
     """Pack ``sections`` (tier -> items, best first) into at most ``budget_tokens`` tokens.
 
     ``sections`` keys are tiers (``blocks``, ``working``, ``procedures``, ``facts``,
     ``episodes``); a missing tier is empty. ``quotas`` overrides the default shares per tier.
     ``format`` is ``"markdown"`` (``text``) or ``"messages"`` (one system message per
-    section). ``tokenizer`` defaults to the offline ``cl100k_base``.
+    section). ``tokenizer`` defaults to the offline ``cl100k_base``. ``floor`` (0..1): items
+    of the tiers in ``floored`` whose ``relevance`` is below ``floor`` x the best relevance
+    of all items are left out. The tiers in
+    ``time_ordered`` are rendered oldest first (by ``at``) instead of best first.
     """
     budget = _check_budget(budget_tokens)
     fmt = _check_format(format)
     shares = normalize_quotas(quotas)
     items = _check_sections(sections)
+    if not 0.0 <= floor <= 1.0:
+        raise ValidationError("floor", f"out of range: {floor}", allowed="0..1")
     counter = tokenizer if tokenizer is not None else default_tokenizer()
 
     plans = _plan(items, shares, fmt, counter)
+    _apply_floor(plans, floor, frozenset(floored))
     grants = grant(budget, shares, {t: plans[t].demand for t in TIERS})
     for tier in TIERS:
         plans[tier].granted = grants[tier]
@@ -77,7 +90,7 @@ def pack(
             left -= plans[tier].leftover
     _drop_pending(plans, budget)
 
-    text, messages, used = _render_within(plans, fmt, budget, counter)
+    text, messages, used = _render_within(plans, fmt, budget, counter, frozenset(time_ordered))
     return AssembledContext(
         format=fmt,
         text=text,
@@ -158,6 +171,31 @@ def _plan(
     return plans
 
 
+def _apply_floor(plans: Mapping[Tier, TierPlan], floor: float, floored: frozenset[Tier]) -> None:
+    ranked = [c for p in plans.values() for c in p.candidates if c.item.relevance is not None]
+    best = max((c.item.relevance or 0.0 for c in ranked if c.pending), default=0.0)
+    if floor <= 0.0 or best <= 0.0:
+        return
+    bar = floor * best
+    for candidate in ranked:
+        relevance = candidate.item.relevance or 0.0
+        if candidate.pending and candidate.tier in floored and relevance < bar:
+            candidate.drop(
+                DropReason.BELOW_FLOOR,
+                f"relevance {relevance:.3f} is under {floor:g} x the best {best:.3f}",
+            )
+
+
+_NEVER = datetime.min.replace(tzinfo=UTC)
+
+
+def _lines(plan: TierPlan, by_time: bool) -> list[str]:
+    included = [c for c in plan.candidates if c.included]
+    if by_time:
+        included.sort(key=lambda c: c.item.at or _NEVER)  # stable: same time keeps rank
+    return [c.line for c in included]
+
+
 def _drop_pending(plans: Mapping[Tier, TierPlan], budget: int) -> None:
     for plan in plans.values():
         used = plan.used
@@ -179,11 +217,15 @@ def _drop_pending(plans: Mapping[Tier, TierPlan], budget: int) -> None:
 
 
 def _render_within(
-    plans: Mapping[Tier, TierPlan], fmt: ContextFormat, budget: int, tokenizer: Tokenizer
+    plans: Mapping[Tier, TierPlan],
+    fmt: ContextFormat,
+    budget: int,
+    tokenizer: Tokenizer,
+    time_ordered: frozenset[Tier],
 ) -> tuple[str | None, list[dict[str, str]] | None, int]:
     """Render; while the exact count is over budget, drop the last item of the lowest tier."""
     while True:
-        lines = {t: [c.line for c in plans[t].candidates if c.included] for t in TIERS}
+        lines = {t: _lines(plans[t], t in time_ordered) for t in TIERS}
         if fmt == "markdown":
             text = render_markdown(lines)
             used = tokenizer.count(text)

@@ -77,10 +77,14 @@ class Searcher:
             raise ValidationError("mode", f"{mode!r} is unknown", allowed="hybrid, keyword, vector")
         pool = max(k, self.settings.candidates)
         depth = k
-        if mode == "hybrid" and self.settings.rerank_depth:
+        # The second stage re-scores the top ``rerank_depth`` fused candidates, or the top
+        # k when more are asked for: a deep search is ordered by the same rules as a short
+        # one (its first ten are the short search's ten).
+        second = mode == "hybrid" and self.settings.rerank_depth > 0
+        if second:
             depth = max(k, min(pool, self.settings.rerank_depth))
         fused, peeks = self._capabilities()
-        if depth > k and fused and peeks:
+        if second and fused and peeks:
             store = cast(_PeekingStore, self.store)
             return await self._fused_peeked(store, tenant, flt, query, k, depth, pool, now)
         if fused:
@@ -89,7 +93,7 @@ class Searcher:
             )
         else:
             found = await self._separate(tenant, flt, query, depth, pool, mode, now)
-        if depth > k:
+        if second:
             candidates = [
                 RerankCandidate(row.id, row.text, row.occurred_at, row.session, why.score)
                 for row, why in found

@@ -1,0 +1,141 @@
+"""Context assembly: fetch every tier in parallel, keep what answers, pack into a budget.
+
+Tiers, in the order they appear: pinned blocks (always first), working state (task,
+keys, the newest scratchpad notes), matching procedures, facts true and believed now,
+episodes. Long-term tiers are searched across every session of the scope's owner. What
+decides what goes in (docs/context.md tells the same with an example):
+
+1. the question is read once (:mod:`.question`): its words, whom it names, whether it asks
+   for advice or about time;
+2. every ranked tier's candidates get a relevance on one scale (:mod:`.relevance`), and
+   packing leaves out what falls under :data:`FLOOR` times the best of the whole assembly,
+   so budget a tier cannot use well flows to tiers that match;
+3. within a tier, items are ordered by who said them, newer values first, near-copies last
+   (:mod:`.ranked`), long episodes cut to the passage that matched (:mod:`.passages`);
+4. every item shows its date; a question about time gets facts and episodes in time order.
+
+Packing (quotas, the exact token count, the report) is :mod:`sedimem.context`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Mapping, Sequence
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+from sedimem import observe
+from sedimem.assembly.question import read_question
+from sedimem.assembly.ranked import (
+    SESSION_BOOST,
+    Candidates,
+    episode_items,
+    fact_items,
+    procedure_items,
+)
+from sedimem.assembly.relevance import FLOOR, FLOORED
+from sedimem.assembly.state import block_items, working_items
+from sedimem.context.models import AssembledContext, ContextFormat
+from sedimem.context.packing import pack
+from sedimem.context.tokens import Tokenizer, default_tokenizer
+from sedimem.longterm.arguments import check_query
+from sedimem.retrieval.index.analyzer import Analyzer
+from sedimem.scope import Scope
+from sedimem.types.longterm import Episode
+from sedimem.types.search import Hit
+
+if TYPE_CHECKING:
+    from sedimem.memory import Memory
+
+__all__ = ["FLOOR", "FLOORED", "SESSION_BOOST", "assemble", "episode_depth"]
+
+_FACTS = 5
+_PROCEDURES = 5
+#: The best episodes whose next turn (the reply) is fetched to stand beside them.
+NEIGHBOURS = 5
+#: How long after a turn its reply may come.
+_REPLY_WITHIN = timedelta(hours=6)
+
+
+_local = threading.local()
+
+
+def _analyzer() -> Analyzer:
+    """This thread's analyzer: it caches stems, and is not safe to share across threads."""
+    analyzer: Analyzer | None = getattr(_local, "analyzer", None)
+    if analyzer is None:
+        analyzer = _local.analyzer = Analyzer()
+    return analyzer
+
+
+def episode_depth(budget_tokens: int) -> int:
+    """How many episodes are drawn for a budget: about one per 25 tokens, 20 to 40."""
+    return max(20, min(40, budget_tokens // 25))
+
+
+@observe.operation("assemble")
+async def assemble(
+    memory: Memory,
+    query: str,
+    scope: Scope,
+    budget_tokens: int,
+    *,
+    quotas: Mapping[str, float] | None = None,
+    format: ContextFormat = "markdown",
+    tokenizer: Tokenizer | None = None,
+) -> AssembledContext:
+    """The memories that answer ``query`` best, packed into at most ``budget_tokens``."""
+    check_query(query)
+    counter = tokenizer if tokenizer is not None else default_tokenizer()
+    analyzer = _analyzer()
+    question = read_question(query, analyzer)
+    depth = episode_depth(budget_tokens) if isinstance(budget_tokens, int) else 20
+    blocks, working, procedures, facts, episodes = await asyncio.gather(
+        block_items(memory, scope),
+        working_items(memory, scope),
+        memory.procedures.find_matching(query, scope=scope.owner, k=_PROCEDURES),
+        memory.facts.recall(query, scope=scope, k=_FACTS),
+        memory.episodes.recall(query, scope=scope, k=depth),
+    )
+    replies = await _replies(memory, scope, episodes[:NEIGHBOURS])
+    found = Candidates.of(question, procedures, facts, episodes, analyzer)
+    sections = {
+        "blocks": blocks,
+        "working": working,
+        "procedures": procedure_items(found),
+        "facts": fact_items(found, scope),
+        "episodes": episode_items(found, scope, analyzer, counter, replies),
+    }
+    return pack(
+        sections,
+        budget_tokens,
+        quotas=quotas,
+        format=format,
+        tokenizer=counter,
+        floor=FLOOR,
+        floored=FLOORED,
+        time_ordered=("facts", "episodes") if question.temporal else (),
+    )
+
+
+async def _replies(
+    memory: Memory, scope: Scope, hits: Sequence[Hit[Episode]]
+) -> dict[str, Episode]:
+    """The turn after each conversational hit in its session, by the hit's id."""
+
+    async def reply(e: Episode) -> Episode | None:
+        if e.scope.session is None or "speaker" not in e.metadata:
+            return None
+        start = e.occurred_at + timedelta(microseconds=1)
+        page = await memory.episodes.list(
+            scope,
+            limit=1,
+            task_type=e.task_type,
+            time_range=(start, e.occurred_at + _REPLY_WITHIN),
+            session=e.scope.session,
+        )
+        return page.items[0] if page.items else None
+
+    found = await asyncio.gather(*(reply(h.record) for h in hits))
+    return {h.record.id: r for h, r in zip(hits, found, strict=True) if r is not None}

@@ -1,0 +1,258 @@
+"""The tiers ranked by the question: procedures, facts and episodes as context items.
+
+Each item carries its date (``at``, shown as its label) and its relevance on the scale
+every tier shares (:mod:`sedimem.assembly.relevance`). Within a tier:
+
+- **facts** keep their search order; a fact describing the asking user (name, home, work,
+  preferences, diet: :data:`PROFILE`) is kept even when the question does not touch it
+  (the best :data:`PROFILE_LIMIT` of them), the rest must clear the relevance floor;
+- **episodes** are weighed by who spoke (:mod:`sedimem.assembly.question`): another
+  speaker than the one the question names counts :data:`OTHER_SPEAKER` of its score, the
+  assistant's turns :data:`ASSISTANT` of theirs unless the question asks for advice (and
+  the user's turns the same when it does); a long episode contributes its passage
+  (:mod:`sedimem.assembly.passages`) and, when cut, its id to fetch it whole;
+- of two episodes that state one thing (the same words of the question, most of their own
+  words in common), the newer ranks first and the older is labelled ``earlier``: a value
+  that changed ("27 species so far", later "32") is read in its newest form first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from sedimem.assembly import passages as _passages
+from sedimem.assembly.question import Question
+from sedimem.assembly.relevance import Pool
+from sedimem.context.diversity import diversify
+from sedimem.context.models import ContextItem
+from sedimem.context.tokens import Tokenizer
+from sedimem.retrieval.index.analyzer import Analyzer
+from sedimem.scope import Scope
+from sedimem.types.longterm import Episode, Fact, Procedure
+from sedimem.types.search import Hit
+
+__all__ = [
+    "ASSISTANT",
+    "OTHER_SPEAKER",
+    "PROFILE",
+    "SESSION_BOOST",
+    "Candidates",
+    "episode_items",
+    "fact_items",
+    "procedure_items",
+]
+
+#: Facts and episodes recorded in the session asking rank this much higher (x 1.1): every
+#: session of the owner is searched, and what this session learned is the likeliest to
+#: matter to its next step. Small, so a much better match from another session still wins.
+SESSION_BOOST = 0.1
+#: A turn of another speaker than the one the question names keeps this share of its score.
+OTHER_SPEAKER = 0.65
+#: The assistant's turn, for a question that does not ask for advice (and the user's turn
+#: for one that does), keeps this share of its score.
+ASSISTANT = 0.9
+#: A reply brought in beside a matched turn scores this share of the matched turn's score.
+REPLY = 0.95
+#: Predicates that describe the asking user (who they are, where, what they need or prefer)
+#: and are shown whatever the question, the best matching first.
+PROFILE = frozenset(
+    {"name", "lives_in", "works_at", "occupation", "prefers", "allergic_to", "diet"}
+)
+#: How many profile facts may pass the relevance floor without matching the question.
+PROFILE_LIMIT = 3
+#: How many of the best items are compared for an older and a newer value.
+COMPARED = 10
+#: Two items state one thing when this share of their words (stems) is common to both.
+SAME_THING = 0.4
+PASSAGE_LIMIT = _passages.PASSAGE_TOKENS
+_TURN_TYPES = frozenset({"conversation", "note"})
+
+
+@dataclass(slots=True)
+class Candidates:
+    """Every ranked tier's hits and the pool of their texts the question is weighed on."""
+
+    question: Question
+    procedures: list[Hit[Procedure]]
+    facts: list[Hit[Fact]]
+    episodes: list[Hit[Episode]]
+    pool: Pool
+
+    @classmethod
+    def of(
+        cls,
+        question: Question,
+        procedures: list[Hit[Procedure]],
+        facts: list[Hit[Fact]],
+        episodes: list[Hit[Episode]],
+        analyzer: Analyzer,
+    ) -> Candidates:
+        texts = [_procedure_text(h.record) for h in procedures]
+        texts += [h.record.statement for h in facts]
+        texts += [_speech(h.record)[1] for h in episodes]
+        named = {s for h in episodes if (s := _speech(h.record)[0]) and question.named(s)}
+        pool = Pool.of(question, texts, analyzer, ignore=named)
+        return cls(question, procedures, facts, episodes, pool)
+
+
+def _boosted(scope: Scope, hit: Hit[Fact] | Hit[Episode]) -> float:
+    own = scope.session is not None and hit.record.scope.session == scope.session
+    return hit.score * (1.0 + SESSION_BOOST) if own else hit.score
+
+
+def _procedure_text(p: Procedure) -> str:
+    return "; ".join(f"{i}. {step}" for i, step in enumerate(p.steps, start=1))
+
+
+def _speech(e: Episode) -> tuple[str | None, str]:
+    """The speaker of a conversational episode (None for others) and what was said."""
+    speaker = e.metadata.get("speaker")
+    if e.task_type in _TURN_TYPES and isinstance(speaker, str) and speaker:
+        return speaker, e.description.removeprefix(f"{speaker}: ")
+    text = e.description
+    if e.lessons_learned:
+        text += " Lessons: " + "; ".join(e.lessons_learned)
+    return None, text
+
+
+def procedure_items(found: Candidates) -> list[ContextItem]:
+    return [
+        ContextItem(
+            id=h.record.id,
+            label=h.record.name,
+            text=_procedure_text(h.record),
+            score=h.score,
+            relevance=found.pool.relevance(i, h.explain),
+        )
+        for i, h in enumerate(found.procedures)
+    ]
+
+
+def fact_items(found: Candidates, scope: Scope) -> list[ContextItem]:
+    offset = len(found.procedures)
+    items = []
+    profile = 0
+    for i, h in enumerate(found.facts):
+        fact = h.record
+        relevance: float | None = found.pool.relevance(offset + i, h.explain)
+        about_asker = scope.user is not None and fact.scope.user == scope.user
+        if about_asker and fact.predicate in PROFILE and profile < PROFILE_LIMIT:
+            relevance, profile = None, profile + 1  # describes the user: kept
+        items.append(
+            ContextItem(
+                id=fact.id,
+                text=fact.statement,
+                label=f"{fact.valid_from:%Y-%m-%d}",
+                score=_boosted(scope, h),
+                relevance=relevance,
+                at=fact.valid_from,
+            )
+        )
+    # facts need no newer-first step: of a single-valued predicate only the newest value
+    # is current (supersession closed the older ones), and only current facts are found
+    return diversify(sorted(items, key=lambda item: -item.score))
+
+
+def _weight(question: Question, speaker: str | None, role: object, named: bool) -> float:
+    weight = 1.0
+    if named and speaker is not None and not question.named(speaker):
+        weight *= OTHER_SPEAKER
+    if role == ("user" if question.advice else "assistant"):
+        weight *= ASSISTANT
+    return weight
+
+
+def episode_items(
+    found: Candidates,
+    scope: Scope,
+    analyzer: Analyzer,
+    tokenizer: Tokenizer,
+    replies: Mapping[str, Episode] | None = None,
+) -> list[ContextItem]:
+    offset = len(found.procedures) + len(found.facts)
+    question = found.question
+    speakers = [_speech(h.record)[0] for h in found.episodes]
+    named = any(s is not None and question.named(s) for s in speakers)
+    items = []
+    for i, h in enumerate(found.episodes):
+        e = h.record
+        speaker, said = speakers[i], _speech(h.record)[1]
+        shown, cut = _passages.passage(
+            said, found.pool.weights, analyzer=analyzer, tokenizer=tokenizer, limit=PASSAGE_LIMIT
+        )
+        text = f"{speaker}: {shown}" if speaker is not None else shown
+        if cut:
+            text += f" (id {e.id})"
+        label = f"{e.occurred_at:%Y-%m-%d}"
+        if speaker is None:
+            label += f" {e.outcome.value}"
+        weight = _weight(question, speaker, e.metadata.get("role"), named)
+        items.append(
+            ContextItem(
+                id=e.id,
+                text=text,
+                label=label,
+                score=_boosted(scope, h) * weight,
+                relevance=found.pool.relevance(offset + i, h.explain),
+                at=e.occurred_at,
+            )
+        )
+    ranked = _newer_first(diversify(sorted(items, key=lambda item: -item.score)), found, offset)
+    return _with_replies(ranked, replies or {}, {h.record.id for h in found.episodes})
+
+
+def _with_replies(
+    items: list[ContextItem], replies: Mapping[str, Episode], known: set[str]
+) -> list[ContextItem]:
+    """Each item followed by the reply to it, when it has one not ranked on its own."""
+    out: list[ContextItem] = []
+    for item in items:
+        out.append(item)
+        reply = replies.get(item.id)
+        if reply is not None and reply.id not in known:
+            known.add(reply.id)
+            speaker, said = _speech(reply)
+            out.append(
+                ContextItem(
+                    id=reply.id,
+                    text=f"{speaker}: {said}" if speaker is not None else said,
+                    label=f"{reply.occurred_at:%Y-%m-%d}",
+                    score=item.score * REPLY,
+                    relevance=item.relevance,
+                    at=reply.occurred_at,
+                )
+            )
+    return out
+
+
+def _newer_first(items: Sequence[ContextItem], found: Candidates, offset: int) -> list[ContextItem]:
+    """Of two values of one thing, the newer first: when two of the best items hold the
+    same words of the question and share most of their own words (:data:`SAME_THING`),
+    the newer moves before the older, which is labelled ``earlier``."""
+    ordered = list(items)
+    position = {id_: offset + i for i, id_ in enumerate(_ids(found, offset))}
+    weights = found.pool.weights
+    held = [found.pool.held[position[item.id]] if item.id in position else None for item in ordered]
+    for j in range(1, min(len(ordered), COMPARED)):
+        newer, mine = ordered[j], held[j]
+        if mine is None or newer.at is None:
+            continue
+        asked = frozenset(s for s in mine if s in weights)
+        for i in range(j):
+            older, theirs = ordered[i], held[i]
+            if theirs is None or older.at is None or older.at >= newer.at or not asked:
+                continue
+            if asked == frozenset(s for s in theirs if s in weights) and (
+                len(mine & theirs) >= SAME_THING * len(mine | theirs)
+            ):
+                label = f"{older.label} earlier" if older.label else "earlier"
+                ordered[i] = older.model_copy(update={"label": label})
+                ordered.insert(i, ordered.pop(j))
+                held.insert(i, held.pop(j))
+                break
+    return ordered
+
+
+def _ids(found: Candidates, offset: int) -> list[str]:
+    return [h.record.id for h in found.episodes]
