@@ -257,6 +257,8 @@ def test_exact_recount_trims_the_lowest_items_until_within_budget(fmt: str) -> N
         ({"budget_tokens": True}, "budget_tokens"),
         ({"budget_tokens": "100"}, "budget_tokens"),
         ({"format": "html"}, "format"),
+        ({"floor": 1.5}, "floor"),
+        ({"floor": -0.1}, "floor"),
         ({"quotas": {"facts": -1}}, "quotas.facts"),
         ({"quotas": {"notes": 1}}, "quotas"),
         ({"sections": {"notes": []}}, "sections"),
@@ -277,3 +279,49 @@ def test_context_item_validates_through_our_error() -> None:
     with pytest.raises(ValidationError) as caught:
         ContextItem(id="", text="x")
     assert caught.value.field == "id"
+
+
+def test_the_relevance_floor_leaves_out_what_matches_far_less_than_the_best() -> None:
+    sections = {
+        "working": [ContextItem(id="k", text="unranked state", score=1.0)],
+        "facts": [
+            ContextItem(id="f1", text="best fact", relevance=0.8),
+            ContextItem(id="f2", text="weak fact", relevance=0.3),
+            ContextItem(id="f3", text="unranked fact"),
+        ],
+        "episodes": [ContextItem(id="e1", text="weak episode", relevance=0.1)],
+    }
+    result = pack(sections, 100, tokenizer=WORDS, floor=0.5, floored=("facts",))
+    placed = {i.id for i in result.report.included}
+    assert placed == {"k", "f1", "f3", "e1"}  # episodes are not floored here
+    (dropped,) = result.report.dropped
+    assert (dropped.id, dropped.reason) == ("f2", DropReason.BELOW_FLOOR)
+    assert "0.300" in dropped.detail
+    assert "0.800" in dropped.detail
+    # floored everywhere, the weak episode goes too; without a floor everything stays
+    everywhere = pack(sections, 100, tokenizer=WORDS, floor=0.5)
+    assert {d.id for d in everywhere.report.dropped} == {"f2", "e1"}
+    assert len(pack(sections, 100, tokenizer=WORDS).report.included) == 5
+
+
+def test_time_ordered_tiers_render_oldest_first_while_selection_keeps_rank() -> None:
+    from datetime import UTC, datetime
+
+    def at(day: int) -> datetime:
+        return datetime(2025, 1, day, tzinfo=UTC)
+
+    episodes = [
+        ContextItem(id="late", text="late one", score=3, at=at(20)),
+        ContextItem(id="early", text="early one", score=2, at=at(2)),
+        ContextItem(id="undated", text="undated one", score=1),
+        ContextItem(id="mid", text="mid one", score=0.5, at=at(10)),
+    ]
+    ranked = pack({"episodes": episodes}, 100, tokenizer=WORDS)
+    assert (ranked.text or "").index("late one") < (ranked.text or "").index("early one")
+    timed = pack({"episodes": episodes}, 100, tokenizer=WORDS, time_ordered=("episodes",))
+    text = timed.text or ""
+    assert text.index("undated") < text.index("early") < text.index("mid") < text.index("late")
+    # a tight budget still chooses by rank, then orders what it chose by time
+    tight = pack({"episodes": episodes}, 10, tokenizer=WORDS, time_ordered=("episodes",))
+    assert [i.id for i in tight.report.included] == ["late", "early"]
+    assert (tight.text or "").index("early") < (tight.text or "").index("late")

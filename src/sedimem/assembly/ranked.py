@@ -92,7 +92,9 @@ class Candidates:
         texts += [h.record.statement for h in facts]
         texts += [_speech(h.record)[1] for h in episodes]
         named = {s for h in episodes if (s := _speech(h.record)[0]) and question.named(s)}
-        pool = Pool.of(question, texts, analyzer, ignore=named)
+        hits: list[Hit[Procedure] | Hit[Fact] | Hit[Episode]] = [*procedures, *facts, *episodes]
+        cosines = [h.explain.vector for h in hits]
+        pool = Pool.of(question, texts, analyzer, cosines=cosines, ignore=named)
         return cls(question, procedures, facts, episodes, pool)
 
 

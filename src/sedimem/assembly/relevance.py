@@ -3,12 +3,15 @@
 Search scores rank records within one tier; they cannot say whether the fifth fact matters
 as much as the first episode. The relevance of a candidate is
 
-    relevance = cosine(question, record)  +  share of the question's weighted stems it holds
+    relevance = share of the question's weighted stems it holds
+              + how far its cosine to the question rises above the pool's median cosine
 
-both in 0..1: the embedder's cosine (from the search's explanation; 0 when only keyword
-search found the record) and the keyword match, each question stem weighted by its BM25
-idf over the pool of every tier's candidates, so a word most candidates hold (a speaker's
-name, "like") counts for little. Stems of the speakers the question names are not counted:
+The keyword match weighs each question stem by its BM25 idf over the pool of every tier's
+candidates, so a word most candidates hold (a speaker's name, "like") counts for little.
+The cosine (from the search's explanation; none when only keyword search found the record)
+counts above the median of the pool's: embedders differ in their baseline (a static model
+gives unrelated sentences about one person ~0.7), and what sets a record apart is how much
+closer it is than the rest. Stems of the speakers the question names are not counted:
 "What did Caroline research?" is matched by what holds "research". The packing floor
 (:data:`FLOOR`) then keeps what comes near the best candidate of the whole assembly.
 """
@@ -16,6 +19,7 @@ name, "like") counts for little. Stems of the speakers the question names are no
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -41,6 +45,8 @@ class Pool:
 
     weights: dict[str, float]
     held: list[frozenset[str]]
+    baseline: float = 0.0
+    """The median cosine of the candidates to the question."""
 
     @classmethod
     def of(
@@ -49,9 +55,11 @@ class Pool:
         texts: Sequence[str],
         analyzer: Analyzer,
         *,
+        cosines: Iterable[float | None] = (),
         ignore: Iterable[str] = (),
     ) -> Pool:
-        """Weigh ``question``'s stems over ``texts`` (stems of ``ignore`` count 0)."""
+        """Weigh ``question``'s stems over ``texts`` (stems of ``ignore`` count 0);
+        ``cosines``: the candidates' cosines to the question, where known."""
         skip = {s for word in ignore for s in analyzer.terms(word)}
         stems = [s for s in question.stems if s not in skip]
         held = [frozenset(analyzer.terms(t)) for t in texts]
@@ -60,7 +68,8 @@ class Pool:
         for stem in stems:
             df = sum(1 for h in held if stem in h)
             weights[stem] = math.log(1.0 + (n - df + 0.5) / (df + 0.5)) if n else 1.0
-        return cls(weights, held)
+        known = [c for c in cosines if c is not None]
+        return cls(weights, held, statistics.median(known) if known else 0.0)
 
     def match(self, index: int) -> float:
         """The weighted share of the question's stems that candidate ``index`` holds."""
@@ -71,5 +80,6 @@ class Pool:
         return sum(w for s, w in self.weights.items() if s in held) / total
 
     def relevance(self, index: int, explain: ScoreBreakdown | None) -> float:
-        cosine = explain.vector if explain is not None and explain.vector is not None else 0.0
-        return max(cosine, 0.0) + self.match(index)
+        cosine = explain.vector if explain is not None else None
+        closer = max(cosine - self.baseline, 0.0) if cosine is not None else 0.0
+        return closer + self.match(index)

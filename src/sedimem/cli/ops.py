@@ -199,11 +199,16 @@ def eval_locomo(
             "(sedimem[quality]). Both offline."
         ),
     ] = "default",
+    conversations: Annotated[
+        str,
+        typer.Option(help="Conversations to run, by position: 0-4 were tuned on, 5-9 were not."),
+    ] = "0-9",
 ) -> None:
     """Evidence recall@5/@10 and NDCG@10 for keyword-only, vector-only and hybrid retrieval,
     overall and per LoCoMo category."""
     from sedimem.config import EmbedderKind, Settings
     from sedimem.embed.factory import open_embedder
+    from sedimem.evaluation.context import parse_conversations
     from sedimem.evaluation.run import run_locomo
 
     path = data or _DEFAULT_LOCOMO
@@ -217,9 +222,46 @@ def eval_locomo(
     async def main() -> None:
         kind: EmbedderKind = "minilm" if embedder == "minilm" else "default"
         chosen = await open_embedder(Settings(embedder=kind))
-        await run_locomo(path, console.get(), store_url=store, ablation=ablation, embedder=chosen)
+        await run_locomo(
+            path,
+            console.get(),
+            store_url=store,
+            ablation=ablation,
+            embedder=chosen,
+            only=parse_conversations(conversations),
+        )
 
     run(main())
+
+
+@eval_app.command("context")
+def eval_context(
+    data: Annotated[
+        Path | None,
+        typer.Option(help="Path to locomo10.json (default: ../shared/data/locomo10.json)."),
+    ] = None,
+    budgets: Annotated[str, typer.Option(help="Token budgets, comma-separated.")] = "500,1000,2000",
+    conversations: Annotated[
+        str,
+        typer.Option(help="Conversations to run, by position: 0-4 were tuned on, 5-9 were not."),
+    ] = "0-9",
+) -> None:
+    """Whether assemble's context holds the answer, beside raw turns in BM25 order and hybrid
+    recall's top turns packed into the same budget; tuned and untuned halves apart."""
+    from sedimem.evaluation.context import parse_conversations, report_context
+
+    path = data or _DEFAULT_LOCOMO
+    if not path.exists():
+        raise typer.BadParameter(f"{path} does not exist; pass --data PATH", param_hint="--data")
+    try:
+        chosen = [int(b) for b in budgets.split(",")]
+    except ValueError as exc:
+        raise typer.BadParameter(f"cannot read {budgets!r}", param_hint="--budgets") from exc
+    if not chosen or any(not 1 <= b <= 100_000 for b in chosen):
+        raise typer.BadParameter("each budget must be 1..100000", param_hint="--budgets")
+    report_context(
+        path, console.get(), budgets=chosen, conversations=parse_conversations(conversations)
+    )
 
 
 @eval_app.command("extraction")

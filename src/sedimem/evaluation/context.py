@@ -19,6 +19,7 @@ looking at them).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import re
@@ -30,6 +31,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
 
 from sedimem.context.tokens import Tokenizer, default_tokenizer
 from sedimem.errors import ValidationError
@@ -48,6 +53,8 @@ __all__ = [
     "load_dialogues",
     "normalize",
     "pack_lines",
+    "parse_conversations",
+    "report_context",
     "run_context_eval",
 ]
 
@@ -281,4 +288,73 @@ async def run_context_eval(
         timings.sort()
         metrics["assemble_ms_p50"] = round(timings[len(timings) // 2] * 1000, 2)
         metrics["assemble_ms_p95"] = round(timings[int(len(timings) * 0.95)] * 1000, 2)
+    return metrics
+
+
+def parse_conversations(text: str) -> list[int]:
+    """``"5-9"`` or ``"0,2,4"`` (or both, comma-separated) as conversation positions."""
+    chosen: list[int] = []
+    try:
+        for part in text.split(","):
+            low, _, high = part.strip().partition("-")
+            chosen.extend(range(int(low), int(high or low) + 1))
+    except ValueError as exc:
+        raise ValidationError(
+            "conversations", f"cannot read {text!r}", allowed="ranges like 5-9 or 0,2,4"
+        ) from exc
+    if not chosen or min(chosen) < 0:
+        raise ValidationError("conversations", f"{text!r} names none", allowed="0 and up")
+    return chosen
+
+
+def report_context(
+    path: Path,
+    console: Console,
+    *,
+    budgets: Sequence[int] = BUDGETS,
+    conversations: Sequence[int] | None = None,
+) -> dict[str, float]:
+    """Run :func:`run_context_eval` with a progress bar; print the tables and a JSON line."""
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("questions", total=None)
+
+        def advance(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        metrics = asyncio.run(
+            run_context_eval(path, budgets=budgets, conversations=conversations, progress=advance)
+        )
+    for half, title in (("tuned", "conversations 0-4 (tuned on)"), ("untuned", "5-9 (headline)")):
+        asked = metrics.get(f"{half}.assemble.{budgets[0]}.questions")
+        if not asked:
+            continue
+        table = Table(
+            "budget",
+            *(f"{m} (tokens)" for m in METHODS),
+            "assemble - best baseline",
+            title=f"LoCoMo: contexts holding the answer, {title}, {asked:.0f} questions",
+        )
+        for budget in budgets:
+            share = {m: metrics[f"{half}.{m}.{budget}"] for m in METHODS}
+            cells = [
+                f"{share[m]:.3f} ({metrics[f'{half}.{m}.{budget}.tokens']:.0f})" for m in METHODS
+            ]
+            margin = share["assemble"] - max(share["bm25"], share["hybrid"])
+            table.add_row(str(budget), *cells, f"{margin:+.3f}")
+        console.print(table)
+        table = Table("category", "questions", *METHODS, title=f"{half}, per category, 1,000")
+        middle = budgets[len(budgets) // 2]
+        for label in (CATEGORIES[c] for c in (1, 2, 3, 4)):
+            n = metrics.get(f"{half}.assemble.{middle}.{label}.questions")
+            if n:
+                shares = [f"{metrics[f'{half}.{m}.{middle}.{label}']:.3f}" for m in METHODS]
+                table.add_row(label, f"{n:.0f}", *shares)
+        table.title = f"{half}, per category, budget {middle}"
+        console.print(table)
+    console.print(
+        f"assemble: p50 {metrics.get('assemble_ms_p50', 0):.1f} ms, "
+        f"p95 {metrics.get('assemble_ms_p95', 0):.1f} ms",
+        highlight=False,
+    )
+    console.print(json.dumps({"metrics": metrics}), soft_wrap=True, highlight=False)
     return metrics

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
@@ -40,10 +41,15 @@ async def run_locomo(
     store_url: str | None = None,
     ablation: bool = False,
     embedder: Embedder | None = None,
+    only: Sequence[int] | None = None,
 ) -> dict[str, float]:
     """Ingest LoCoMo into a fresh store with ``embedder`` (default: the packaged static
-    model), ask every question in each mode, print the tables and a JSON last line."""
+    model), ask every question in each mode, print the tables and a JSON last line.
+    ``only``: the conversations to run, by position in the file (default: all)."""
     conversations = load_locomo(data)
+    if only is not None:
+        wanted = set(only)
+        conversations = [c for i, c in enumerate(conversations) if i in wanted]
     embedder = embedder or default_embedder()
     with tempfile.TemporaryDirectory(prefix="sedimem-eval-") as tmp:
         store = await open_longterm_store(store_url or f"sqlite:///{tmp}/locomo.db")

@@ -1,0 +1,150 @@
+"""What `assemble` puts in a context and why: floor, passages, replies, speakers, time."""
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from sedimem.context.models import DropReason
+from sedimem.memory import Memory
+from sedimem.scope import Scope
+from sedimem.types.longterm import Fact
+
+DAY = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
+USER = Scope(tenant="t", user="zoe")
+
+
+@pytest.fixture
+async def memory(tmp_path: object) -> AsyncIterator[Memory]:
+    async with await Memory.open(f"sqlite:///{tmp_path}/m.db") as m:
+        yield m
+
+
+def turn(role: str, content: str, at: datetime, name: str | None = None) -> dict[str, object]:
+    message: dict[str, object] = {"role": role, "content": content, "timestamp": at}
+    if name is not None:
+        message["name"] = name
+    return message
+
+
+async def test_facts_must_match_the_question_or_describe_the_user(memory: Memory) -> None:
+    owner = USER
+    await memory.facts.learn(
+        Fact(scope=owner, statement="Zoe lives in Leeds", subject="Zoe", predicate="lives_in",
+             object="Leeds")
+    )  # fmt: skip
+    for thing in ("jazz records", "old maps", "mechanical watches", "paper kites"):
+        await memory.facts.learn(Fact(scope=owner, statement=f"Zoe collects {thing}"))
+    await memory.facts.learn(Fact(scope=owner, statement="Zoe's sister Ana is a dentist"))
+    context = await memory.assemble("What does Zoe's sister do for work?", owner, 400)
+    text = context.text or ""
+    assert "dentist" in text
+    assert "Leeds" in text  # describes the user: kept whatever the question
+    assert "kites" not in text
+    assert "maps" not in text
+    floor = [d for d in context.report.dropped if d.reason is DropReason.BELOW_FLOOR]
+    assert floor
+    assert all(d.tier == "facts" for d in floor)
+    assert all("the best" in d.detail for d in floor)
+
+
+async def test_a_long_assistant_answer_contributes_its_passage(memory: Memory) -> None:
+    steps = [
+        f"{i}. Check the {w} twice before you leave home." for i, w in enumerate("abcdefghijkl")
+    ]
+    answer = "Here is a checklist.\n" + "\n".join(steps[:6]) + (
+        "\nFor birding, 8x42 binoculars are the usual choice.\n"
+    ) + "\n".join(steps[6:])  # fmt: skip
+    await memory.ingest(
+        [
+            turn("user", "Which binoculars should I take birding?", DAY),
+            turn("assistant", answer, DAY + timedelta(seconds=5)),
+        ],
+        USER.with_session("s1"),
+    )
+    context = await memory.assemble("binoculars for birding", USER, 300)
+    text = context.text or ""
+    assert "8x42" in text
+    assert "Check the a twice" not in text  # not the whole list
+    line = next(line for line in text.splitlines() if "8x42" in line)
+    assert "…" in line
+    assert "(id " in line
+    assert "2025-03-01" in line  # dated
+
+
+async def test_a_matched_turn_brings_its_reply(memory: Memory) -> None:
+    filler = [
+        turn("user", f"Today I cleaned shelf number {i}.", DAY + timedelta(minutes=i))
+        for i in range(30)
+    ]
+    qa = [
+        turn("assistant", "Which band played at the festival?", DAY + timedelta(hours=2)),
+        turn("user", "It was Matt Patterson, amazing voice.", DAY + timedelta(hours=2, seconds=9)),
+    ]
+    await memory.ingest(filler, USER.with_session("s1"))
+    await memory.ingest(qa, USER.with_session("s2"))
+    context = await memory.assemble("Which band played at the festival?", USER, 120)
+    text = context.text or ""
+    assert "festival" in text
+    assert "Matt Patterson" in text
+    assert text.index("festival") < text.index("Matt Patterson")  # the reply follows
+
+
+async def test_the_named_speakers_own_words_come_first(memory: Memory) -> None:
+    scope = Scope(tenant="t", project="chat")
+    at = DAY
+    turns = []
+    for i in range(6):
+        turns.append(turn("user", f"Caroline, did you like painting number {i}?", at, "Melanie"))
+        at += timedelta(seconds=1)
+    turns.append(turn("user", "I love painting sunsets by the lake.", at, "Caroline"))
+    await memory.ingest(turns, scope.with_session("s1"))
+    context = await memory.assemble("What does Caroline like painting?", scope, 60)
+    first = next(line for line in (context.text or "").splitlines() if line.startswith("- "))
+    assert "sunsets" in first
+
+
+async def test_of_two_values_the_newer_comes_first(memory: Memory) -> None:
+    session = USER.with_session("s1")
+    await memory.ingest(
+        [turn("user", "I have seen 27 bird species so far this year.", DAY)], session
+    )
+    await memory.ingest(
+        [
+            turn(
+                "user",
+                "I have now seen 32 bird species so far this year!",
+                DAY + timedelta(days=30),
+            )
+        ],
+        USER.with_session("s2"),
+    )
+    context = await memory.assemble("How many bird species have I seen?", USER, 400)
+    text = context.text or ""
+    assert text.index("32") < text.index("27")
+    older = next(line for line in text.splitlines() if "27 bird" in line)
+    assert "earlier" in older
+
+
+async def test_questions_about_time_get_items_in_time_order(memory: Memory) -> None:
+    for days, place in ((40, "Rome"), (0, "Oslo"), (20, "Lima")):
+        await memory.ingest(
+            [turn("user", f"I flew to {place} for a conference trip.", DAY + timedelta(days=days))],
+            USER.with_session(place),
+        )
+    context = await memory.assemble("Which conference trip came first?", USER, 400)
+    text = context.text or ""
+    assert text.index("Oslo") < text.index("Lima") < text.index("Rome")
+
+
+@pytest.mark.parametrize("question", ["?", "x", "¿Dónde vive Zoe ahora?", "猫の名前は"])
+async def test_odd_questions_and_tiny_budgets(memory: Memory, question: str) -> None:
+    await memory.ingest([turn("user", "I live in Leeds with my cat Miso.", DAY)], USER)
+    for budget in (1, 5, 50):
+        context = await memory.assemble(question, USER, budget)
+        assert context.tokens_used <= budget
+        placed = {i.id for i in context.report.included}
+        assert placed.isdisjoint({d.id for d in context.report.dropped})
+        if budget == 1:
+            assert not placed
+            assert context.report.dropped  # said, not silently left out
