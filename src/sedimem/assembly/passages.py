@@ -17,7 +17,7 @@ from sedimem.retrieval.index.analyzer import Analyzer
 __all__ = ["ELLIPSIS", "PASSAGE_TOKENS", "passage", "sentences"]
 
 #: A record whose text is longer than this many tokens contributes a passage of at most it.
-PASSAGE_TOKENS = 150
+PASSAGE_TOKENS = 80
 ELLIPSIS = "…"
 # A sentence ends at . ! ? (with closing quotes or brackets) before a space and a capital,
 # digit or opening mark; a line break always ends one (lists, code, paragraphs).

@@ -11,13 +11,15 @@ every tier shares (:mod:`sedimem.assembly.relevance`). Within a tier:
   assistant's turns :data:`ASSISTANT` of theirs unless the question asks for advice (and
   the user's turns the same when it does); a long episode contributes its passage
   (:mod:`sedimem.assembly.passages`) and, when cut, its id to fetch it whole;
-- of two episodes that state one thing (the same words of the question, most of their own
-  words in common), the newer ranks first and the older is labelled ``earlier``: a value
-  that changed ("27 species so far", later "32") is read in its newest form first.
+- of two episodes that state one thing (the same words of the question and most of their
+  own words in common, or a count of the same word the question asks about: "27 species
+  so far", later "32 species now"), the newer ranks first and the older is labelled
+  ``earlier``: a value that changed is read in its newest form first.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -67,6 +69,8 @@ COMPARED = 10
 SAME_THING = 0.4
 PASSAGE_LIMIT = _passages.PASSAGE_TOKENS
 _TURN_TYPES = frozenset({"conversation", "note"})
+# a count and the word it counts: "27 species", "32 bird species" counts "bird" (close enough)
+_COUNTED = re.compile(r"\b\d[\d,.]*\s+([A-Za-z]+)")
 
 
 @dataclass(slots=True)
@@ -200,7 +204,8 @@ def episode_items(
                 at=e.occurred_at,
             )
         )
-    ranked = _newer_first(diversify(sorted(items, key=lambda item: -item.score)), found, offset)
+    ranked = diversify(sorted(items, key=lambda item: -item.score))
+    ranked = _newer_first(ranked, found, offset, analyzer)
     return _with_replies(ranked, replies or {}, {h.record.id for h in found.episodes})
 
 
@@ -228,33 +233,48 @@ def _with_replies(
     return out
 
 
-def _newer_first(items: Sequence[ContextItem], found: Candidates, offset: int) -> list[ContextItem]:
-    """Of two values of one thing, the newer first: when two of the best items hold the
-    same words of the question and share most of their own words (:data:`SAME_THING`),
-    the newer moves before the older, which is labelled ``earlier``."""
-    ordered = list(items)
-    position = {id_: offset + i for i, id_ in enumerate(_ids(found, offset))}
-    weights = found.pool.weights
+def _measures(text: str, analyzer: Analyzer) -> frozenset[str]:
+    """The stems of the words counted in ``text`` ("27 species" -> ``speci``)."""
+    return frozenset(stem for word in _COUNTED.findall(text) for stem in analyzer.terms(word)[:1])
+
+
+def _same_thing(
+    mine: frozenset[str], theirs: frozenset[str], asked: frozenset[str], counted: bool
+) -> bool:
+    """Whether two items state one thing: the same question words and most of their own
+    words in common, or a count of the same word the question asks about."""
+    if counted:
+        return True
+    shared = mine & theirs
+    return bool(shared & asked) and len(shared) >= SAME_THING * len(mine | theirs)
+
+
+def _newer_first(
+    items: Sequence[ContextItem], found: Candidates, offset: int, analyzer: Analyzer
+) -> list[ContextItem]:
+    """Of two values of one thing, the newer first: when two of the best items state one
+    thing (:func:`_same_thing`), the newer moves before the older, labelled ``earlier``."""
+    ordered = list(items[:COMPARED])
+    position = {id_: offset + i for i, id_ in enumerate(_ids(found))}
+    asked = frozenset(found.pool.weights)
     held = [found.pool.held[position[item.id]] if item.id in position else None for item in ordered]
-    for j in range(1, min(len(ordered), COMPARED)):
+    counts = [_measures(item.text, analyzer) & asked for item in ordered]
+    for j in range(1, len(ordered)):
         newer, mine = ordered[j], held[j]
         if mine is None or newer.at is None:
             continue
-        asked = frozenset(s for s in mine if s in weights)
         for i in range(j):
             older, theirs = ordered[i], held[i]
-            if theirs is None or older.at is None or older.at >= newer.at or not asked:
+            if theirs is None or older.at is None or older.at >= newer.at:
                 continue
-            if asked == frozenset(s for s in theirs if s in weights) and (
-                len(mine & theirs) >= SAME_THING * len(mine | theirs)
-            ):
+            if _same_thing(mine, theirs, asked, bool(counts[i] & counts[j])):
                 label = f"{older.label} earlier" if older.label else "earlier"
                 ordered[i] = older.model_copy(update={"label": label})
-                ordered.insert(i, ordered.pop(j))
-                held.insert(i, held.pop(j))
+                for row in (ordered, held, counts):
+                    row.insert(i, row.pop(j))  # type: ignore[arg-type]
                 break
-    return ordered
+    return ordered + list(items[COMPARED:])
 
 
-def _ids(found: Candidates, offset: int) -> list[str]:
+def _ids(found: Candidates) -> list[str]:
     return [h.record.id for h in found.episodes]
