@@ -17,7 +17,7 @@ from typing import Literal, Self
 from pydantic import BaseModel, ConfigDict, Field
 
 from sedimem import footprint, gdpr, observe
-from sedimem.assembly import assemble
+from sedimem.assembly import assemble, prepare
 from sedimem.blocks import Blocks
 from sedimem.clock import Clock, SystemClock
 from sedimem.config import Settings
@@ -246,6 +246,8 @@ class Memory:
             working_store, longterm, embedder, settings=settings, clock=clock, extractor=extractor
         )
         memory._owned = owned
+        # the first assemble after opening should not pay for loading models
+        await prepare(embedder)
         return memory
 
     @classmethod
