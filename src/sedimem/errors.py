@@ -86,7 +86,7 @@ class PermissionDenied(SedimemError):
 
     def __init__(self, message: str, *, field: str | None = None) -> None:
         self.field = field
-        super().__init__(message)
+        super().__init__(f"{field}: {message}" if field else message)
 
 
 class ConfigurationError(SedimemError):

@@ -83,18 +83,24 @@ async def authenticate_writer(
 
 
 async def require_admin(
-    credentials: Annotated[Credentials, Depends(admin_scheme)], settings: SettingsDep
+    credentials: Annotated[Credentials, Depends(admin_scheme)],
+    settings: SettingsDep,
+    memory: MemoryDep,
 ) -> Access:
-    """The operator's access, for the admin key (the services check what it may do)."""
+    """The operator's access for the admin key; for a tenant's API key, that key's access
+    (the service refuses what only the operator may do, as for every interface)."""
     if credentials is None:
         raise Unauthenticated("the admin key is required: Authorization: Bearer <admin key>")
     if settings.admin_key is None:
         raise PermissionDenied(
             "no admin key is configured on this server (SEDIMEM_ADMIN_KEY)", field="admin"
         )
-    if not is_admin(settings, credentials.credentials):
-        raise PermissionDenied("this route needs the admin key", field="admin")
-    return Access.local()
+    if is_admin(settings, credentials.credentials):
+        return Access.local()
+    try:
+        return (await memory.keys.authenticate(credentials.credentials)).access
+    except PermissionDenied as exc:  # neither the admin key nor an API key
+        raise PermissionDenied("this route needs the admin key", field="admin") from exc
 
 
 async def admin_or_caller(
