@@ -162,7 +162,9 @@ class Memory:
         self._longterm = longterm_store
         self._embedder = embedder
         self._clock = clock or SystemClock()
-        retrieval = retrieval or RetrievalSettings()
+        # given parts win over the settings tree's (tests, benchmarks tune one part)
+        retrieval = retrieval or self.settings.retrieval
+        consolidation = consolidation or self.settings.consolidation
         self._retrieval = retrieval
         self.episodes = EpisodicMemory(longterm_store, embedder, settings=retrieval, clock=clock)
         self.facts = SemanticMemory(
@@ -214,7 +216,9 @@ class Memory:
 
         Defaults come from ``settings`` (``SEDIMEM_*``): one SQLite file under the home,
         the embedder ``SEDIMEM_EMBEDDER`` names, and the LLM extractor when
-        ``SEDIMEM_LLM_URL`` is set (else the rule extractor). A store written by another
+        ``SEDIMEM_LLM_URL`` is set (else the rule extractor); retrieval, consolidation and
+        the PostgreSQL pool and search follow ``settings.retrieval``, ``.consolidation``
+        and ``.postgres``. A store written by another
         embedder is refused (:class:`~sedimem.errors.ConfigurationError`).
         """
         settings = settings or Settings()
@@ -231,7 +235,7 @@ class Memory:
                     owned.append(extractor)
             working_store = await open_working_store(working_url, settings.working)
             try:
-                longterm = await open_longterm_store(store_url)
+                longterm = await open_longterm_store(store_url, settings.postgres)
                 try:
                     await longterm.bind_embedder(embedder.name, embedder.dimension)
                 except BaseException:
