@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from sedimem.access import Access
 from sedimem.embed import HashEmbedder
 from sedimem.errors import NotFound, PermissionDenied, ValidationError
 from sedimem.keys import ApiKeys, hash_secret
@@ -57,7 +58,7 @@ async def test_wrong_and_revoked_secrets_are_refused(memory: Memory) -> None:
 async def test_revoke_is_scoped_to_the_owning_tenant(memory: Memory) -> None:
     a = await memory.keys.create("tenant-a")
     with pytest.raises(NotFound):
-        await memory.keys.revoke(a.key.id, tenant="tenant-b")
+        await memory.keys.revoke(a.key.id, access=Access(tenant="tenant-b"))
     with pytest.raises(NotFound):
         await memory.keys.revoke("no-such-key")
     assert (await memory.keys.authenticate(a.secret)).tenant == "tenant-a"
@@ -80,7 +81,7 @@ async def test_keys_are_invisible_to_tenant_reads(memory: Memory) -> None:
     scope = Scope(tenant="default", user="ana")
     stats = await memory.stats(scope)
     assert (stats.episodes, stats.facts, stats.procedures) == (0, 0, 0)
-    exported = [line async for line in memory.export("default", "ana")]
+    exported = [line async for line in memory.export(Access.local("default"), "ana")]
     assert exported == []
     with pytest.raises(ValidationError):
         Scope.parse(tenant=SYSTEM_TENANT)  # no client can name the keys' tenant
@@ -94,8 +95,8 @@ async def test_erasing_a_user_deletes_the_keys_narrowed_to_them(memory: Memory) 
     tenant_wide = await memory.keys.create("default")
     elsewhere = await memory.keys.create("other", user="ana")
     # erasing one session or a period of the user leaves their keys alone
-    assert (await memory.forget("default", user="ana", session="s1")).api_keys == 0
-    receipt = await memory.forget("default", user="ana")
+    assert (await memory.forget(Access.local("default"), user="ana", session="s1")).api_keys == 0
+    receipt = await memory.forget(Access.local("default"), user="ana")
     assert receipt.api_keys == 2
     assert receipt.erased == 2
     assert receipt.scrubbed_at is not None  # made physical, as for records

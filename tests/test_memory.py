@@ -2,6 +2,7 @@ from pathlib import Path
 
 import pytest
 
+from sedimem.access import Access
 from sedimem.embed import HashEmbedder
 from sedimem.errors import ConfigurationError
 from sedimem.memory import Memory
@@ -39,19 +40,19 @@ async def test_gdpr_through_the_facade(tmp_path: Path) -> None:
         scope = Scope(tenant="t", user="ana", session="s")
         await memory.working(scope).set("k", 1)
         await memory.episodes.record(Episode(scope=scope, description="ana booked a flight"))
-        lines = [line async for line in memory.export("t", "ana")]
+        lines = [line async for line in memory.export(Access.local("t"), "ana")]
         assert len(lines) == 1
-        receipt = await memory.forget("t", user="ana")
+        receipt = await memory.forget(Access.local("t"), user="ana")
         assert (receipt.episodes, receipt.working_sessions) == (1, 1)
         assert await memory.working(scope).get("k") is None
-        assert await memory.import_("t", lines) == {
+        assert await memory.import_(Access.local("t"), lines) == {
             "episode": 1,
             "fact": 0,
             "procedure": 0,
             "block": 0,
             "document": 0,
         }
-        assert [line async for line in memory.export("t", "ana")] == lines
+        assert [line async for line in memory.export(Access.local("t"), "ana")] == lines
 
 
 async def test_an_embedder_mismatch_is_refused_and_nothing_leaks(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ PACKAGE_ROOT = Path(sedimem.__file__).parent
 # layer or a lower one (a higher number is a higher layer).
 LAYERS = {
     "errors": 0, "scope": 0, "config": 0, "clock": 0, "ids": 0, "types": 0, "limits": 0,
-    "observe": 0,
+    "observe": 0, "access": 0, "settings": 0,
     "storage": 1,
     "embed": 2, "retrieval": 2, "llm": 2, "telemetry": 2,
     "working": 3, "longterm": 3, "memory": 3, "lifecycle": 3, "consolidation": 3,

@@ -3,7 +3,9 @@ REST refuses its writes with 403, MCP refuses its writing tools."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
 import httpx
 from pydantic import SecretStr
@@ -104,3 +106,42 @@ async def test_mcp_offers_a_read_only_key_the_reading_tools_only(tmp_path: Path)
             ):
                 assert "read-only" in error_of(await client.call_tool(tool, arguments)), tool
         assert (await memory.stats(local_key().scope)).episodes == 1
+
+
+#: The routes that take a body (so a POST) but only read.
+_READING = {"/v1/recall", "/v1/context", "/v1/procedures/match", "/v1/reflect"}
+#: Valid bodies of the routes whose rule the service checks after the body is read.
+_BODIES: dict[str, Any] = {
+    "/v1/forget": {"user": "ana"},
+    "/v1/import": "",
+    "/v1/keys": {"tenant": "acme"},
+}
+
+
+async def test_every_route_that_writes_refuses_a_read_only_key(tmp_path: Path) -> None:
+    """Whichever way a route writes (a Writer, or a service call taking the key's access),
+    a read-only key is refused with the field that says why; the reading POSTs serve it."""
+    settings = Settings(home=tmp_path, admin_key=SecretStr(ADMIN))
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    async with await Memory.open(url, embedder=HashEmbedder(64), settings=settings) as memory:
+        app = create_app(memory, settings)
+        reader = (await memory.keys.create("acme", read_only=True)).secret
+        headers = {"Authorization": f"Bearer {reader}"}
+        transport = httpx.ASGITransport(app)
+        seen = 0
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+            for template, operations in app.openapi()["paths"].items():
+                for method in operations.keys() - {"get", "head"}:
+                    path = re.sub(r"\{\w+\}", "x", template)
+                    body = _BODIES.get(template, {})
+                    if isinstance(body, str):
+                        sent = await client.request(method, path, content=body, headers=headers)
+                    else:
+                        sent = await client.request(method, path, json=body, headers=headers)
+                    seen += 1
+                    if template in _READING:
+                        assert sent.status_code != 403, (method, template, sent.text)
+                        continue
+                    assert sent.status_code == 403, (method, template, sent.text)
+                    assert sent.json()["field"] in ("read_only", "admin"), (method, template)
+        assert seen > 30

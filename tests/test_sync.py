@@ -3,6 +3,7 @@ from pathlib import Path
 
 import pytest
 
+from sedimem.access import Access
 from sedimem.embed import HashEmbedder
 from sedimem.errors import ConfigurationError, NotFound
 from sedimem.scope import Scope
@@ -24,7 +25,7 @@ def test_sync_memory_is_the_same_memory_blocking(tmp_path: Path) -> None:
         hits = memory.episodes.recall("synced", scope=scope)
         assert [h.record.id for h in hits] == [episode.id]
         assert memory.lifecycle.spawn(scope).operation == "spawn"
-        assert memory.export("t", "u")[0].startswith('{"kind": "episode"')
+        assert memory.export(Access.local("t"), "u")[0].startswith('{"kind": "episode"')
         with pytest.raises(NotFound):
             memory.episodes.get("missing", tenant="t")
         assert "blocking" in repr(wm)

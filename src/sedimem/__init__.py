@@ -33,6 +33,7 @@ if _typing.TYPE_CHECKING:
     from sedimem.working.memory import WorkingMemory
 
 __all__ = [
+    "Access",
     "CheckpointInfo",
     "ConfigurationError",
     "Conflict",
@@ -62,6 +63,7 @@ __version__ = "0.2.0"
 # ``import sedimem`` (and ``sedimem --help``) stays cheap: the facade pulls in numpy, the
 # embedder, pydantic models and every service.
 _HOMES = {
+    "Access": "sedimem.access",
     "Settings": "sedimem.config",
     "WorkingSettings": "sedimem.config",
     "Memory": "sedimem.memory",

@@ -24,13 +24,17 @@ from pydantic import ValidationError as PydanticError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from sedimem.errors import ConfigurationError
+from sedimem.settings import ConsolidationSettings, PostgresSettings, RetrievalSettings
 
 __all__ = [
     "DEFAULT_SINGLE_VALUED",
     "MAX_CONFIGURED_PREDICATES",
     "MINILM_DIMENSION",
+    "ConsolidationSettings",
     "EmbedderKind",
     "FactSettings",
+    "PostgresSettings",
+    "RetrievalSettings",
     "ServerSettings",
     "Settings",
     "WorkingSettings",
@@ -220,7 +224,12 @@ class ServerSettings(BaseModel):
 
 
 class Settings(BaseSettings):
-    """Everything sedimem can be configured with (``SEDIMEM_*``; nested with ``__``)."""
+    """Everything sedimem can be configured with (``SEDIMEM_*``; nested with ``__``).
+
+    Every part a deployment may tune hangs off this tree (``SEDIMEM_RETRIEVAL__RRF_K``,
+    ``SEDIMEM_POSTGRES__EF_SEARCH``...); :meth:`sedimem.memory.Memory.open` hands each part
+    to the component it tunes, so ``serve``, ``mcp``, ``worker`` and every command follow it.
+    """
 
     model_config = SettingsConfigDict(
         env_prefix="SEDIMEM_", env_nested_delimiter="__", extra="ignore", frozen=True
@@ -238,6 +247,18 @@ class Settings(BaseSettings):
     working: WorkingSettings = Field(default_factory=WorkingSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
     facts: FactSettings = Field(default_factory=FactSettings)
+    retrieval: RetrievalSettings = Field(
+        default_factory=RetrievalSettings,
+        description="Weights and depth of hybrid retrieval (every search and assemble).",
+    )
+    consolidation: ConsolidationSettings = Field(
+        default_factory=ConsolidationSettings,
+        description="The consolidation jobs: batches, leases, procedures, decay, idle sessions.",
+    )
+    postgres: PostgresSettings = Field(
+        default_factory=PostgresSettings,
+        description="The PostgreSQL long-term store's pool and vector search.",
+    )
     admin_key: SecretStr | None = Field(
         default=None,
         description="Bearer token for admin routes (POST /v1/keys); unset: admin routes refuse.",

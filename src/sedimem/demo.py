@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from sedimem.access import Access
 from sedimem.ids import new_id
 from sedimem.memory import Memory
 from sedimem.scope import Scope
@@ -78,7 +79,7 @@ async def run_demo(memory: Memory, console: Console) -> None:
     console.print(f"4. terminated: one episode recorded ({episode.duration_seconds:.2f} s)")
     console.print(f"   summary: {episode.context_summary}")
 
-    report = await memory.consolidate(user.tenant)
+    report = await memory.consolidate(Access.local(user.tenant))
     changed = ", ".join(f"{job.job}: {sum(job.counts_out.values())} changed" for job in report.jobs)
     console.print(f"5. consolidated ({changed})")
 

@@ -77,7 +77,16 @@ class Conflict(SedimemError):
 
 
 class PermissionDenied(SedimemError):
-    """The request lies outside what the caller's credential allows."""
+    """The request lies outside what the caller's credential allows.
+
+    ``field`` names what refused it, when one thing did: the narrowing field the request
+    went past (``user``, ``project``, ``agent``), ``read_only`` for a write by a read-only
+    key, ``admin`` for an operation only the operator may run.
+    """
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        self.field = field
+        super().__init__(f"{field}: {message}" if field else message)
 
 
 class ConfigurationError(SedimemError):

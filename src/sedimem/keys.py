@@ -22,8 +22,9 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from sedimem.access import LOCAL, Access
 from sedimem.clock import Clock, SystemClock, utc_from_timestamp
-from sedimem.errors import NotFound, PermissionDenied, ValidationError
+from sedimem.errors import NotFound, PermissionDenied
 from sedimem.ids import new_id
 from sedimem.limits import MAX_KEY_LABEL_CHARS
 from sedimem.scope import SYSTEM_TENANT, Identifier, Scope
@@ -84,44 +85,26 @@ class ApiKey(Model):
         default=None, description="When it was revoked (unset: it works)."
     )
 
-    def require_writer(self, operation: str) -> None:
-        """Refuse ``operation`` (a write) to a read-only key."""
-        if self.read_only:
-            raise PermissionDenied(f"this key is read-only: {operation} writes")
-
-    def require_user_at_most(self, operation: str) -> None:
-        """Refuse ``operation`` to a key narrowed to a project or an agent: a user's data
-        (what erasure and export address) spans projects and agents."""
-        narrowed = [f for f in ("project", "agent") if getattr(self, f) is not None]
-        if narrowed:
-            raise PermissionDenied(
-                f"{operation} spans projects and agents; this key is restricted to "
-                f"{', '.join(narrowed)}"
-            )
+    @property
+    def access(self) -> Access:
+        """What a request with this key may reach: the services check their rules on it."""
+        return Access(
+            tenant=self.tenant,
+            project=self.project,
+            user=self.user,
+            agent=self.agent,
+            read_only=self.read_only,
+            key_id=self.id,
+        )
 
     @property
     def scope(self) -> Scope:
         """The widest scope the key may address."""
-        return Scope(tenant=self.tenant, project=self.project, user=self.user, agent=self.agent)
+        return self.access.scope
 
     def narrow(self, **requested: str | None) -> Scope:
-        """The key's scope narrowed by a request's fields.
-
-        A field the key fixes may be repeated but not changed (``PermissionDenied``); a
-        field it leaves open is taken from the request. ``tenant`` is never accepted.
-        """
-        fixed = self.scope
-        fields: dict[str, str | None] = {"tenant": self.tenant}
-        for name, value in requested.items():
-            if name == "tenant":
-                raise ValidationError("tenant", "comes from the API key", allowed="omit it")
-            own = getattr(fixed, name, None)
-            if own is not None and value is not None and value != own:
-                raise PermissionDenied(f"this key is restricted to {name}={own!r}")
-            fields[name] = own if own is not None else value
-        for name in ("project", "user", "agent"):
-            fields.setdefault(name, getattr(fixed, name))
-        return Scope.parse(**fields)
+        """The key's scope narrowed by a request's fields (see :meth:`Access.narrow`)."""
+        return self.access.narrow(**requested)
 
 
 class IssuedKey(BaseModel):
@@ -160,12 +143,15 @@ class ApiKeys:
         self,
         tenant: str,
         *,
+        access: Access = LOCAL,
         project: str | None = None,
         user: str | None = None,
         agent: str | None = None,
         label: str | None = None,
         read_only: bool = False,
     ) -> IssuedKey:
+        """Issue a key of ``tenant`` (the operator only: ``access.admin``)."""
+        access.require_admin("issuing a key")
         scope = Scope.parse(tenant=tenant, project=project, user=user, agent=agent)
         key = ApiKey(
             id=new_id(),
@@ -181,10 +167,7 @@ class ApiKeys:
         await self._store.put(SYSTEM_TENANT, [_row(key, hash_secret(secret))])
         return IssuedKey(key=key, secret=secret)
 
-    async def list(
-        self, tenant: str | None = None, *, include_revoked: bool = False
-    ) -> list[ApiKey]:
-        """Keys, oldest first (of one tenant when ``tenant`` is given), page by page."""
+    async def _list(self, tenant: str | None, *, include_revoked: bool) -> list[ApiKey]:
         flt = RecordFilter(kind=API_KEY, subject=tenant)  # the store filters by tenant
         keys: list[ApiKey] = []
         cursor: str | None = None
@@ -193,12 +176,28 @@ class ApiKeys:
             cursor = page[-1].id
         return [k for k in keys if include_revoked or not k.revoked_at]
 
+    async def list(
+        self, tenant: str | None = None, *, include_revoked: bool = False, access: Access = LOCAL
+    ) -> list[ApiKey]:
+        """Keys, oldest first (of one tenant when ``tenant`` is given), page by page (the
+        operator only: ``access.admin``)."""
+        access.require_admin("listing keys")
+        return await self._list(tenant, include_revoked=include_revoked)
+
     async def count(self) -> int:
         """How many keys exist, revoked ones included."""
         return await self._store.count(SYSTEM_TENANT, RecordFilter(kind=API_KEY))
 
-    async def revoke(self, key_id: str, *, tenant: str | None = None) -> ApiKey:
-        """Revoke a key (idempotent); ``tenant``, when given, must own it (else NotFound)."""
+    async def revoke(self, key_id: str, *, access: Access = LOCAL) -> ApiKey:
+        """Revoke a key (idempotent). The operator may revoke any key; a key of the tenant
+        may revoke itself, and one narrowed to nothing the tenant's other keys (another
+        tenant's key does not exist for it: NotFound). A read-only key may not."""
+        tenant: str | None = None
+        if not access.admin:
+            access.require_writer("revoking a key")
+            if key_id != access.key_id:  # a narrowed key may give itself up, not a wider key
+                access.require_tenant_wide("revoking another key")
+            tenant = access.tenant
         revoked: list[ApiKey] = []
 
         def decide(rows: list[StoredRecord]) -> list[StoredRecord]:
@@ -224,7 +223,7 @@ class ApiKeys:
         """Delete the keys of ``tenant`` narrowed to ``user``, revoked ones too: after the
         user is erased, no key keeps their id or can file new memories under it. Returns how
         many were deleted; a request with one of them is then refused as an invalid key."""
-        doomed = [k.id for k in await self.list(tenant, include_revoked=True) if k.user == user]
+        doomed = [k.id for k in await self._list(tenant, include_revoked=True) if k.user == user]
         deleted = 0
         for start in range(0, len(doomed), _PAGE):
             deleted += await self._store.delete(SYSTEM_TENANT, doomed[start : start + _PAGE])

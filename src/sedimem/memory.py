@@ -17,6 +17,7 @@ from typing import Literal, Self
 from pydantic import BaseModel, ConfigDict, Field
 
 from sedimem import footprint, gdpr, observe
+from sedimem.access import LOCAL, Access
 from sedimem.assembly import assemble, prepare
 from sedimem.blocks import Blocks
 from sedimem.clock import Clock, SystemClock
@@ -161,7 +162,9 @@ class Memory:
         self._longterm = longterm_store
         self._embedder = embedder
         self._clock = clock or SystemClock()
-        retrieval = retrieval or RetrievalSettings()
+        # given parts win over the settings tree's (tests, benchmarks tune one part)
+        retrieval = retrieval or self.settings.retrieval
+        consolidation = consolidation or self.settings.consolidation
         self._retrieval = retrieval
         self.episodes = EpisodicMemory(longterm_store, embedder, settings=retrieval, clock=clock)
         self.facts = SemanticMemory(
@@ -213,7 +216,9 @@ class Memory:
 
         Defaults come from ``settings`` (``SEDIMEM_*``): one SQLite file under the home,
         the embedder ``SEDIMEM_EMBEDDER`` names, and the LLM extractor when
-        ``SEDIMEM_LLM_URL`` is set (else the rule extractor). A store written by another
+        ``SEDIMEM_LLM_URL`` is set (else the rule extractor); retrieval, consolidation and
+        the PostgreSQL pool and search follow ``settings.retrieval``, ``.consolidation``
+        and ``.postgres``. A store written by another
         embedder is refused (:class:`~sedimem.errors.ConfigurationError`).
         """
         settings = settings or Settings()
@@ -230,7 +235,7 @@ class Memory:
                     owned.append(extractor)
             working_store = await open_working_store(working_url, settings.working)
             try:
-                longterm = await open_longterm_store(store_url)
+                longterm = await open_longterm_store(store_url, settings.postgres)
                 try:
                     await longterm.bind_embedder(embedder.name, embedder.dimension)
                 except BaseException:
@@ -333,10 +338,12 @@ class Memory:
             after = page[-1].cursor
 
     async def consolidation_runs(
-        self, tenant: str, *, limit: int = 50, job: str | None = None
+        self, access: Access = LOCAL, *, limit: int = 50, job: str | None = None
     ) -> list[JobReport]:
-        """The logged consolidation runs of ``tenant`` (of one job when given), newest first."""
-        return await self.consolidator.runs(tenant, limit, job=job)
+        """The logged consolidation runs of the access's tenant (of one job when given),
+        newest first; the log spans the tenant (``PermissionDenied`` to a narrowed access)."""
+        access.require_tenant_wide("the consolidation log")
+        return await self.consolidator.runs(access.tenant, limit, job=job)
 
     def documents(self, scope: Scope) -> Documents:
         """The keyed JSON documents of the scope's owner (what LangGraph's store keeps)."""
@@ -355,15 +362,18 @@ class Memory:
 
     async def consolidate(
         self,
-        tenant: str = "default",
+        access: Access = LOCAL,
         *,
         jobs: Sequence[str] = JOBS,
         dry_run: bool = False,
     ) -> ConsolidationReport:
-        """Idle sessions -> episodes, episodes -> facts, -> procedures, decay and pruning:
-        idempotent, leased per job and tenant (a concurrent run elsewhere is reported as
-        skipped), logged."""
-        return await self.consolidator.run(tenant, jobs=jobs, dry_run=dry_run)
+        """Idle sessions -> episodes, episodes -> facts, -> procedures, decay and pruning of
+        the access's tenant: idempotent, leased per job and tenant (a concurrent run
+        elsewhere is reported as skipped), logged. It spans and changes the tenant:
+        ``PermissionDenied`` to a narrowed or read-only access."""
+        access.require_writer("consolidation")
+        access.require_tenant_wide("consolidation")
+        return await self.consolidator.run(access.tenant, jobs=jobs, dry_run=dry_run)
 
     def consolidation_worker(
         self, tenants: Sequence[str], interval_seconds: float
@@ -440,40 +450,53 @@ class Memory:
 
     async def forget(
         self,
-        tenant: str,
+        access: Access = LOCAL,
         *,
         user: str | None = None,
         session: str | None = None,
         before: datetime | None = None,
     ) -> gdpr.ForgetReceipt:
-        """Erase what matches in every tier, with what was derived from it, and make it
-        physical (see :mod:`sedimem.gdpr.forget`); the receipt counts each kind."""
+        """Erase what matches in the access's tenant, in every tier, with what was derived
+        from it, and make it physical (see :mod:`sedimem.gdpr.forget`); the receipt counts
+        each kind. An access narrowed to a user erases only that user's data (``user``
+        defaults to it); one narrowed to a project or an agent, or read-only, is refused
+        (``PermissionDenied``): a user's data spans projects and agents."""
+        access.require_writer("erasure")
+        access.require_user_at_most("erasure")
+        scope = access.narrow(user=user, session=session)
         return await gdpr.forget(
             self._longterm,
             self._working_store,
-            tenant,
-            user=user,
-            session=session,
+            access.tenant,
+            user=scope.user,
+            session=scope.session,
             before=before,
             embedder=self._embedder,
             clock=self._clock,
         )
 
-    def export(self, tenant: str, user: str | None) -> AsyncIterator[str]:
-        """JSON Lines of the user's records, pinned blocks included (``None``: records
-        naming no user)."""
-        return gdpr.export_user(self._longterm, tenant, user)
+    def export(self, access: Access = LOCAL, user: str | None = None) -> AsyncIterator[str]:
+        """JSON Lines of the user's records in the access's tenant, pinned blocks included
+        (``None``: the access's user, else records naming no user). An access narrowed to
+        a project or an agent is refused (``PermissionDenied``, raised here, before any
+        line): a user's data spans those."""
+        access.require_user_at_most("export")
+        return gdpr.export_user(self._longterm, access.tenant, access.narrow(user=user).user)
 
     async def import_(
         self,
-        tenant: str,
+        access: Access,
         lines: Iterable[str],
         *,
         progress: Callable[[int], None] | None = None,
     ) -> dict[str, int]:
-        """Records exported by :meth:`export`, into ``tenant`` (validated before writing)."""
+        """Records exported by :meth:`export`, into the access's tenant (validated before
+        writing). The lines may name any user or project: a narrowed or read-only access
+        is refused (``PermissionDenied``)."""
+        access.require_writer("import")
+        access.require_tenant_wide("import")
         return await gdpr.import_records(
-            self._longterm, self._embedder, tenant, lines, progress=progress
+            self._longterm, self._embedder, access.tenant, lines, progress=progress
         )
 
     async def stats(self, scope: Scope, *, by_user: bool = False) -> MemoryStats:

@@ -1,3 +1,4 @@
+import asyncio
 import json
 import re
 from pathlib import Path
@@ -6,6 +7,10 @@ import pytest
 from typer.testing import CliRunner
 
 from sedimem.cli import app
+from sedimem.config import load_settings
+from sedimem.memory import Memory
+from sedimem.scope import Scope
+from sedimem.types.longterm import Episode
 
 
 def test_demo_runs_on_the_embedded_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -95,3 +100,32 @@ def test_bench_refuses_out_of_range_sizes(home: Path) -> None:
     assert result.exit_code == 1
     assert "episodes" in result.output
     assert "100..1000000" in result.output
+
+
+def test_consolidate_follows_the_consolidation_settings_of_the_environment(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command line builds its Memory from the settings tree: two successes make a
+    procedure only once SEDIMEM_CONSOLIDATION__MIN_PROCEDURE_EPISODES says two are enough."""
+    steps = ["open the billing dashboard", "download the CSV export"]
+
+    async def record() -> None:
+        async with await Memory.open(settings=load_settings()) as memory:
+            for _ in range(2):
+                await memory.episodes.record(
+                    Episode(task_type="export", description="export run", actions=steps)
+                )
+
+    async def procedures() -> int:
+        async with await Memory.open(settings=load_settings()) as memory:
+            return (await memory.stats(Scope())).procedures
+
+    asyncio.run(record())
+    runner = CliRunner()
+    # by default (3) the job would pass them over: see the dry run
+    dry = runner.invoke(app, ["consolidate", "--dry-run"])
+    assert re.search(r"procedures\s*│\s*ok\s*│[^│]*│\s*-\s*│", dry.output), dry.output
+    monkeypatch.setenv("SEDIMEM_CONSOLIDATION__MIN_PROCEDURE_EPISODES", "2")
+    result = runner.invoke(app, ["consolidate"])
+    assert result.exit_code == 0, result.output
+    assert asyncio.run(procedures()) == 1

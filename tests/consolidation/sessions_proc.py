@@ -18,6 +18,7 @@ import sys
 import time
 from collections import Counter
 
+from sedimem.access import Access
 from sedimem.consolidation import ConsolidationSettings
 from sedimem.embed import HashEmbedder
 from sedimem.longterm.stores import open_longterm_store
@@ -63,7 +64,9 @@ async def main(argv: list[str]) -> None:
         await asyncio.sleep(max(0.0, float(start_at) - time.time()))
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
-            job = (await memory.consolidate(tenant, jobs=("sessions",))).job("sessions")
+            job = (await memory.consolidate(Access.local(tenant), jobs=("sessions",))).job(
+                "sessions"
+            )
             if job.status == "failed":
                 raise SystemExit(f"the sessions job failed: {job.error}")
             seen[job.status] += 1

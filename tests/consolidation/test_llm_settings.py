@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from sedimem.access import Access
 from sedimem.config import Settings
 from sedimem.consolidation import OpenAIChatExtractor
 from sedimem.embed import HashEmbedder
@@ -85,7 +86,7 @@ async def test_the_facts_job_extracts_through_the_configured_llm(
             {"content": '{"facts": [{"statement": "Ana'},  # truncated
             {"content": "Sorry, I cannot help with that."},  # no JSON
         )
-        report = await memory.consolidate("t", jobs=["facts"])
+        report = await memory.consolidate(Access.local("t"), jobs=["facts"])
         job = report.job("facts")
         assert job.status == "ok"  # a failed extraction does not fail the job
         assert job.counts_in["episodes"] == 2
@@ -118,13 +119,13 @@ async def test_an_unreachable_llm_fails_the_job_and_the_next_run_resumes(
     async with await Memory.open(settings=settings_for(llm_server, tmp_path)) as memory:
         await memory.episodes.record(Episode(scope=SCOPE, description="Ana likes tea"))
         llm_server.script_chat({"status": 500}, {"status": 503})
-        failed = (await memory.consolidate("t", jobs=["facts"])).job("facts")
+        failed = (await memory.consolidate(Access.local("t"), jobs=["facts"])).job("facts")
         assert failed.status == "failed"
         assert "StoreUnavailable" in (failed.error or "")
         assert failed.counts_in["llm_failures"] == 1
         assert failed.counts_in["llm_retries"] == 1
         llm_server.script_chat(reply(("Ana", "likes", "tea")))
-        again = (await memory.consolidate("t", jobs=["facts"])).job("facts")
+        again = (await memory.consolidate(Access.local("t"), jobs=["facts"])).job("facts")
         assert again.status == "ok"
         assert again.counts_out == {"inserted": 1}
 

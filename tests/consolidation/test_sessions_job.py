@@ -8,6 +8,7 @@ import uuid
 
 import pytest
 
+from sedimem.access import Access
 from sedimem.clock import SystemClock
 from sedimem.consolidation.context import JobContext
 from sedimem.consolidation.lease import Leases
@@ -67,11 +68,11 @@ async def test_an_idle_session_becomes_one_episode_and_is_cleaned_up(env: Env) -
     tenant = new_tenant()
     scope = session_scope(tenant)
     started = await work(env, memory, scope)
-    early = await memory.consolidate(tenant, jobs=SESSIONS)
+    early = await memory.consolidate(Access.local(tenant), jobs=SESSIONS)
     assert early.job("sessions").counts_in == {}  # not idle yet: nothing happens
     await env.pass_idle()
 
-    report = await memory.consolidate(tenant, jobs=SESSIONS)
+    report = await memory.consolidate(Access.local(tenant), jobs=SESSIONS)
     job = report.job("sessions")
     assert job.status == "ok", job.error
     assert job.counts_in == {"sessions": 1}
@@ -103,7 +104,7 @@ async def test_an_idle_session_becomes_one_episode_and_is_cleaned_up(env: Env) -
         assert started - 5 < ended < started + 5
     assert await is_gone(memory, scope)
 
-    again = await memory.consolidate(tenant, jobs=SESSIONS)
+    again = await memory.consolidate(Access.local(tenant), jobs=SESSIONS)
     assert again.job("sessions").counts_in == {}
     assert len(await episodes_of(memory, tenant)) == 1
     (logged, *_) = await memory.consolidator.runs(tenant, job="sessions")
@@ -125,7 +126,7 @@ async def test_terminated_sessions_are_never_recorded_again(env: Env) -> None:
     await memory.lifecycle.terminate(cleaned, "failure")
     await env.pass_idle()
 
-    report = await memory.consolidate(tenant, jobs=SESSIONS)
+    report = await memory.consolidate(Access.local(tenant), jobs=SESSIONS)
     job = report.job("sessions")
     assert job.counts_in == {"sessions": 2}  # the cleaned-up one is gone already
     assert job.counts_out == {"already_recorded": 1, "recorded": 1, "dropped": 2}
@@ -154,7 +155,7 @@ async def test_task_verdicts_paused_and_empty_sessions(env: Env) -> None:
     await memory.working(empty).delete("k")
     await env.pass_idle()
 
-    report = await memory.consolidate(tenant, jobs=SESSIONS)
+    report = await memory.consolidate(Access.local(tenant), jobs=SESSIONS)
     job = report.job("sessions")
     assert job.counts_in == {"sessions": 4}
     assert job.counts_out == {"recorded": 2, "paused": 1, "empty": 1, "dropped": 3}
@@ -172,7 +173,7 @@ async def test_dry_run_writes_nothing(env: Env) -> None:
     scope = session_scope(tenant)
     await work(env, memory, scope)
     await env.pass_idle()
-    dry = await memory.consolidate(tenant, jobs=SESSIONS, dry_run=True)
+    dry = await memory.consolidate(Access.local(tenant), jobs=SESSIONS, dry_run=True)
     job = dry.job("sessions")
     assert (job.status, job.dry_run, job.run_id) == ("ok", True, None)
     assert job.counts_in == {"sessions": 1}
@@ -188,7 +189,7 @@ async def test_dry_run_writes_nothing(env: Env) -> None:
     for kind in kinds:
         assert await memory.longterm_store.count(tenant, RecordFilter(kind=kind)) == 0
     # the real run afterwards does what the dry run announced
-    real = await memory.consolidate(tenant, jobs=SESSIONS)
+    real = await memory.consolidate(Access.local(tenant), jobs=SESSIONS)
     assert real.job("sessions").counts_out == {"recorded": 1, "dropped": 1}
 
 
@@ -198,12 +199,12 @@ async def test_a_tenant_never_touches_another_tenants_sessions(env: Env) -> None
     scope = session_scope(a)
     await work(env, memory, scope)
     await env.pass_idle()
-    other = await memory.consolidate(b, jobs=SESSIONS)
+    other = await memory.consolidate(Access.local(b), jobs=SESSIONS)
     assert other.job("sessions").counts_in == {}
     assert await episodes_of(memory, b) == []
     assert await episodes_of(memory, a) == []
     assert not await is_gone(memory, scope)
-    mine = await memory.consolidate(a, jobs=SESSIONS)
+    mine = await memory.consolidate(Access.local(a), jobs=SESSIONS)
     assert mine.job("sessions").counts_out == {"recorded": 1, "dropped": 1}
 
 
@@ -215,7 +216,8 @@ async def test_concurrent_consolidations_record_one_episode_per_session(env: Env
         await (one if i % 2 else two).working(scope).append_scratchpad(f"note {i}")
     await env.pass_idle()
     reports = await asyncio.gather(
-        one.consolidate(tenant, jobs=SESSIONS), two.consolidate(tenant, jobs=SESSIONS)
+        one.consolidate(Access.local(tenant), jobs=SESSIONS),
+        two.consolidate(Access.local(tenant), jobs=SESSIONS),
     )
     assert {r.job("sessions").status for r in reports} <= {"ok", "skipped"}
     episodes = await episodes_of(one, tenant)
@@ -283,7 +285,7 @@ async def test_bounded_runs_go_on_where_they_stopped(env: Env) -> None:
     await env.pass_idle()
     seen = []
     for _ in range(4):
-        job = (await memory.consolidate(tenant, jobs=SESSIONS)).job("sessions")
+        job = (await memory.consolidate(Access.local(tenant), jobs=SESSIONS)).job("sessions")
         seen.append(job.counts_out)
     # the cursor moves past the paused sessions instead of reading them on every run
     assert seen == [{"paused": 2}, {"paused": 2}, {"recorded": 1, "dropped": 1}, {"paused": 2}]
@@ -298,12 +300,12 @@ async def test_a_run_that_died_before_cleanup_is_finished_without_a_duplicate(en
     await env.pass_idle()
     # what a run that died between recording and cleanup leaves behind: the episode, the
     # session (the two-process test in test_sessions_processes.py does it with SIGKILL)
-    dry = await memory.consolidate(tenant, jobs=SESSIONS, dry_run=True)
+    dry = await memory.consolidate(Access.local(tenant), jobs=SESSIONS, dry_run=True)
     assert dry.job("sessions").counts_out["would_record"] == 1
     done = await memory.lifecycle.terminate(scope, "partial", cleanup=False)
     assert done.episode is not None
     await env.pass_idle()  # terminate wrote the task's final status: idle again after it
-    report = await memory.consolidate(tenant, jobs=SESSIONS)
+    report = await memory.consolidate(Access.local(tenant), jobs=SESSIONS)
     assert report.job("sessions").counts_out == {"already_recorded": 1, "dropped": 1}
     assert [e.id for e in await episodes_of(memory, tenant)] == [done.episode.id]
 
@@ -358,5 +360,5 @@ async def test_without_a_working_store_there_is_no_sessions_job(env: Env) -> Non
             memory.procedures,
             working=memory.working_store,
         )
-    full = await memory.consolidate(new_tenant())
+    full = await memory.consolidate(Access.local(new_tenant()))
     assert [j.job for j in full.jobs] == ["sessions", "facts", "procedures", "decay"]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from sedimem.access import Access
 from sedimem.consolidation import JobReport
 from sedimem.embed import HashEmbedder
 from sedimem.longterm import records
@@ -108,7 +109,7 @@ async def test_a_process_killed_between_record_and_cleanup_is_finished(tmp_path:
         recorded = await memory.longterm_store.count(tenant, RecordFilter(kind=records.EPISODE))
         assert recorded == 8  # seven recorded and removed, the eighth recorded only
         await asyncio.sleep(2.1)  # the dead worker's lease expires
-        report = await memory.consolidate(tenant, jobs=("sessions",))
+        report = await memory.consolidate(Access.local(tenant), jobs=("sessions",))
         job = report.job("sessions")
         assert job.status == "ok", job.error
         assert job.counts_out == {"already_recorded": 1, "recorded": 12, "dropped": 13}

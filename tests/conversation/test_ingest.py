@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from sedimem.access import Access
 from sedimem.consolidation import OpenAIChatExtractor
 from sedimem.conversation import Conversations
 from sedimem.embed import HashEmbedder
@@ -190,7 +191,7 @@ async def test_llm_extractor_facts_and_a_reply_that_is_not_json(
     assert "JSON" in (failed.error or "")
     assert len(failed.stored) == 1
     assert (await memory.stats(scope)).episodes == 2
-    await memory.consolidate(scope.tenant, jobs=["facts"])
+    await memory.consolidate(Access.local(scope.tenant), jobs=["facts"])
     (now,) = await memory.facts.current("Ana", "lives_in", scope=scope)
     assert now.object == "Oslo"
 

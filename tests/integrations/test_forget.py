@@ -8,6 +8,7 @@ from langgraph.checkpoint.conformance.test_utils import (
     generate_metadata,
 )
 
+from sedimem.access import Access
 from sedimem.integrations.langgraph import SedimemSaver, SedimemStore
 from sedimem.integrations.openai_agents import SedimemSession
 from sedimem.scope import Scope
@@ -25,7 +26,7 @@ async def test_forget_a_user_erases_threads_items_and_conversations(
             await SedimemStore(memory, scope).aput(("prefs",), "seat", {"text": "window"})
             await SedimemSession("chat", memory, scope).add_items([{"content": "hi"}])
 
-        receipt = await memory.forget("t", user="ana")
+        receipt = await memory.forget(Access.local("t"), user="ana")
         assert receipt.documents == 1
         assert receipt.working_sessions == 2  # the thread and the conversation
 

@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
+from sedimem.access import Access
 from sedimem.memory import Memory
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import RecordFilter
@@ -96,8 +97,12 @@ async def reads_of(memory: Memory, scope: Scope) -> dict[str, str]:
     out["working"] = repr(await memory.working(scope.with_session("live")).get_all())
     out["scratchpad"] = repr(await memory.working(scope.with_session("live")).get_scratchpad())
     out["checkpoints"] = repr(await memory.working(scope.with_session("live")).list_checkpoints())
-    out["export"] = "\n".join([line async for line in memory.export(TENANT, scope.user)])
-    out["export of no user"] = "\n".join([line async for line in memory.export(TENANT, None)])
+    out["export"] = "\n".join(
+        [line async for line in memory.export(Access.local(TENANT), scope.user)]
+    )
+    out["export of no user"] = "\n".join(
+        [line async for line in memory.export(Access.local(TENANT), None)]
+    )
     out["stats"] = (await memory.stats(scope)).model_dump_json()
     out["profile"] = (await memory.profile(scope)).model_dump_json()
     return out
@@ -155,7 +160,7 @@ async def test_erasing_a_user_leaves_nothing(memory_urls: tuple[str, str]) -> No
     db = Path(store_url.removeprefix("sqlite://")) if store_url.startswith("sqlite") else None
     try:
         await write_everything(memory)
-        report = await memory.consolidate(TENANT, jobs=("facts", "procedures"))
+        report = await memory.consolidate(Access.local(TENANT), jobs=("facts", "procedures"))
         assert report.ok, report
         assert report.job("procedures").counts_out.get("recorded") == 1
         # the distilled procedure is Ulla's, with its four episodes as provenance
@@ -184,7 +189,7 @@ async def test_erasing_a_user_leaves_nothing(memory_urls: tuple[str, str]) -> No
         else:
             assert await redis_hits(working_url) > 0
 
-        receipt = await memory.forget(TENANT, user="ulla")
+        receipt = await memory.forget(Access.local(TENANT), user="ulla")
         assert (
             receipt.episodes,
             receipt.facts,
@@ -215,15 +220,15 @@ async def test_export_import_export_is_identical_with_blocks(tmp_path: Path) -> 
     target = await Memory.open(f"sqlite:///{tmp_path / 'b.db'}")
     try:
         await write_everything(source)
-        await source.consolidate(TENANT, jobs=("facts", "procedures"))
-        first = [line async for line in source.export(TENANT, "ulla")]
+        await source.consolidate(Access.local(TENANT), jobs=("facts", "procedures"))
+        first = [line async for line in source.export(Access.local(TENANT), "ulla")]
         kinds = [json.loads(line)["kind"] for line in first]
         assert kinds.count("block") == 2
         assert kinds.count("document") == 1
         assert kinds.count("procedure") == 2
-        counts = await target.import_(TENANT, first)
+        counts = await target.import_(Access.local(TENANT), first)
         assert counts == {k: kinds.count(k) for k in KINDS}
-        assert [line async for line in target.export(TENANT, "ulla")] == first
+        assert [line async for line in target.export(Access.local(TENANT), "ulla")] == first
         restored = await target.blocks(U).list()
         assert {b.name for b in restored} == {"profile", f"notes {MARK}"}
     finally:

@@ -1,5 +1,6 @@
 import asyncio
 
+from sedimem.access import Access
 from sedimem.memory import Memory
 from sedimem.scope import Scope
 from sedimem.types import Episode, Outcome
@@ -19,17 +20,17 @@ async def test_consolidate_through_the_facade(memory: Memory) -> None:
             for i in range(4)
         ]
     )
-    dry = await memory.consolidate("cons", dry_run=True)
+    dry = await memory.consolidate(Access.local("cons"), dry_run=True)
     assert dry.ok
     assert await memory.facts.current("Ana", "lives_in", scope=scope) == []
-    report = await memory.consolidate("cons")
+    report = await memory.consolidate(Access.local("cons"))
     assert report.ok
     assert [f.object for f in await memory.facts.current("Ana", "lives_in", scope=scope)] == [
         "Lisbon"
     ]
     procedures = await memory.procedures.find_matching("deploy", scope=scope)
     assert [p.record.steps for p in procedures] == [["build", "test", "ship"]]
-    again = await memory.consolidate("cons")
+    again = await memory.consolidate(Access.local("cons"))
     assert again.ok
     facts_job = again.job("facts")
     assert facts_job is not None

@@ -6,6 +6,7 @@ from typing import Any, cast
 
 import pytest
 
+from sedimem.access import Access
 from sedimem.embed import HashEmbedder
 from sedimem.errors import NotFound, PermissionDenied, StoreUnavailable, ValidationError
 from sedimem.longterm.episodic import WRITES_IN_FLIGHT, EpisodicMemory
@@ -237,7 +238,7 @@ async def test_an_episode_stored_with_nul_before_the_rule_reads_and_exports(
         await memory.longterm_store.put("t", [episode_row(legacy, None)])
         read = await memory.episodes.get(legacy.id, tenant="t")
         assert read.description == "a\ufffdb"
-        exported = [line async for line in memory.export("t", None)]
+        exported = [line async for line in memory.export(Access.local("t"), None)]
         assert any(legacy.id in line for line in exported)
 
 

@@ -3,7 +3,8 @@
 The tenant of every request comes from its key and nothing else (a ``tenant`` in a body or
 a query string is refused as an unknown field). Missing or unusable credentials get 401 with a
 ``WWW-Authenticate: Bearer`` challenge; a valid credential asking for more than it may
-gets 403.
+gets 403. Only the HTTP side lives here: who the credential stands for (its
+:class:`~sedimem.access.Access`); what that access may do is decided by the services.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from sedimem.access import Access
 from sedimem.api.problems import Unauthenticated
 from sedimem.api.state import MemoryDep, SettingsDep
 from sedimem.config import Settings
@@ -24,12 +26,10 @@ __all__ = [
     "Admin",
     "AdminOrCaller",
     "Caller",
+    "Writer",
     "authenticate",
     "is_admin",
-    "writes",
     "require_admin",
-    "require_unnarrowed",
-    "require_user_at_most",
 ]
 
 api_key_scheme = HTTPBearer(
@@ -59,73 +59,66 @@ def is_admin(settings: Settings, token: str) -> bool:
     return hmac.compare_digest(sent, expected.get_secret_value().encode())
 
 
-#: Routes that take a body (so a POST) but only read: a read-only key may call them.
-READING_POSTS = frozenset({"/v1/recall", "/v1/context", "/v1/procedures/match", "/v1/reflect"})
-_READING_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-
-
-def writes(request: Request) -> bool:
-    """Whether the request may change what is stored (a read-only key may not send it)."""
-    route = request.scope.get("route")
-    path = getattr(route, "path", request.url.path)
-    return request.method not in _READING_METHODS and path not in READING_POSTS
-
-
 async def authenticate(
-    request: Request,
-    credentials: Annotated[Credentials, Depends(api_key_scheme)],
-    memory: MemoryDep,
+    credentials: Annotated[Credentials, Depends(api_key_scheme)], memory: MemoryDep
 ) -> ApiKey:
-    """The live API key the request carries (a read-only key: on a reading route only)."""
+    """The live API key the request carries."""
     if credentials is None:
         raise Unauthenticated("an API key is required: Authorization: Bearer <key>")
     try:
-        key = await memory.keys.authenticate(credentials.credentials)
+        return await memory.keys.authenticate(credentials.credentials)
     except PermissionDenied as exc:
         raise Unauthenticated(str(exc)) from exc
-    if writes(request):
-        key.require_writer(f"{request.method} {getattr(request.scope.get('route'), 'path', '')}")
+
+
+async def authenticate_writer(
+    request: Request, key: Annotated[ApiKey, Depends(authenticate)]
+) -> ApiKey:
+    """The caller's key, refused when it is read-only (the key's own property, checked on
+    its access): for routes that write through a service call that takes a scope, not an
+    access."""
+    route = getattr(request.scope.get("route"), "path", request.url.path)
+    key.access.require_writer(f"{request.method} {route}")
     return key
 
 
 async def require_admin(
-    credentials: Annotated[Credentials, Depends(admin_scheme)], settings: SettingsDep
-) -> None:
+    credentials: Annotated[Credentials, Depends(admin_scheme)],
+    settings: SettingsDep,
+    memory: MemoryDep,
+) -> Access:
+    """The operator's access for the admin key; for a tenant's API key, that key's access
+    (the service refuses what only the operator may do, as for every interface)."""
     if credentials is None:
         raise Unauthenticated("the admin key is required: Authorization: Bearer <admin key>")
     if settings.admin_key is None:
-        raise PermissionDenied("no admin key is configured on this server (SEDIMEM_ADMIN_KEY)")
-    if not is_admin(settings, credentials.credentials):
-        raise PermissionDenied("this route needs the admin key")
+        raise PermissionDenied(
+            "no admin key is configured on this server (SEDIMEM_ADMIN_KEY)", field="admin"
+        )
+    if is_admin(settings, credentials.credentials):
+        return Access.local()
+    try:
+        return (await memory.keys.authenticate(credentials.credentials)).access
+    except PermissionDenied as exc:  # neither the admin key nor an API key
+        raise PermissionDenied("this route needs the admin key", field="admin") from exc
 
 
 async def admin_or_caller(
-    request: Request,
     admin: Annotated[Credentials, Depends(admin_scheme)],
     credentials: Annotated[Credentials, Depends(api_key_scheme)],
     settings: SettingsDep,
     memory: MemoryDep,
-) -> ApiKey | None:
-    """``None`` for the admin, else the caller's API key."""
+) -> Access:
+    """The operator's access for the admin key, else the caller's key's."""
     if admin is not None and is_admin(settings, admin.credentials):
-        return None
-    return await authenticate(request, credentials, memory)
+        return Access.local()
+    return (await authenticate(credentials, memory)).access
 
 
-def require_unnarrowed(key: ApiKey, operation: str) -> None:
-    """Refuse a key narrowed below its tenant (an operation spanning the whole tenant)."""
-    narrowed = [f for f in ("project", "user", "agent") if getattr(key, f) is not None]
-    if narrowed:
-        raise PermissionDenied(
-            f"{operation} spans the tenant; this key is restricted to {', '.join(narrowed)}"
-        )
-
-
-def require_user_at_most(key: ApiKey, operation: str) -> None:
-    """Refuse a key narrowed to a project or an agent (a user's data spans those)."""
-    key.require_user_at_most(operation)
-
-
+#: The caller's key; what it may do is the services' call (read-only included, for the
+#: operations that take its ``access``).
 Caller = Annotated[ApiKey, Depends(authenticate)]
-Admin = Annotated[None, Depends(require_admin)]
-AdminOrCaller = Annotated[ApiKey | None, Depends(admin_or_caller)]
+#: The caller's key, refused at once when read-only (routes writing through a scope).
+Writer = Annotated[ApiKey, Depends(authenticate_writer)]
+Admin = Annotated[Access, Depends(require_admin)]
+AdminOrCaller = Annotated[Access, Depends(admin_or_caller)]

@@ -136,7 +136,7 @@ def problem_for(exc: SedimemError) -> Problem:
             field=exc.field,
             allowed=exc.allowed,
         )
-    field = exc.field if isinstance(exc, Conflict) else None
+    field = exc.field if isinstance(exc, Conflict | PermissionDenied) else None
     return Problem(
         type=problem_type(slug), title=title, status=status, detail=str(exc), field=field
     )

@@ -21,6 +21,8 @@ def export(
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     async def main() -> int:
+        from sedimem.access import Access
+
         written = 0
         partial = out.with_name(out.name + ".partial")
         async with open_memory(store=store) as memory:
@@ -30,7 +32,7 @@ def export(
                 partial.open("w", encoding="utf-8") as file,
             ):
                 task = progress.add_task("exporting", total=None)
-                async for line in memory.export(tenant, user):
+                async for line in memory.export(Access.local(tenant), user):
                     file.write(line + "\n")
                     written += 1
                     progress.update(task, description=f"exporting: {written} records")
@@ -54,11 +56,13 @@ def import_(
     lines = file.read_text(encoding="utf-8").splitlines()
 
     async def main() -> dict[str, int]:
+        from sedimem.access import Access
+
         async with open_memory(store=store) as memory:
             with Progress(console=console.get(), transient=True) as progress:
                 task = progress.add_task("importing", total=sum(1 for x in lines if x.strip()))
                 return await memory.import_(
-                    tenant, lines, progress=lambda n: progress.advance(task, n)
+                    Access.local(tenant), lines, progress=lambda n: progress.advance(task, n)
                 )
 
     counts = run(main())
@@ -92,8 +96,12 @@ def forget(
         cutoff = before
 
     async def main() -> None:
+        from sedimem.access import Access
+
         async with open_memory(working, store) as memory:
-            receipt = await memory.forget(tenant, user=user, session=session, before=cutoff)
+            receipt = await memory.forget(
+                Access.local(tenant), user=user, session=session, before=cutoff
+            )
         for kind, count in receipt.model_dump().items():
             console.print(f"{kind}: {count}", highlight=False)
 

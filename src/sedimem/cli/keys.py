@@ -30,7 +30,12 @@ def create(
     async def main() -> None:
         async with open_memory(store=store) as memory:
             issued = await memory.keys.create(
-                tenant, project=project, user=user, agent=agent, label=label, read_only=read_only
+                tenant,
+                project=project,
+                user=user,
+                agent=agent,
+                label=label,
+                read_only=read_only,
             )
         console.print(f"key id: {issued.key.id}", highlight=False)
         console.print(issued.secret, highlight=False, soft_wrap=True)

@@ -80,9 +80,11 @@ def consolidate(
     from rich.table import Table
 
     async def main() -> bool:
+        from sedimem.access import Access
+
         async with open_memory(working, store) as memory:
             with console.status("consolidating..."):
-                report = await memory.consolidate(tenant, dry_run=dry_run)
+                report = await memory.consolidate(Access.local(tenant), dry_run=dry_run)
         title = f"consolidation of tenant {tenant!r}" + (" (dry run)" if dry_run else "")
         table = Table("job", "status", "read", "changed", "seconds", "error", title=title)
         for job in report.jobs:

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from sedimem.access import Access
 from sedimem.errors import ValidationError
 from sedimem.memory import Memory
 from sedimem.scope import Scope
@@ -124,7 +125,7 @@ async def run_bench(
     try:
         await _bench(memory, scope, result, queries, tick)
     finally:
-        await memory.forget(scope.tenant, user="bench")  # leave the store as it was
+        await memory.forget(Access.local(scope.tenant), user="bench")  # leave the store as it was
     return result
 
 

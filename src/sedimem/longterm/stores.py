@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from sedimem.config import PostgresSettings
 from sedimem.errors import ConfigurationError
 from sedimem.storage.longterm.base import LongTermStore
 from sedimem.storage.working.factory import sqlite_path
@@ -15,7 +16,8 @@ from sedimem.storage.working.factory import sqlite_path
 __all__ = ["open_longterm_store"]
 
 
-async def open_longterm_store(url: str) -> LongTermStore:
+async def open_longterm_store(url: str, postgres: PostgresSettings | None = None) -> LongTermStore:
+    """The store ``url`` names; ``postgres`` tunes a PostgreSQL one (default: the defaults)."""
     scheme = urlsplit(url).scheme
     if scheme == "sqlite":
         from sedimem.retrieval.index import MemoryIndexEngine
@@ -25,7 +27,18 @@ async def open_longterm_store(url: str) -> LongTermStore:
     if scheme in ("postgresql", "postgres"):
         from sedimem.storage.longterm.postgres import PostgresLongTermStore
 
-        return await PostgresLongTermStore.open(url)
+        tuned = postgres or PostgresSettings()
+        return await PostgresLongTermStore.open(
+            url,
+            min_size=tuned.min_pool_size,
+            max_size=tuned.max_pool_size,
+            connect_timeout=tuned.connect_timeout_seconds,
+            ef_search=tuned.ef_search,
+            exact_threshold=tuned.exact_threshold,
+            keyword_budget=tuned.keyword_budget,
+            analyze_rows=tuned.analyze_rows,
+            iterative_scans=tuned.iterative_scans,
+        )
     raise ConfigurationError(
         f"unsupported long-term store URL scheme {scheme!r} in {url!r}"
         " (expected sqlite:///path or postgresql://...)"

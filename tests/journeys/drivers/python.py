@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from sedimem.access import Access
 from sedimem.config import Settings, WorkingSettings
 from sedimem.errors import Conflict, NotFound, PermissionDenied
 from sedimem.keys import ApiKey
@@ -285,20 +286,22 @@ class PythonDriver(Driver):
         self, jobs: Sequence[str], *, idle_after_seconds: float | None = None
     ) -> None:
         if idle_after_seconds is None:
-            report = await self.memory.consolidate(self.tenant, jobs=jobs)
+            report = await self.memory.consolidate(Access.local(self.tenant), jobs=jobs)
         else:
             settings = Settings(working=WorkingSettings(session_ttl_seconds=2 * idle_after_seconds))
             async with await Memory.open(
                 working=self._urls.working, store=self._urls.store, settings=settings
             ) as worker:
-                report = await worker.consolidate(self.tenant, jobs=jobs)
+                report = await worker.consolidate(Access.local(self.tenant), jobs=jobs)
         assert all(job.status == "ok" for job in report.jobs), report
 
     async def export(self, user: str) -> str:
-        return "".join([line + "\n" async for line in self.memory.export(self.tenant, user)])
+        return "".join(
+            [line + "\n" async for line in self.memory.export(Access.local(self.tenant), user)]
+        )
 
     async def import_(self, lines: str) -> dict[str, int]:
-        counts = await self.memory.import_(self.tenant, lines.splitlines())
+        counts = await self.memory.import_(Access.local(self.tenant), lines.splitlines())
         return {f"{kind}s": n for kind, n in counts.items()}  # keyed by kind: "episode"...
 
     async def restart(self) -> None:

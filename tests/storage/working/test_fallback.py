@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from sedimem.access import Access
 from sedimem.config import Settings, WorkingSettings
 from sedimem.embed import HashEmbedder
 from sedimem.errors import LimitExceeded, NotFound, OutageJournalFull, StoreUnavailable
@@ -571,11 +572,11 @@ async def test_erasing_by_session_or_date_during_the_outage_is_refused_whole(
         assert memory.working_store.using_fallback
         for condition in ({"session": "s1"}, {"before": datetime.now(UTC)}):
             with pytest.raises(StoreUnavailable, match="nothing was erased"):
-                await memory.forget("gdpr", **condition)  # type: ignore[arg-type]
+                await memory.forget(Access.local("gdpr"), **condition)  # type: ignore[arg-type]
         assert len((await memory.episodes.list(scope=session)).items) == 1  # kept whole
         dedicated_redis.start()
         assert await memory.working_store.recover()  # type: ignore[attr-defined]
-        receipt = await memory.forget("gdpr", session="s1")
+        receipt = await memory.forget(Access.local("gdpr"), session="s1")
         assert (receipt.episodes, receipt.working_sessions) == (1, 1)
     check = WorkingMemory(direct, session, settings=MANUAL)
     assert await check.get("k") is None  # gone from Redis itself

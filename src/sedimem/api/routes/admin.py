@@ -5,7 +5,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 
-from sedimem.api.auth import Admin, AdminOrCaller, Caller, require_unnarrowed
+from sedimem.api.auth import Admin, AdminOrCaller, Caller
 from sedimem.api.responses import KeyList, NewKey
 from sedimem.api.schemas import KeyRequest
 from sedimem.api.state import MemoryDep
@@ -21,12 +21,13 @@ router = APIRouter(prefix="/v1/keys", tags=["keys"])
 
 
 @router.post("", status_code=201, summary="Issue a key (admin): the secret is shown this once")
-async def create_key(body: KeyRequest, _: Admin, memory: MemoryDep) -> NewKey:
+async def create_key(body: KeyRequest, admin: Admin, memory: MemoryDep) -> NewKey:
     """Issues an API key for a tenant, optionally narrowed to a project, user or agent, or read-
     only. Needs the admin key. The answer holds the secret once; only its hash is stored.
     """
     issued = await memory.keys.create(
         body.tenant,
+        access=admin,
         project=body.project,
         user=body.user,
         agent=body.agent,
@@ -38,7 +39,7 @@ async def create_key(body: KeyRequest, _: Admin, memory: MemoryDep) -> NewKey:
 
 @router.get("", summary="List keys (admin)")
 async def list_keys(
-    _: Admin,
+    admin: Admin,
     memory: MemoryDep,
     tenant: Annotated[Identifier | None, Query(description="Only this tenant's keys.")] = None,
     include_revoked: Annotated[bool, Query(description="Revoked keys too."), AS_BOOLEAN] = False,
@@ -47,7 +48,9 @@ async def list_keys(
 
     Needs the admin key.
     """
-    return KeyList(items=await memory.keys.list(tenant, include_revoked=include_revoked))
+    return KeyList(
+        items=await memory.keys.list(tenant, include_revoked=include_revoked, access=admin)
+    )
 
 
 @router.get("/self", summary="The calling key: its tenant and what it is narrowed to")
@@ -69,8 +72,4 @@ async def revoke_key(
     """Revokes a key: it stops working at once. The admin may revoke any key; a key of the tenant
     may revoke itself, and a key narrowed to nothing may revoke the tenant's other keys.
     """
-    if caller is None:
-        return await memory.keys.revoke(key_id)
-    if key_id != caller.id:  # a narrowed key may give itself up, not a wider key
-        require_unnarrowed(caller, "revoking another key")
-    return await memory.keys.revoke(key_id, tenant=caller.tenant)
+    return await memory.keys.revoke(key_id, access=caller)

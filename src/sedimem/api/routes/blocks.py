@@ -4,7 +4,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from sedimem.api.auth import Caller
+from sedimem.api.auth import Caller, Writer
 from sedimem.api.narrowing import OwnerQuery, resolve
 from sedimem.api.responses import BlockList
 from sedimem.api.schemas import BlockAppend, BlockPut
@@ -33,7 +33,7 @@ async def list_blocks(caller: Caller, memory: MemoryDep, query: OwnerQuery) -> B
 
 @router.put("/{name}", summary="Create or replace a block")
 async def put_block(
-    name: BlockName, body: BlockPut, caller: Caller, memory: MemoryDep, query: OwnerQuery
+    name: BlockName, body: BlockPut, caller: Writer, memory: MemoryDep, query: OwnerQuery
 ) -> Block:
     """Creates the block, or replaces its content (and position, when given). Pinned blocks are
     placed first in every assembled context of their owner.
@@ -44,7 +44,7 @@ async def put_block(
 
 @router.post("/{name}/append", summary="Append text to a block (created if missing)")
 async def append_block(
-    name: BlockName, body: BlockAppend, caller: Caller, memory: MemoryDep, query: OwnerQuery
+    name: BlockName, body: BlockAppend, caller: Writer, memory: MemoryDep, query: OwnerQuery
 ) -> Block:
     """Appends text to a block after the separator, creating the block when it does not exist. The
     result must stay within the block size limit.
@@ -55,7 +55,7 @@ async def append_block(
 
 @router.delete("/{name}", status_code=204, summary="Delete the scope's own block")
 async def delete_block(
-    name: BlockName, caller: Caller, memory: MemoryDep, query: OwnerQuery
+    name: BlockName, caller: Writer, memory: MemoryDep, query: OwnerQuery
 ) -> None:
     """Deletes a block the scope owns; 404 when it has none of that name."""
     if not await memory.blocks(resolve(caller, query)).delete(name):

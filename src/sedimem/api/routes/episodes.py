@@ -8,7 +8,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 
-from sedimem.api.auth import Caller
+from sedimem.api.auth import Caller, Writer
 from sedimem.api.narrowing import ScopeQuery, resolve
 from sedimem.api.responses import Created
 from sedimem.api.schemas import EpisodeIn, EpisodePatch, time_range
@@ -29,7 +29,7 @@ EpisodeId = Annotated[
 ]
 
 
-async def record_episode(body: EpisodeIn, caller: Caller, memory: MemoryDep) -> Created:
+async def record_episode(body: EpisodeIn, caller: Writer, memory: MemoryDep) -> Created:
     """Records one unit of experience (what was tried, how it ended, what was learned) in the scope
     given by the key and the body's scope fields. Answers with the new episode's id.
     """
@@ -46,7 +46,7 @@ async def get_episode(episode_id: EpisodeId, caller: Caller, memory: MemoryDep) 
 
 
 async def update_episode(
-    episode_id: EpisodeId, body: EpisodePatch, caller: Caller, memory: MemoryDep
+    episode_id: EpisodeId, body: EpisodePatch, caller: Writer, memory: MemoryDep
 ) -> Episode:
     """Changes the fields given (the others stay) and re-indexes the episode for search. Answers
     with the episode as stored now.
@@ -54,7 +54,7 @@ async def update_episode(
     return await memory.episodes.update(episode_id, body.to_changes(), scope=resolve(caller))
 
 
-async def delete_episode(episode_id: EpisodeId, caller: Caller, memory: MemoryDep) -> None:
+async def delete_episode(episode_id: EpisodeId, caller: Writer, memory: MemoryDep) -> None:
     """Deletes one episode by id. What was derived from it stays: `POST /v1/forget` erases
     derived records too."""
     if not await memory.episodes.delete(episode_id, scope=resolve(caller)):

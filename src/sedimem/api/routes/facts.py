@@ -11,7 +11,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 
-from sedimem.api.auth import Caller
+from sedimem.api.auth import Caller, Writer
 from sedimem.api.narrowing import ScopeQuery, resolve
 from sedimem.api.responses import FactList, Learned
 from sedimem.api.schemas import FactIn, FactPatch, PredicatesIn
@@ -36,7 +36,7 @@ KnownAt = Annotated[
 
 
 @router.post("", status_code=201, summary="Learn a fact")
-async def learn(body: FactIn, caller: Caller, memory: MemoryDep) -> Learned:
+async def learn(body: FactIn, caller: Writer, memory: MemoryDep) -> Learned:
     """Learns a fact: inserts it, reinforces the same fact already believed, or, for a single-
     valued predicate, supersedes the current value (kept as history). `possible_conflicts` lists
     current values kept beside it on a predicate only multi-valued by default.
@@ -130,7 +130,7 @@ async def predicates(caller: Caller, memory: MemoryDep) -> PredicateCardinalitie
     "supersedes the current one from the next write on. Needs a key narrowed to nothing.",
 )
 async def declare_predicates(
-    body: PredicatesIn, caller: Caller, memory: MemoryDep
+    body: PredicatesIn, caller: Writer, memory: MemoryDep
 ) -> PredicateCardinalities:
     return await memory.facts.declare(body.predicates, body.cardinality, scope=resolve(caller))
 
@@ -155,13 +155,13 @@ async def get_fact(fact_id: FactId, caller: Caller, memory: MemoryDep) -> Fact:
     "the current fact of its subject and predicate.",
 )
 async def correct_fact(
-    fact_id: FactId, body: FactPatch, caller: Caller, memory: MemoryDep
+    fact_id: FactId, body: FactPatch, caller: Writer, memory: MemoryDep
 ) -> Learned:
     return await memory.facts.correct(fact_id, body.to_changes(), scope=resolve(caller))
 
 
 @router.post("/{fact_id}/invalidate", summary="Stop believing a fact (kept as history)")
-async def invalidate_fact(fact_id: FactId, caller: Caller, memory: MemoryDep) -> Fact:
+async def invalidate_fact(fact_id: FactId, caller: Writer, memory: MemoryDep) -> Fact:
     """Stops believing the fact from now on (`invalidated_at` is set); it stays as history, askable
     with `known_at`.
     """
@@ -169,7 +169,7 @@ async def invalidate_fact(fact_id: FactId, caller: Caller, memory: MemoryDep) ->
 
 
 @router.delete("/{fact_id}", status_code=204, summary="Delete one version of a fact")
-async def delete_fact(fact_id: FactId, caller: Caller, memory: MemoryDep) -> None:
+async def delete_fact(fact_id: FactId, caller: Writer, memory: MemoryDep) -> None:
     """Deletes one version of a fact physically. To record that a fact stopped being true,
     invalidate or correct it instead.
     """

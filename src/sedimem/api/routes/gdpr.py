@@ -1,8 +1,9 @@
 """Erasure and portability: forget, export and import (JSON Lines).
 
-A key narrowed to a user reaches only that user's data; keys narrowed to a project or an
-agent are refused (a user's data spans those). Import writes whatever the lines name, so
-it needs a key of the whole tenant.
+The rules are the service's (:meth:`sedimem.memory.Memory.forget` and its neighbours),
+checked on the key's access: a key narrowed to a user reaches only that user's data; keys
+narrowed to a project or an agent are refused (a user's data spans those); import writes
+whatever the lines name, so it needs a key of the whole tenant.
 """
 
 from collections.abc import AsyncIterator
@@ -11,7 +12,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import StreamingResponse
 
-from sedimem.api.auth import Caller, require_unnarrowed, require_user_at_most
+from sedimem.api.auth import Caller
 from sedimem.api.responses import ImportCounts
 from sedimem.api.schemas import ForgetRequest
 from sedimem.api.state import MemoryDep
@@ -33,9 +34,9 @@ async def forget(body: ForgetRequest, caller: Caller, memory: MemoryDep) -> Forg
     and every derived record, and makes the erasure physical in the stores. Answers with the
     counts per kind.
     """
-    require_user_at_most(caller, "forget")
-    user = caller.narrow(user=body.user).user
-    return await memory.forget(caller.tenant, user=user, session=body.session, before=body.before)
+    return await memory.forget(
+        caller.access, user=body.user, session=body.session, before=body.before
+    )
 
 
 @router.get(
@@ -55,8 +56,7 @@ async def export(
     """Streams a user's records (episodes, facts, procedures, blocks) as JSON Lines, one record a
     line, ready for `POST /v1/import`.
     """
-    require_user_at_most(caller, "export")
-    lines = memory.export(caller.tenant, caller.narrow(user=user).user)
+    lines = memory.export(caller.access, user)
     first = await anext(lines, None)  # a failure before the first line is still a problem
     return StreamingResponse(_ndjson(first, lines), media_type=NDJSON)
 
@@ -70,13 +70,12 @@ async def import_(request: Request, caller: Caller, memory: MemoryDep) -> Import
     """Reads the JSON Lines of an export into the key's tenant. Every line is checked before
     anything is written; vectors are recomputed. Needs a key narrowed to nothing.
     """
-    require_unnarrowed(caller, "import")
     body = b"".join([chunk async for chunk in request.stream()])
     try:
         text = body.decode()
     except UnicodeDecodeError as exc:
         raise ValidationError("body", f"is not UTF-8 ({exc.reason})", allowed="UTF-8") from exc
-    counts = await memory.import_(caller.tenant, text.splitlines())
+    counts = await memory.import_(caller.access, text.splitlines())
     return ImportCounts.of(counts)
 
 

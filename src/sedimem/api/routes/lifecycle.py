@@ -6,7 +6,7 @@ failed (a failing hook is reported, it does not undo the operation).
 
 from fastapi import APIRouter
 
-from sedimem.api.auth import Caller
+from sedimem.api.auth import Writer
 from sedimem.api.narrowing import OwnerQuery, resolve
 from sedimem.api.routes.working import SessionId
 from sedimem.api.schemas import PauseRequest, ResumeRequest, SpawnRequest, TerminateRequest
@@ -21,7 +21,7 @@ router = APIRouter(prefix="/v1/sessions/{session}", tags=["lifecycle"])
 @router.post("/spawn", summary="Start a session: a task in progress and initial keys")
 async def spawn(
     session: SessionId,
-    caller: Caller,
+    caller: Writer,
     memory: MemoryDep,
     query: OwnerQuery,
     body: SpawnRequest | None = None,
@@ -39,7 +39,7 @@ async def spawn(
 @router.post("/pause", summary="Checkpoint the session and mark its task paused")
 async def pause(
     session: SessionId,
-    caller: Caller,
+    caller: Writer,
     memory: MemoryDep,
     query: OwnerQuery,
     body: PauseRequest | None = None,
@@ -53,7 +53,7 @@ async def pause(
 @router.post("/resume", summary="Restore a checkpoint (the latest when none is named)")
 async def resume(
     session: SessionId,
-    caller: Caller,
+    caller: Writer,
     memory: MemoryDep,
     query: OwnerQuery,
     body: ResumeRequest | None = None,
@@ -69,7 +69,7 @@ async def resume(
 async def terminate(
     session: SessionId,
     body: TerminateRequest,
-    caller: Caller,
+    caller: Writer,
     memory: MemoryDep,
     query: OwnerQuery,
 ) -> TerminateResult:

@@ -9,7 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path
 from pydantic import ConfigDict, Field
 
-from sedimem.api.auth import Caller
+from sedimem.api.auth import Caller, Writer
 from sedimem.api.narrowing import ScopeFields, resolve
 from sedimem.api.state import MemoryDep
 from sedimem.limits import MAX_ID_CHARS
@@ -69,7 +69,7 @@ class MessagesIn(ScopeFields):
     "with the configured extractor: inserted, reinforced, superseded or ended, with possible "
     "conflicts.",
 )
-async def ingest_messages(body: MessagesIn, caller: Caller, memory: MemoryDep) -> IngestResult:
+async def ingest_messages(body: MessagesIn, caller: Writer, memory: MemoryDep) -> IngestResult:
     return await memory.ingest(body.messages, resolve(caller, body), background=body.background)
 
 

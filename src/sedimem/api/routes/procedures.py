@@ -5,7 +5,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 
-from sedimem.api.auth import Caller
+from sedimem.api.auth import Caller, Writer
 from sedimem.api.narrowing import ScopeQuery, resolve
 from sedimem.api.responses import ProcedureMatches
 from sedimem.api.schemas import MatchRequest, OutcomeRequest, ProcedureIn, ProcedurePatch
@@ -27,7 +27,7 @@ ProcedureId = Annotated[
 
 
 @router.post("", status_code=201, summary="Record a procedure")
-async def record(body: ProcedureIn, caller: Caller, memory: MemoryDep) -> Procedure:
+async def record(body: ProcedureIn, caller: Writer, memory: MemoryDep) -> Procedure:
     """Records a procedure; one of the same name and owner becomes its next version. Answers with
     the procedure as stored.
     """
@@ -79,14 +79,14 @@ async def get_procedure(procedure_id: ProcedureId, caller: Caller, memory: Memor
     summary="Change a procedure (new steps make its next version)",
 )
 async def update_procedure(
-    procedure_id: ProcedureId, body: ProcedurePatch, caller: Caller, memory: MemoryDep
+    procedure_id: ProcedureId, body: ProcedurePatch, caller: Writer, memory: MemoryDep
 ) -> Procedure:
     """Changes a procedure's trigger, steps or metadata; new steps make its next version."""
     return await memory.procedures.update(procedure_id, body.to_changes(), scope=resolve(caller))
 
 
 @router.delete("/{procedure_id}", status_code=204, summary="Delete a procedure")
-async def delete_procedure(procedure_id: ProcedureId, caller: Caller, memory: MemoryDep) -> None:
+async def delete_procedure(procedure_id: ProcedureId, caller: Writer, memory: MemoryDep) -> None:
     """Deletes a procedure by id."""
     if not await memory.procedures.delete(procedure_id, scope=resolve(caller)):
         raise NotFound(f"procedure {procedure_id!r} does not exist")
@@ -94,7 +94,7 @@ async def delete_procedure(procedure_id: ProcedureId, caller: Caller, memory: Me
 
 @router.post("/{procedure_id}/outcome", summary="Count a use of the procedure")
 async def record_outcome(
-    procedure_id: ProcedureId, body: OutcomeRequest, caller: Caller, memory: MemoryDep
+    procedure_id: ProcedureId, body: OutcomeRequest, caller: Writer, memory: MemoryDep
 ) -> Procedure:
     """Counts one use of the procedure as a success or a failure (what its ranking weighs)."""
     return await memory.procedures.record_outcome(procedure_id, body.success, scope=resolve(caller))

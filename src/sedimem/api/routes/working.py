@@ -4,7 +4,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from sedimem.api.auth import Caller
+from sedimem.api.auth import Caller, Writer
 from sedimem.api.narrowing import OwnerFields, OwnerQuery, resolve
 from sedimem.api.responses import (
     CheckpointList,
@@ -70,7 +70,7 @@ def _working(
 
 @router.put("/kv/{key:path}", status_code=204, summary="Set a key (any JSON value, optional TTL)")
 async def set_value(
-    session: SessionId, key: Key, body: KvPut, caller: Caller, memory: MemoryDep, query: OwnerQuery
+    session: SessionId, key: Key, body: KvPut, caller: Writer, memory: MemoryDep, query: OwnerQuery
 ) -> None:
     """Sets a key of the session's working memory to any JSON value, with an optional TTL of its
     own (default: the key lives as long as the session).
@@ -92,7 +92,7 @@ async def get_value(
 
 @router.delete("/kv/{key:path}", status_code=204, summary="Delete a key")
 async def delete_value(
-    session: SessionId, key: Key, caller: Caller, memory: MemoryDep, query: OwnerQuery
+    session: SessionId, key: Key, caller: Writer, memory: MemoryDep, query: OwnerQuery
 ) -> None:
     """Deletes a key; 404 when it is not set."""
     if not await _working(memory, caller, session, query).delete(key):
@@ -117,7 +117,7 @@ async def get_entries(
 
 @router.put("/task", summary="Set the task state")
 async def set_task(
-    session: SessionId, body: TaskPut, caller: Caller, memory: MemoryDep, query: OwnerQuery
+    session: SessionId, body: TaskPut, caller: Writer, memory: MemoryDep, query: OwnerQuery
 ) -> TaskState:
     """Sets the session's task state (replacing the previous one) and answers with it as stored."""
     wm = _working(memory, caller, session, query, body)
@@ -141,7 +141,7 @@ async def get_task(
 
 @router.patch("/task", summary="Update task progress atomically")
 async def update_task(
-    session: SessionId, body: TaskPatch, caller: Caller, memory: MemoryDep, query: OwnerQuery
+    session: SessionId, body: TaskPatch, caller: Writer, memory: MemoryDep, query: OwnerQuery
 ) -> TaskState:
     """Updates the task's step, progress or status atomically: concurrent updates never overwrite
     each other.
@@ -154,7 +154,7 @@ async def update_task(
 async def append_scratchpad(
     session: SessionId,
     body: ScratchpadAppend,
-    caller: Caller,
+    caller: Writer,
     memory: MemoryDep,
     query: OwnerQuery,
 ) -> None:
@@ -176,7 +176,7 @@ async def get_scratchpad(
 @router.post("/checkpoints", status_code=201, summary="Checkpoint the session")
 async def create_checkpoint(
     session: SessionId,
-    caller: Caller,
+    caller: Writer,
     memory: MemoryDep,
     query: OwnerQuery,
     body: CheckpointCreate | None = None,
@@ -200,7 +200,7 @@ async def list_checkpoints(
 async def delete_checkpoint(
     session: SessionId,
     checkpoint_id: CheckpointId,
-    caller: Caller,
+    caller: Writer,
     memory: MemoryDep,
     query: OwnerQuery,
 ) -> None:
@@ -216,7 +216,7 @@ async def delete_checkpoint(
 async def restore_checkpoint(
     session: SessionId,
     checkpoint_id: CheckpointId,
-    caller: Caller,
+    caller: Writer,
     memory: MemoryDep,
     query: OwnerQuery,
 ) -> None:
@@ -235,7 +235,7 @@ async def fork_checkpoint(
     session: SessionId,
     checkpoint_id: CheckpointId,
     body: ForkRequest,
-    caller: Caller,
+    caller: Writer,
     memory: MemoryDep,
     query: OwnerQuery,
 ) -> Forked:

@@ -32,7 +32,7 @@ class ToolEnv:
 
         def writer() -> ApiKey:
             key = source()
-            key.require_writer("this tool")
+            key.access.require_writer("this tool")
             return key
 
         return replace(self, key_source=writer)
