@@ -4,7 +4,10 @@
   in the scope (plus pinned blocks and working state), budget 2,000 tokens; the stores are
   warmed first (steady state), the query embedding is included (it is part of assembling);
 - ``lifecycle.spawn_pause_resume_terminate.p95_ms``: one whole session lifecycle;
-- ``reflect.seconds@1000``: all four reflection calls over 1,000 episodes (p95).
+- ``reflect.seconds@1000``: all four reflection calls over 1,000 episodes (p95);
+- ``first_assemble_ms@250``: in a fresh process, the first ``assemble`` after opening a
+  store of 250 chat turns (median of 5 processes), beside ``open_ms@250`` and the second
+  ``assemble`` of the same process (``second_assemble_ms@250``, its steady state).
 Each timed measure also reports calls per second (``per_s``, sequential) and this process's
 CPU time per call (``cpu_ms``, all its threads: unlike the wall-clock percentiles, it
 hardly depends on what else the machine runs); the load average at the start and the end of
@@ -140,6 +143,62 @@ async def bench_lifecycle(memory: Memory, rounds: int) -> dict[str, float]:
     return {**percentiles(samples), "per_s": 1000 * len(samples) / sum(samples), "cpu": cpu_ms}
 
 
+_FIRST = """
+import asyncio, json, sys, time
+from sedimem.memory import Memory
+from sedimem.scope import Scope
+async def main():
+    t0 = time.perf_counter()
+    async with await Memory.open(sys.argv[1]) as memory:
+        t1 = time.perf_counter()
+        await memory.assemble("Where did I go hiking with Rex?", Scope(tenant="t", user="u"), 1000)
+        t2 = time.perf_counter()
+        await memory.assemble("How many birds did I see?", Scope(tenant="t", user="u"), 1000)
+        t3 = time.perf_counter()
+    print(json.dumps([t1 - t0, t2 - t1, t3 - t2]))
+asyncio.run(main())
+"""
+
+
+async def bench_first_assemble(tmp: Path, processes: int) -> dict[str, float]:
+    """Open a 250-turn store in fresh processes and time their first two assembles."""
+    import subprocess
+    from datetime import UTC, datetime, timedelta
+
+    url = f"sqlite:///{tmp}/chat.db"
+    user = Scope(tenant="t", user="u")
+    at = datetime(2025, 1, 1, tzinfo=UTC)
+    messages = [
+        {
+            "role": "user" if i % 2 == 0 else "assistant",
+            "content": f"Turn {i}: I went hiking near lake {i % 17} with my dog Rex "
+            f"and saw {i} birds.",
+            "timestamp": at + timedelta(minutes=i),
+        }
+        for i in range(250)
+    ]
+    async with await Memory.open(url) as memory:
+        await memory.ingest(messages[:125], user.with_session("a"))
+        await memory.ingest(messages[125:], user.with_session("b"))
+    runs = []
+    for _ in range(processes):
+        out = await asyncio.to_thread(
+            lambda: (
+                subprocess.run(
+                    [sys.executable, "-c", _FIRST, url], check=True, capture_output=True, text=True
+                ).stdout
+            )
+        )
+        runs.append(json.loads(out.strip().splitlines()[-1]))
+    opened, first, second = (sorted(r[i] * 1000 for r in runs) for i in range(3))
+    middle = processes // 2
+    return {
+        "open_ms@250": opened[middle],
+        "first_assemble_ms@250": first[middle],
+        "second_assemble_ms@250": second[middle],
+    }
+
+
 async def bench_reflect(tmp: Path, repeat: int) -> dict[str, float]:
     sys.path.insert(0, _REPO)  # also when run as a script
     from benchmarks.reflection import run_size
@@ -174,6 +233,7 @@ async def main() -> None:
             for k, v in (await bench_lifecycle(memory, 50 if args.quick else 200)).items():
                 metrics[f"{life}.{k}" if k == "per_s" else f"{life}.{k}_ms"] = v
         metrics.update(await bench_reflect(tmp, 5 if args.quick else 30))
+        metrics.update(await bench_first_assemble(tmp, 5))
     metrics["load_average_end"] = os.getloadavg()[0]
     for name, value in metrics.items():
         print(f"{name:52} {value:12.3f}")
