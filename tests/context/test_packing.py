@@ -325,3 +325,14 @@ def test_time_ordered_tiers_render_oldest_first_while_selection_keeps_rank() -> 
     tight = pack({"episodes": episodes}, 10, tokenizer=WORDS, time_ordered=("episodes",))
     assert [i.id for i in tight.report.included] == ["late", "early"]
     assert (tight.text or "").index("early") < (tight.text or "").index("late")
+
+
+def test_a_kept_item_passes_the_floor_and_still_sets_the_best() -> None:
+    facts = [
+        ContextItem(id="touching", text="holds a question word", relevance=0.9, kept=True),
+        ContextItem(id="profile", text="describes the asker", relevance=0.01, kept=True),
+        ContextItem(id="weak", text="matches little", relevance=0.2),
+    ]
+    result = pack({"facts": facts}, 100, tokenizer=WORDS, floor=0.5)
+    assert {i.id for i in result.report.included} == {"touching", "profile"}
+    assert [d.id for d in result.report.dropped] == ["weak"]  # 0.2 < 0.5 x 0.9

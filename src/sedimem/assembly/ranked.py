@@ -3,9 +3,10 @@
 Each item carries its date (``at``, shown as its label) and its relevance on the scale
 every tier shares (:mod:`sedimem.assembly.relevance`). Within a tier:
 
-- **facts** keep their search order; a fact describing the asking user (name, home, work,
-  preferences, diet: :data:`PROFILE`) is kept even when the question does not touch it
-  (the best :data:`PROFILE_LIMIT` of them), the rest must clear the relevance floor;
+- **facts** keep their search order; a fact that holds a word of the question (other than
+  the asker's name) is kept, and so is a fact describing the asking user (name, home,
+  work, preferences, diet: :data:`PROFILE`; the best :data:`PROFILE_LIMIT` of them); the
+  rest must clear the relevance floor;
 - **episodes** are weighed by who spoke (:mod:`sedimem.assembly.question`): another
   speaker than the one the question names counts :data:`OTHER_SPEAKER` of its score, the
   assistant's turns :data:`ASSISTANT` of theirs unless the question asks for advice (and
@@ -82,6 +83,7 @@ class Candidates:
     facts: list[Hit[Fact]]
     episodes: list[Hit[Episode]]
     pool: Pool
+    analyzer: Analyzer
 
     @classmethod
     def of(
@@ -92,14 +94,17 @@ class Candidates:
         episodes: list[Hit[Episode]],
         analyzer: Analyzer,
     ) -> Candidates:
-        texts = [_procedure_text(h.record) for h in procedures]
+        # a procedure is found by what it is for (name, trigger), shown by its steps
+        texts = [
+            f"{h.record.name}. {h.record.trigger} {_procedure_text(h.record)}" for h in procedures
+        ]
         texts += [h.record.statement for h in facts]
         texts += [_speech(h.record)[1] for h in episodes]
         named = {s for h in episodes if (s := _speech(h.record)[0]) and question.named(s)}
         hits: list[Hit[Procedure] | Hit[Fact] | Hit[Episode]] = [*procedures, *facts, *episodes]
         cosines = [h.explain.vector for h in hits]
         pool = Pool.of(question, texts, analyzer, cosines=cosines, ignore=named)
-        return cls(question, procedures, facts, episodes, pool)
+        return cls(question, procedures, facts, episodes, pool, analyzer)
 
 
 def _boosted(scope: Scope, hit: Hit[Fact] | Hit[Episode]) -> float:
@@ -139,19 +144,24 @@ def fact_items(found: Candidates, scope: Scope) -> list[ContextItem]:
     offset = len(found.procedures)
     items = []
     profile = 0
+    # the asker's own name is in most of their facts: holding it touches nothing
+    names = frozenset(found.analyzer.terms(scope.user)) if scope.user else frozenset()
     for i, h in enumerate(found.facts):
         fact = h.record
-        relevance: float | None = found.pool.relevance(offset + i, h.explain)
+        kept = False
         about_asker = scope.user is not None and fact.scope.user == scope.user
         if about_asker and fact.predicate in PROFILE and profile < PROFILE_LIMIT:
-            relevance, profile = None, profile + 1  # describes the user: kept
+            kept, profile = True, profile + 1  # describes the user
+        elif found.pool.touches(offset + i, names):
+            kept = True  # holds a word of the question: it matches, however common
         items.append(
             ContextItem(
                 id=fact.id,
                 text=fact.statement,
                 label=f"{fact.valid_from:%Y-%m-%d}",
                 score=_boosted(scope, h),
-                relevance=relevance,
+                relevance=found.pool.relevance(offset + i, h.explain),
+                kept=kept,
                 at=fact.valid_from,
             )
         )

@@ -71,6 +71,11 @@ class Pool:
         known = [c for c in cosines if c is not None]
         return cls(weights, held, statistics.median(known) if known else 0.0)
 
+    def touches(self, index: int, names: frozenset[str] = frozenset()) -> bool:
+        """Whether candidate ``index`` holds a word of the question other than ``names``
+        (stems), however common that word is among the candidates."""
+        return any(s in self.weights and s not in names for s in self.held[index])
+
     def match(self, index: int) -> float:
         """The weighted share of the question's stems that candidate ``index`` holds."""
         total = sum(self.weights.values())

@@ -69,6 +69,9 @@ class ContextItem(_Frozen):
     relevance: float | None = None
     """How well it matches the query, comparable across tiers (None: not ranked by the
     query, like pinned blocks and working state, which the relevance floor never drops)."""
+    kept: bool = False
+    """Never dropped by the relevance floor (its relevance still sets the best one): a
+    fact that describes the asker, or holds a word of the question."""
     at: datetime | None = None
     """When it happened or became true; a time-ordered section is rendered by it."""
 

@@ -179,7 +179,8 @@ def _apply_floor(plans: Mapping[Tier, TierPlan], floor: float, floored: frozense
     bar = floor * best
     for candidate in ranked:
         relevance = candidate.item.relevance or 0.0
-        if candidate.pending and candidate.tier in floored and relevance < bar:
+        exempt = candidate.item.kept or candidate.tier not in floored
+        if candidate.pending and not exempt and relevance < bar:
             candidate.drop(
                 DropReason.BELOW_FLOOR,
                 f"relevance {relevance:.3f} is under {floor:g} x the best {best:.3f}",
