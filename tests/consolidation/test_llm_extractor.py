@@ -9,8 +9,8 @@ import pytest
 
 from sedimem.config import Settings
 from sedimem.consolidation import OpenAIChatExtractor
-from sedimem.consolidation.llm import parse_facts
 from sedimem.errors import ConfigurationError, ExtractionFailed, StoreError, StoreUnavailable
+from sedimem.extraction.llm import parse_facts
 from sedimem.scope import Scope
 from sedimem.testing.llm_server import ScriptedLLMServer
 from sedimem.types.longterm import Episode

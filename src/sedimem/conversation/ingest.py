@@ -30,10 +30,10 @@ from typing import Any
 
 from sedimem import observe
 from sedimem.clock import Clock, SystemClock, utc_from_timestamp
-from sedimem.consolidation.context import MeteredExtractor
-from sedimem.consolidation.extract import EndingExtractor, Extractor
 from sedimem.embed.base import Embedder
 from sedimem.errors import NotFound, SedimemError, ValidationError
+from sedimem.extraction.protocols import EndingExtractor, Extractor, MeteredExtractor
+from sedimem.extraction.subjects import turn_subjects
 from sedimem.ids import new_id
 from sedimem.llm.usage import Usage
 from sedimem.longterm import records
@@ -116,8 +116,14 @@ def _within(field: str, exc: ValidationError) -> ValidationError:
     return ValidationError(f"{field}.{exc.field}", text, allowed=exc.allowed)
 
 
-def _episode(message: Message, scope: Scope, key: str, now: float) -> Episode:
+def _episode(
+    message: Message, scope: Scope, key: str, now: float, user_name: str | None
+) -> Episode:
     speaker = message.name or message.role
+    # who the turn is about: the user's first person, or the user an assistant addresses
+    name = message.name if message.role == "user" else user_name
+    subjects = turn_subjects(message.role, scope, name)
+    about = subjects.speaker or subjects.addressee
     return Episode(
         scope=scope,
         task_type=TASK_TYPE,
@@ -128,6 +134,7 @@ def _episode(message: Message, scope: Scope, key: str, now: float) -> Episode:
         metadata={
             "role": message.role,
             "speaker": speaker,
+            **({"subject": about} if about is not None else {}),
             "message_key": key,
             **({"message_id": message.id} if message.id is not None else {}),
         },
@@ -167,10 +174,14 @@ class Conversations:
         now = self._clock.now()
         parsed = _parse(messages, now)
         owner = scope.owner
-        keyed = [(m, message_key(owner, m)) for m in parsed]
-        stored, duplicates = await self._file(
-            [(_episode(m, scope, key, now), key) for m, key in keyed], scope
-        )
+        episodes: list[tuple[Episode, str]] = []
+        user_name: str | None = None  # the name the user last gave in this call
+        for message in parsed:
+            if message.role == "user" and message.name:
+                user_name = message.name
+            key = message_key(owner, message)
+            episodes.append((_episode(message, scope, key, now, user_name), key))
+        stored, duplicates = await self._file(episodes, scope)
         if not background:
             return await self._extract(stored, duplicates)
         job_id = new_id()

@@ -9,7 +9,7 @@ The rule-based extractor is deterministic and needs no network. From an episode 
 - each line of ``lessons_learned`` as a fact about the task type (subject = task type,
   predicate ``lesson``, object = the line; confidence 0.8);
 - the statements of a chat turn (first person resolved to the speaker, dates resolved against
-  when the episode occurred: see :mod:`sedimem.consolidation.extraction`). The speaker is
+  when the episode occurred: see :mod:`sedimem.extraction`). The speaker is
   ``metadata["speaker"]``, else the ``"Name: "`` that opens the description. Statements that
   end a fact ("I no longer eat meat") are not learned: :meth:`RuleExtractor.endings` returns
   them and the facts job closes the matching current facts (:meth:`SemanticMemory.end`).
@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Protocol, runtime_checkable
 
-from sedimem.consolidation.extraction import Statement, extract_statements
-from sedimem.longterm.records import statement_key
+from sedimem.extraction.protocols import EndingExtractor, Extractor
+from sedimem.extraction.statements import Statement, extract_statements
+from sedimem.extraction.subjects import UNNAMED_USER
 from sedimem.types.longterm import Episode, Fact
 
 __all__ = ["EndingExtractor", "Extractor", "RuleExtractor", "fact_for", "unique"]
@@ -47,20 +47,6 @@ _PREDICATES = {
 }
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _SPEAKER = re.compile(r"^(?P<name>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?): (?P<text>.+)$", re.DOTALL)
-
-
-@runtime_checkable
-class Extractor(Protocol):
-    """Turns one episode into candidate facts (nothing is written by an extractor)."""
-
-    async def extract(self, episode: Episode) -> list[Fact]: ...
-
-
-@runtime_checkable
-class EndingExtractor(Protocol):
-    """An extractor that also reads which facts an episode says have ended."""
-
-    async def endings(self, episode: Episode) -> list[Fact]: ...
 
 
 def fact_for(
@@ -84,12 +70,21 @@ def fact_for(
     )
 
 
+def _identity(fact: Fact) -> str:
+    """What a fact says: its triple when structured, else its statement (normalised)."""
+    if fact.subject is not None and fact.predicate is not None:
+        parts = [fact.subject, fact.predicate, fact.object or ""]
+    else:
+        parts = [fact.statement]
+    return "\x1f".join(" ".join(p.lower().split()) for p in parts)
+
+
 def unique(facts: list[Fact]) -> list[Fact]:
-    """The facts with distinct statement keys, first occurrence kept."""
+    """The facts with distinct identities (triple, else statement), first occurrence kept."""
     seen: set[str] = set()
     out: list[Fact] = []
     for fact in facts:
-        key = statement_key(fact)
+        key = _identity(fact)
         if key not in seen:
             seen.add(key)
             out.append(fact)
@@ -101,7 +96,7 @@ class RuleExtractor:
 
     async def extract(self, episode: Episode) -> list[Fact]:
         facts: list[Fact] = []
-        for text in (episode.description, episode.input_text, episode.output_text):
+        for text in self._plain_texts(episode):
             for sentence in _SENTENCE.split(text or ""):
                 sentence = sentence.strip().rstrip(".!?").strip()
                 match = _PATTERN.match(sentence)
@@ -127,14 +122,44 @@ class RuleExtractor:
         return [s.fact for s in self.episode_statements(episode) if s.ends]
 
     @staticmethod
-    def statements(text: str, speaker: str | None, at: datetime) -> list[Statement]:
+    def statements(
+        text: str, speaker: str | None, at: datetime, *, role: str = "user"
+    ) -> list[Statement]:
         """The facts a chat turn states or ends (see
-        :func:`~sedimem.consolidation.extraction.extract_statements`)."""
-        return extract_statements(text, speaker, at)
+        :func:`~sedimem.extraction.extract_statements`)."""
+        return extract_statements(text, speaker, at, role=role, addressee=speaker)
+
+    @staticmethod
+    def _plain_texts(episode: Episode) -> list[str | None]:
+        """The texts read by the "X is Y" sentence rules: none of a chat turn (its turn is
+        read by the statement rules, which know who speaks)."""
+        if episode.metadata.get("role") is not None:
+            return []
+        return [episode.description, episode.input_text, episode.output_text]
 
     @staticmethod
     def episode_statements(episode: Episode) -> list[Statement]:
-        """The statements of an episode's description, filed like its other facts."""
+        """The statements of an episode's turn, filed like its other facts.
+
+        A conversation turn (``metadata["role"]``) is read with its role: the user's words
+        about ``metadata["subject"]`` (the user's name or id), an assistant's only for what
+        it records about that user. Another episode is read as a person's words: the
+        speaker is ``metadata["speaker"]``, else the ``"Name: "`` that opens the description.
+        """
+        role = episode.metadata.get("role")
+        if isinstance(role, str):
+            subject = episode.metadata.get("subject")
+            who = subject if isinstance(subject, str) and subject else UNNAMED_USER
+            text = episode.input_text if role == "user" else episode.output_text
+            return extract_statements(
+                text or "",
+                who if role == "user" else None,
+                episode.occurred_at,
+                role=role,
+                addressee=who,
+                scope=episode.scope.owner,
+                source_episode_ids=[episode.id],
+            )
         text = episode.description
         speaker = episode.metadata.get("speaker")
         opening = _SPEAKER.match(text)

@@ -25,8 +25,8 @@ from pydantic import ValidationError as PydanticError
 from tenacity import wait_exponential
 
 from sedimem.config import Settings
-from sedimem.consolidation.extract import fact_for, unique
 from sedimem.errors import ConfigurationError, ExtractionFailed, StoreError, ValidationError
+from sedimem.extraction.rules import fact_for, unique
 from sedimem.llm.http import JsonEndpoint, Refused, endpoint_url
 from sedimem.llm.usage import Usage
 from sedimem.types.longterm import Episode, Fact
@@ -132,7 +132,7 @@ def parse_facts(content: str) -> tuple[list[_ExtractedFact], int]:
 
 
 class OpenAIChatExtractor:
-    """An :class:`~sedimem.consolidation.extract.Extractor` backed by a chat endpoint.
+    """An :class:`~sedimem.extraction.rules.Extractor` backed by a chat endpoint.
 
     ``base_url`` is the API root as OpenAI clients take it (``http://127.0.0.1:8000/v1``).
     Built from settings with :meth:`from_settings` (``SEDIMEM_LLM_*``). Close it with
