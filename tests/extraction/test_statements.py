@@ -1,6 +1,5 @@
 """The offline extractor on sentences written for these tests (not LoCoMo text)."""
 
-
 from __future__ import annotations
 
 from datetime import UTC, datetime

@@ -22,7 +22,9 @@ _SKIP = re.compile(
     r"\b(?:you|your|yours|would|'d|could|might|should|if|hope|hoping|wish|want|wanna|"
     r"gonna|going to|plan|planning|thinking|maybe|perhaps|let's|let me|can't wait|"
     r"someday|dream|dreaming|trying to|try to|need to|have to|gotta|will|'ll|used to|"
-    r"probably|wondering|not sure|i guess|i think|i bet|kind of|sort of|unless|whether)\b",
+    r"probably|wondering|not sure|i guess|i think|i bet|kind of|sort of|unless|whether)\b"
+    # an echo of what the other speaker said ("I love dogs too") is agreement, not news
+    r"|\b(?:too|as well|either)\s*[!.]*$",
     re.IGNORECASE,
 )
 _ADVERBS = (
@@ -312,7 +314,7 @@ _CONTINUED = re.compile(
     r",?\s+and\s+(?=(?:also\s+)?(?:(?P<adj>allergic|vegetarian|vegan|pescatarian|based|"
     r"lactose|gluten)|(?:weigh|run|live|work|have|love|like|enjoy|hate|prefer|play|drive|own|"
     r"use|teach|climb|swim|cook|hike|walk|go|practice|practise|meditate|study|don't|do not|"
-    r"never|am)\b))",
+    r"never|am)\b)|(?P<count>(?:two|three|four|five|six|\d{1,2}|an?) (?:\w+ )?(?:cat|dog|kid|child|children|son|daughter|brother|sister|fish|bird|horse|rabbit|turtle)s?\b))",
     re.IGNORECASE,
 )
 
@@ -327,15 +329,18 @@ def _shared_subject(rest: str) -> list[str]:
         start = m.end()
         if m["adj"]:
             parts.append("")  # marks: the next part is an adjective after "am"
+        elif m["count"] and parts[-1].lower().startswith("have "):
+            parts.append("\x01")  # marks: the next part is more of what one has
     parts.append(rest[start:])
     out: list[str] = []
     adjective = False
+    having = False
     for part in parts:
-        if part == "" and out:
-            adjective = True
+        if part in ("", "\x01") and out:
+            adjective, having = part == "", part == "\x01"
             continue
-        out.append(f"am {part}" if adjective else part)
-        adjective = False
+        out.append(f"am {part}" if adjective else f"have {part}" if having else part)
+        adjective = having = False
     return [p for p in out if p.strip()]
 
 

@@ -111,13 +111,13 @@ def _job(subject: str, occupation: str | None, org: str | None, place: str | Non
 
 
 _JOB_AS = re.compile(
-    rf"^(?:am|is|work|works|worked) (?:as )?(?:an? |the )?(?P<occ>(?:[\w-]+ ){{0,3}}?(?:{_OCC}))"
+    rf"^(?:am|is|work|works|am working|is working) (?:as )?(?:an? |the )?(?P<occ>(?:[\w-]+ ){{0,3}}?(?:{_OCC}))"
     r"(?: (?:at|for|with) (?P<org>(?:the |a )?[\w'&. -]+?))?"
     rf"(?: (?:in|based in|out of) {_PLACE})?$",
     re.IGNORECASE,
 )
 _JOB_AT = re.compile(
-    r"^(?:work|works) (?:at|for) (?P<org>[\w'&. -]+?)(?: as (?:an? )?(?P<occ>[\w -]+?))?"
+    r"^(?:work|works|am working|is working) (?:at|for|in) (?P<org>[\w'&. -]+?)(?: as (?:an? )?(?P<occ>[\w -]+?))?"
     rf"(?: (?:in|based in) {_PLACE})?$",
     re.IGNORECASE,
 )
@@ -149,6 +149,33 @@ def _occupation(rest: str, subject: str) -> list[Match]:
     return []
 
 
+_STATUS = re.compile(
+    r"^(?:am|is) (?:now |currently |happily )?(?P<o>retired|homeschooled|unemployed|"
+    r"self-employed|a stay-at-home parent|an only child|(?P<m>married|single|divorced|engaged|"
+    r"widowed))$"
+)
+_ORIGIN = re.compile(
+    r"^(?:was (?:born|raised|brought up)|grew up) (?:in|on) (?P<o>.+)$", re.IGNORECASE
+)
+
+
+def _status(rest: str, subject: str) -> list[Match]:
+    """ "I'm retired", "I'm married", "I grew up on a farm", "I'm afraid of dogs"."""
+    status = _STATUS.match(rest)
+    if status:
+        return [_m(subject, "marital_status" if status["m"] else "status", status["o"])]
+    origin = _ORIGIN.match(rest)
+    if origin:
+        obj = object_of(origin["o"])
+        return [] if obj is None else [_m(subject, "grew_up_in", obj)]
+    afraid = re.match(
+        r"^(?:am|is) (?:really |very |so )?(?:afraid|scared|terrified) of (?P<o>.+)$", rest
+    )
+    if afraid:
+        return [_m(subject, "afraid_of", item, 0.6) for item in items_of(afraid["o"], 4)]
+    return []
+
+
 def _health(rest: str, subject: str) -> list[Match]:
     allergic = re.match(
         r"^(?:am|is) (?:also |very |severely |really )?allergic to (?P<o>.+)$", rest, re.I
@@ -169,7 +196,7 @@ def _health(rest: str, subject: str) -> list[Match]:
 
 def _family(rest: str, subject: str) -> list[Match]:
     m = re.match(
-        rf"^(?:have|has|got) {_COUNT} (?:\w+ )?(?P<thing>{_PET}|{_REL}|kids|children)"
+        rf"^(?:have|has|got) {_COUNT} (?:[\w-]+ ){{0,2}}?(?P<thing>{_PET}|{_REL}|kids|children)s?"
         rf"(?:,|:| named| called)?(?: {_NAMES})?(?:,.*)?$",
         rest,
     )
@@ -184,9 +211,8 @@ def _family(rest: str, subject: str) -> list[Match]:
     if thing in ("kids", "children") or thing.rstrip("s") in FAMILY or thing in FAMILY:
         relation = FAMILY.get(thing.rstrip("s"), FAMILY.get(thing, "child"))
         if count > 1:
-            out.append(
-                _m(subject, f"number_of_{'children' if relation == 'child' else thing}", str(count))
-            )
+            plural = "children" if relation == "child" else thing.removesuffix("s") + "s"
+            out.append(_m(subject, f"number_of_{plural}", str(count)))
         out.extend(_m(subject, relation, name) for name in names)
         return out
     if count > 1:
@@ -199,7 +225,9 @@ def _family(rest: str, subject: str) -> list[Match]:
 
 
 def _measure(rest: str, subject: str) -> list[Match]:
-    age = re.match(r"^(?:am|is) (?P<v>\d{1,2})(?: years old| yo| years young)?(?:,| and\b|$)", rest)
+    age = re.match(
+        r"^(?:am|is) (?:an? )?(?P<v>\d{1,2})(?:[- ]years?[- ]old\b.*| yo\b.*|,.*| and\b.*)?$", rest
+    )
     if age and 5 <= int(age["v"]) <= 110:
         return [_m(subject, "age", age["v"], 0.8)]
     height = re.match(
@@ -285,7 +313,9 @@ def match_profile(rest: str, subject: str, *, dated: bool = False) -> list[Match
     """Every profile triple ``rest`` states about ``subject`` (the first reader that reads
     it wins)."""
     rest = rest.strip()
-    for reader in (_health, _family, _measure, _occupation, _standing_negation, _habit, _things):
+    rest = re.sub(r"\s+(?:myself|as well|now|though|too|currently)$", "", rest)
+    readers = (_health, _family, _measure, _status, _occupation, _standing_negation, _habit)
+    for reader in (*readers, _things):
         found = reader(rest, subject)
         if found:
             return found

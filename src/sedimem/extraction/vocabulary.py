@@ -38,7 +38,7 @@ Cardinality = Literal["one", "many"]
 SINGLE_VALUED = frozenset(
     {
         "name", "lives_in", "works_at", "works_as", "diet", "spouse", "comes_from", "age",
-        "height", "weight", "budget", "rent", "salary", "income", "savings",
+        "height", "weight", "budget", "rent", "salary", "income", "savings", "marital_status",
     }
 )  # fmt: skip
 
@@ -70,6 +70,10 @@ _PHRASES: dict[str, str] = {
     "does_not_drink": "{s} does not drink {o}",
     "does_not_do": "{s} does not {o}",
     "goal": "{s} aims to {o}",
+    "status": "{s} is {o}",
+    "marital_status": "{s} is {o}",
+    "afraid_of": "{s} is afraid of {o}",
+    "grew_up_in": "{s} grew up in {o}",
     "died": "{s} passed away",
 }
 #: The relation predicates read "{s}'s <relation> is {o}".
@@ -150,6 +154,9 @@ PETS = frozenset(
         "dog", "dogs", "cat", "cats", "puppy", "puppies", "kitten", "kittens", "pup", "pups",
         "hamster", "hamsters", "rabbit", "rabbits", "bunny", "parrot", "bird", "birds",
         "turtle", "turtles", "fish", "horse", "horses", "guinea pig", "snake", "lizard",
+        "retriever", "labrador", "poodle", "terrier", "shepherd", "husky", "beagle", "bulldog",
+        "pug", "collie", "corgi", "dachshund", "chihuahua", "spaniel", "tabby", "goldfish",
+        "ferret", "gecko", "iguana", "pony", "cockatiel", "budgie", "chinchilla", "hedgehog",
     }
 )  # fmt: skip
 
@@ -212,9 +219,11 @@ OCCUPATIONS = frozenset(
     tailor hairdresser barber stylist florist butcher fisherman miner welder machinist
     mathematician statistician physicist chemist biologist geologist data scientist
     product manager project manager freelancer contractor intern resident surveyor
-    investigator detective judge pastor priest minister rabbi imam mechanic""".split()
+    investigator detective judge pastor priest minister rabbi imam handyman model homemaker
+    cleaner housewife househusband programmer mom dad""".split()
 ) | {"social worker", "police officer", "data scientist", "product manager", "project manager",
-     "web developer", "flight attendant", "real estate agent"}  # fmt: skip
+     "web developer", "flight attendant", "real estate agent", "stay-at-home mom",
+     "stay-at-home dad", "stay at home mom", "stay at home dad"}  # fmt: skip
 
 #: Health conditions (nouns after "I have", adjectives after "I'm").
 CONDITIONS = frozenset(
