@@ -88,7 +88,8 @@ def test_the_held_out_half() -> None:
     if not REAL.exists():
         pytest.skip(f"persona data not found at {REAL}")
     tuned, held = halves(load(REAL))
-    assert len(tuned) == 484 and len(held) == 484
+    assert len(tuned) == 484
+    assert len(held) == 484
     metrics = score(held).metrics()
     assert metrics["question_share"] == 0.0, metrics
     assert metrics["other_speaker_share"] == 0.0, metrics

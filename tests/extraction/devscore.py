@@ -6,9 +6,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from tests.extraction.dev_chats import CHATS, Chat
-
 from sedimem.extraction import extract_statements
+from tests.extraction.dev_chats import CHATS, Chat
 
 USER = "dana"
 T0 = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)

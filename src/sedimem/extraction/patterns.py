@@ -314,7 +314,9 @@ _CONTINUED = re.compile(
     r",?\s+and\s+(?=(?:also\s+)?(?:(?P<adj>allergic|vegetarian|vegan|pescatarian|based|"
     r"lactose|gluten)|(?:weigh|run|live|work|have|love|like|enjoy|hate|prefer|play|drive|own|"
     r"use|teach|climb|swim|cook|hike|walk|go|practice|practise|meditate|study|don't|do not|"
-    r"never|am)\b)|(?P<count>(?:two|three|four|five|six|\d{1,2}|an?) (?:\w+ )?(?:cat|dog|kid|child|children|son|daughter|brother|sister|fish|bird|horse|rabbit|turtle)s?\b))",
+    r"never|am)\b)|(?P<count>(?:two|three|four|five|six|\d{1,2}|an?) (?:\w+ )?"
+    r"(?:cat|dog|kid|child|children|son|daughter|brother|sister|fish|bird|horse|rabbit|turtle)"
+    r"s?\b))",
     re.IGNORECASE,
 )
 

@@ -111,13 +111,15 @@ def _job(subject: str, occupation: str | None, org: str | None, place: str | Non
 
 
 _JOB_AS = re.compile(
-    rf"^(?:am|is|work|works|am working|is working) (?:as )?(?:an? |the )?(?P<occ>(?:[\w-]+ ){{0,3}}?(?:{_OCC}))"
+    r"^(?:am|is|work|works|am working|is working) (?:as )?(?:an? |the )?"
+    rf"(?P<occ>(?:[\w-]+ ){{0,3}}?(?:{_OCC}))"
     r"(?: (?:at|for|with) (?P<org>(?:the |a )?[\w'&. -]+?))?"
     rf"(?: (?:in|based in|out of) {_PLACE})?$",
     re.IGNORECASE,
 )
 _JOB_AT = re.compile(
-    r"^(?:work|works|am working|is working) (?:at|for|in) (?P<org>[\w'&. -]+?)(?: as (?:an? )?(?P<occ>[\w -]+?))?"
+    r"^(?:work|works|am working|is working) (?:at|for|in) (?P<org>[\w'&. -]+?)"
+    r"(?: as (?:an? )?(?P<occ>[\w -]+?))?"
     rf"(?: (?:in|based in) {_PLACE})?$",
     re.IGNORECASE,
 )
