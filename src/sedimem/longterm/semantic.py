@@ -28,6 +28,7 @@ from sedimem import observe
 from sedimem.clock import Clock, utc_from_timestamp
 from sedimem.config import DEFAULT_SINGLE_VALUED
 from sedimem.embed.base import Embedder
+from sedimem.extraction.vocabulary import phrase
 from sedimem.errors import Conflict, NotFound, ValidationError
 from sedimem.ids import new_id
 from sedimem.longterm import records
@@ -383,7 +384,7 @@ class SemanticMemory(LongTermService):
         row = await self._addressed(records.FACT, fact_id, tenant=tenant, scope=scope, change=True)
         known = records.fact_from_row(row)
         now = utc_from_timestamp(self._clock.now())
-        given = changes.given()
+        given = _agreeing(known, changes.given())
         fields = {**known.model_dump(), **given, "id": new_id(), "recorded_at": now}
         corrected = Fact(**{**fields, "invalidated_at": None})
         fresh = None  # the statement's vector, when the statement changes
@@ -427,6 +428,33 @@ class SemanticMemory(LongTermService):
         except NotFound:
             return False
         return await self._store.delete(row.tenant, [fact_id]) > 0
+
+
+def _agreeing(known: Fact, given: dict[str, Any]) -> dict[str, Any]:
+    """The changes, with a structured fact's statement kept in agreement with its parts.
+
+    A new object without a new statement re-phrases the statement: the old object is
+    replaced where the statement names it (the caller's wording kept), else the statement
+    is phrased from subject, predicate and object. A new statement alone must still name
+    the object, or the edit is refused (``ValidationError`` on ``statement``).
+    """
+    if known.subject is None or known.predicate is None:
+        return given
+    if "object" in given and "statement" not in given:
+        old, new = known.object, given["object"]
+        if old and old in known.statement:
+            statement = known.statement.replace(old, new)
+        else:
+            statement = phrase(known.subject, known.predicate, new)
+        return {**given, "statement": statement}
+    if "statement" in given and "object" not in given and known.object:
+        if known.object.lower() not in given["statement"].lower():
+            raise ValidationError(
+                "statement",
+                f"does not name the fact's object {known.object!r}",
+                allowed="a statement naming the object, or a new object with it",
+            )
+    return given
 
 
 def _retired(fact_id: str, known: Fact, current: list[str]) -> Conflict:
