@@ -16,6 +16,7 @@ from sedimem.memory import Memory
 from sedimem.scope import Scope
 from sedimem.testing.llm_server import ScriptedLLMServer
 from sedimem.types.conversation import MAX_MESSAGE_CHARS, MAX_MESSAGES, Message
+from sedimem.types.longterm import Outcome
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 
@@ -64,6 +65,8 @@ async def test_turns_become_episodes_and_facts_once(memory: Memory, scope: Scope
     assert await memory.facts.current("Bot", "works_at", scope=scope) == []
     assert await memory.facts.current("Ana", "works_at", scope=scope) == []
     assert episodes[0].metadata["role"] == "user"
+    # a chat turn is no attempt at anything: it neither succeeds nor fails
+    assert {e.outcome for e in episodes} == {Outcome.NONE}
     assert episodes[0].scope == scope
     before = await memory.stats(scope)
 

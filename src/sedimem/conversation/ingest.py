@@ -49,7 +49,7 @@ from sedimem.types.conversation import (
     MessageFields,
     ModelUsage,
 )
-from sedimem.types.longterm import Episode, Fact
+from sedimem.types.longterm import Episode, Fact, Outcome
 
 __all__ = ["MAX_JOBS", "NOTE_TYPE", "Conversations", "message_key", "note_key"]
 
@@ -128,6 +128,7 @@ def _episode(
         scope=scope,
         task_type=TASK_TYPE,
         description=f"{speaker}: {message.content}",
+        outcome=Outcome.NONE,  # a turn is no attempt at anything: it neither succeeds nor fails
         input_text=message.content if message.role == "user" else None,
         output_text=message.content if message.role == "assistant" else None,
         occurred_at=message.timestamp or utc_from_timestamp(now),
@@ -212,6 +213,7 @@ class Conversations:
             episode = Episode(
                 scope=scope,
                 task_type=NOTE_TYPE,
+                outcome=Outcome.NONE,
                 description=text,
                 occurred_at=utc_from_timestamp(self._clock.now()),
             )
