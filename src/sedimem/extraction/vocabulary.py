@@ -237,3 +237,21 @@ CONDITIONS = frozenset(
         "heart condition", "cancer", "long covid", "tinnitus", "eczema", "psoriasis",
     }
 )  # fmt: skip
+
+
+#: Every predicate the rules emit (the LLM extractor is asked to prefer these).
+KNOWN_PREDICATES = frozenset(
+    set(_PHRASES) | _RELATIONS | SINGLE_VALUED | set(EVENT_VERBS.values()) | set(GERUNDS.values())
+    | {"likes", "dislikes", "prefers", "plays", "uses", "owns", "drives", "teaches", "starts",
+       "volunteers_at", "rides", "speaks", "collects"}
+)  # fmt: skip
+
+
+def describe() -> str:
+    """The vocabulary as a prompt states it: single-valued and multi-valued predicates."""
+    single = [*sorted(SINGLE_VALUED), "favorite_<thing>", "number_of_<things>"]
+    many = sorted(KNOWN_PREDICATES - SINGLE_VALUED)
+    return (
+        f"Single-valued (one value at a time; a new value replaces the old): {', '.join(single)}. "
+        f"Multi-valued (values accumulate): {', '.join(many)}."
+    )

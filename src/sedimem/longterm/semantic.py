@@ -28,8 +28,8 @@ from sedimem import observe
 from sedimem.clock import Clock, utc_from_timestamp
 from sedimem.config import DEFAULT_SINGLE_VALUED
 from sedimem.embed.base import Embedder
-from sedimem.extraction.vocabulary import phrase
 from sedimem.errors import Conflict, NotFound, ValidationError
+from sedimem.extraction.vocabulary import phrase
 from sedimem.ids import new_id
 from sedimem.longterm import records
 from sedimem.longterm.arguments import aware_timestamp, check_k, check_session, check_text
@@ -447,13 +447,13 @@ def _agreeing(known: Fact, given: dict[str, Any]) -> dict[str, Any]:
         else:
             statement = phrase(known.subject, known.predicate, new)
         return {**given, "statement": statement}
-    if "statement" in given and "object" not in given and known.object:
-        if known.object.lower() not in given["statement"].lower():
-            raise ValidationError(
-                "statement",
-                f"does not name the fact's object {known.object!r}",
-                allowed="a statement naming the object, or a new object with it",
-            )
+    named = known.object is None or known.object.lower() in str(given.get("statement")).lower()
+    if "statement" in given and "object" not in given and not named:
+        raise ValidationError(
+            "statement",
+            f"does not name the fact's object {known.object!r}",
+            allowed="a statement naming the object, or a new object with it",
+        )
     return given
 
 
