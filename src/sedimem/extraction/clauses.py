@@ -15,7 +15,20 @@ from dataclasses import dataclass
 
 from sedimem.extraction.sentences import Sentence, split_sentences
 
-__all__ = ["Clause", "Match", "bad_object", "items_of", "object_of", "split_clauses"]
+__all__ = [
+    "MAX_CLAUSE_CHARS",
+    "Clause",
+    "Match",
+    "bad_object",
+    "items_of",
+    "listed",
+    "object_of",
+    "split_clauses",
+]
+
+#: A clause longer than this is no fact said in passing (and every pattern run on a clause
+#: stays bounded by it, whatever the turn holds).
+MAX_CLAUSE_CHARS = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +101,7 @@ def split_clauses(text: str, *, lists: bool = True) -> list[Clause]:
             continue
         for clause in _CLAUSES.split(sentence.text):
             clause = _LEAD.sub("", clause.strip()).strip().rstrip(".!").strip()
-            if clause and not _REQUEST.match(clause):
+            if clause and len(clause) <= MAX_CLAUSE_CHARS and not _REQUEST.match(clause):
                 out.append(Clause(clause, sentence))
     return out
 
@@ -108,17 +121,23 @@ def object_of(raw: str, *, max_words: int = 8) -> str | None:
     return text
 
 
-_LIST = re.compile(r"^(?P<items>[\w' -]+(?:,\s*[\w' -]+)+),?\s+and\s+(?P<last>[\w' -]+?)\s*$")
+_ITEM = re.compile(r"[\w' -]+")
 
 
 def listed(raw: str, max_words: int = 4) -> list[str]:
-    """ "reading, watching movies, and exploring nature": each item of a short list."""
-    m = _LIST.match(raw.strip().rstrip(".!"))
-    if m is None:
+    """ "reading, watching movies, and exploring nature": each item of a short list (three
+    or more items; split by hand, not by one pattern, which could backtrack for ever)."""
+    text = raw.strip().rstrip(".!")
+    head, sep, last = text.rpartition(" and ")
+    if not sep or head.count(",") < 1:
         return []
-    items = [i.strip() for i in m["items"].split(",")] + [m["last"].strip()]
+    items = [i.strip() for i in head.rstrip(", ").split(",")] + [last.strip()]
     if any(
-        not i or len(i.split()) > max_words or _BAD_OBJECT.match(i) or _DEICTIC.match(i)
+        not i
+        or not _ITEM.fullmatch(i)
+        or len(i.split()) > max_words
+        or _BAD_OBJECT.match(i)
+        or _DEICTIC.match(i)
         for i in items
     ):
         return []

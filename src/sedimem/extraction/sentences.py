@@ -43,8 +43,9 @@ _LIST = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+")
 _BLOCK = re.compile(r"^\s*(?:#{1,6}\s|>|\|)")
 _INLINE_CODE = re.compile(r"`[^`\n]{0,200}`")
 _EMPHASIS = re.compile(r"\*\*|__|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)")
-# an end mark (runs of .!? and closing quotes/brackets) then space
-_END = re.compile(r"[.!?\u2026]+[\"'\u201d\u2019)\]]*(?=\s)")
+# an end mark: a run of .!? and the closing quotes/brackets after it, each run taken whole
+# (a lookahead for the space would rescan a long run from every position: quadratic)
+_END = re.compile(r"[.!?\u2026]+[\"'\u201d\u2019)\]]*")
 _WORD_BEFORE = re.compile(r"([\w.']+)$")
 
 
@@ -80,6 +81,8 @@ def _prose_sentences(prose: str) -> list[str]:
     out: list[str] = []
     start = 0
     for m in _END.finditer(prose):
+        if m.end() < len(prose) and not prose[m.end()].isspace():
+            continue  # "3.5", "e.g.x", "St.Mary": no space, no end
         if _ends_here(prose, m.start(), m.end()):
             piece = prose[start : m.end()].strip()
             if piece:
