@@ -16,7 +16,7 @@ from sedimem.extraction.profile import match_name, match_profile
 from sedimem.extraction.subjects import possessive
 from sedimem.extraction.vocabulary import EVENT_VERBS, FAMILY, GERUNDS, PETS
 
-__all__ = ["match_assistant", "match_clause"]
+__all__ = ["EVENT_OPENING", "match_assistant", "match_clause"]
 
 _SKIP = re.compile(
     r"\b(?:you|your|yours|would|'d|could|might|should|if|hope|hoping|wish|want|wanna|"
@@ -167,6 +167,9 @@ def match_assistant(clause: str, user: str) -> list[Match]:
 
 
 _EVENTS = "|".join(sorted(map(re.escape, EVENT_VERBS), key=len, reverse=True))
+#: A clause opening on a past event verb ("Just signed up for ...") has the speaker as its
+#: subject, though it names nobody.
+EVENT_OPENING = re.compile(rf"^(?:just\s+)?(?:{_EVENTS}|lost|quit|started|got)\b", re.I)
 _GERUND = "|".join(sorted(map(re.escape, GERUNDS), key=len, reverse=True))
 _ROLE_JOB = re.compile(
     r"^(?:started|got|landed|began|took|accepted)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role)"
@@ -364,7 +367,7 @@ def match_clause(
     if owned:
         return found + owned
     # a clause opening on a past event verb has the speaker as its subject
-    if re.match(rf"^(?:just\s+)?(?:{_EVENTS}|lost|quit|started|got)\b", clause, re.I):
+    if EVENT_OPENING.match(clause):
         read: tuple[str, str, bool] | None = (
             speaker,
             re.sub(r"^just\s+", "", clause, flags=re.I),

@@ -23,6 +23,7 @@ The statement text is phrased from the triple (:func:`.vocabulary.phrase`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -30,7 +31,7 @@ from datetime import datetime
 from sedimem.errors import ValidationError
 from sedimem.extraction.clauses import Match, split_clauses
 from sedimem.extraction.dates import DateMention, find_dates
-from sedimem.extraction.patterns import match_assistant, match_clause
+from sedimem.extraction.patterns import EVENT_OPENING, match_assistant, match_clause
 from sedimem.extraction.vocabulary import FAMILY, Cardinality, cardinality_of, phrase
 from sedimem.scope import Scope
 from sedimem.types.longterm import Fact
@@ -39,6 +40,17 @@ __all__ = ["Statement", "extract_statements"]
 
 _FUTURE_HINTS = ("next ", "will ", "'ll ", "tomorrow", "starts", "begins", "start ", "am ", "'m ")
 _RELATION_PREDICATES = frozenset(FAMILY.values())
+_PERSONAL = re.compile(r"\b(?:I|I'\w+|my|My|we|We|our|Our|your|me|mine)\b")
+_NAMED_WORD = re.compile(r"\b[A-Z][a-z]+\b")
+# a clause without one of these words holds no date expression (find_dates is the costly
+# part of reading a clause, so it runs only where a date can be)
+_DATE_WORD = re.compile(
+    r"\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun|"
+    r"yesterday|today|tonight|morning|night|ago|back|last|this|next|past|since|other day|"
+    r"a few|several|couple|one|two|three|four|five|six|seven|eight|nine|ten|an? (?:day|week|"
+    r"month|year))",
+    re.IGNORECASE,
+)
 #: a turn longer than this is read only in its first part (a fact is stated early, and
 #: extraction must stay cheap on a 32,000-character paste)
 MAX_READ_CHARS = 8000
@@ -94,8 +106,14 @@ def extract_statements(
     seen: set[tuple[str, str, str, bool]] = set()
     named: set[str] = set()
     for clause in split_clauses(text[:MAX_READ_CHARS], lists=not assistant):
+        # only a clause in first person (or, in an assistant turn, about "your" things), or
+        # about someone named earlier in the turn, can state a fact: the rest costs nothing
+        personal = _PERSONAL.search(clause.text) or EVENT_OPENING.match(clause.text)
+        if not (personal or (named and _NAMED_WORD.search(clause.text))):
+            continue
         future = any(hint in clause.text.lower() for hint in _FUTURE_HINTS)
-        mentions = find_dates(clause.text, at, future=future)
+        dated = _DATE_WORD.search(clause.text) is not None
+        mentions = find_dates(clause.text, at, future=future) if dated else []
         bare = _cut(clause.text, mentions)
         if not bare:
             continue
