@@ -94,6 +94,9 @@ def unique(facts: list[Fact]) -> list[Fact]:
 class RuleExtractor:
     """The deterministic, offline default (see the module docstring for the rules)."""
 
+    def __init__(self) -> None:
+        self._last: tuple[Episode, list[Statement]] | None = None
+
     async def extract(self, episode: Episode) -> list[Fact]:
         facts: list[Fact] = []
         for text in self._plain_texts(episode):
@@ -112,14 +115,23 @@ class RuleExtractor:
             line = lesson.strip()
             if line:
                 facts.append(fact_for(episode, line, episode.task_type, "lesson", line, 0.8))
-        for statement in self.episode_statements(episode):
+        for statement in self._statements_of(episode):
             if not statement.ends:
                 facts.append(statement.fact)
         return unique(facts)
 
     async def endings(self, episode: Episode) -> list[Fact]:
         """What the episode's turn says stopped being true ("I no longer eat meat")."""
-        return [s.fact for s in self.episode_statements(episode) if s.ends]
+        return [s.fact for s in self._statements_of(episode) if s.ends]
+
+    def _statements_of(self, episode: Episode) -> list[Statement]:
+        """The episode's statements, read once for ``extract`` and ``endings`` together
+        (callers ask for both, one after the other: the last episode read is kept)."""
+        if self._last is not None and self._last[0] is episode:
+            return self._last[1]
+        found = self.episode_statements(episode)
+        self._last = (episode, found)
+        return found
 
     @staticmethod
     def statements(

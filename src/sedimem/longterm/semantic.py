@@ -140,7 +140,9 @@ class SemanticMemory(LongTermService):
         fact = fact.model_copy(update={"recorded_at": now})
         key = records.statement_key(fact)
         single = explicit = False
-        if fact.predicate is not None:
+        if fact.predicate is not None and fact.cardinality is not None:
+            explicit, single = True, fact.cardinality == "one"  # no declaration to read
+        elif fact.predicate is not None:
             declared = await self._predicates.declared(fact.scope.tenant)
             explicit = fact.cardinality is not None or (
                 records.normalise(fact.predicate) in declared
