@@ -55,7 +55,7 @@ class Clause:
 
 _CLAUSES = re.compile(
     r";|\s[-\u2013\u2014]\s|,?\s+but\s+|,\s*so\s+|\s+because\s+|\s+'?cause\s+|,\s*which\s+"
-    r"|,?\s+and\s+(?=(?:I|we|my)\b)|,\s*(?=(?:I|we)\b)|,?\s+(?:al)?though\s+",
+    r"|,?\s+and\s+(?=(?:I|we|my)\b)|[,:]\s*(?=(?:I|we)\b)|,?\s+(?:al)?though\s+",
     re.IGNORECASE,
 )
 _LEAD = re.compile(
