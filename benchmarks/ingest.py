@@ -37,7 +37,7 @@ T0 = datetime(2024, 1, 1, 12, 0, tzinfo=UTC)
 
 def conversations(path: Path, count: int) -> list[list[dict[str, Any]]]:
     out = []
-    for conv in load(path)[:count]:
+    for conv in [c for c in load(path) if c.turns][:count]:
         out.append(
             [
                 {
