@@ -1,22 +1,24 @@
-"""Facts from episodes: the extractor protocol and the rule-based default.
+"""The rule-based extractor: facts from episodes, deterministic and offline.
 
-The rule-based extractor is deterministic and needs no network. From an episode it takes:
+From an episode it takes:
 
-- each sentence of the description, input and output text shaped "X is/are Y",
-  "X lives in Y", "X works at Y", "X likes Y" or "X prefers Y" (X: one to four words), as a
-  structured fact (predicates ``is``, ``lives_in``, ``works_at``, ``likes``, ``prefers``;
-  confidence 0.6);
-- each line of ``lessons_learned`` as a fact about the task type (subject = task type,
-  predicate ``lesson``, object = the line; confidence 0.8);
-- the statements of a chat turn (first person resolved to the speaker, dates resolved against
-  when the episode occurred: see :mod:`sedimem.extraction`). The speaker is
-  ``metadata["speaker"]``, else the ``"Name: "`` that opens the description. Statements that
-  end a fact ("I no longer eat meat") are not learned: :meth:`RuleExtractor.endings` returns
-  them and the facts job closes the matching current facts (:meth:`SemanticMemory.end`).
+- a conversation turn (``metadata["role"]``, as ingest files them): the statements of the
+  turn, read with its role (see :mod:`sedimem.extraction.statements`): a user turn's first
+  person is ``metadata["subject"]`` (the user's name or id), an assistant turn yields only
+  what it records about that user. Nothing else of the episode is read;
+- any other episode: each sentence of the description, input and output text shaped "X is/are
+  Y", "X lives in Y", "X works at Y", "X likes Y" or "X prefers Y" (X: one to four words), as
+  a structured fact (predicates ``is``, ``lives_in``, ``works_at``, ``likes``, ``prefers``;
+  confidence 0.6); each line of ``lessons_learned`` as a fact about the task type (subject =
+  task type, predicate ``lesson``, object = the line; confidence 0.8); and the description
+  read as a person's words (the speaker is ``metadata["speaker"]``, else the ``"Name: "`` that
+  opens the description).
 
-Every fact carries ``source_episode_ids=[episode.id]``, the episode's owner scope (its scope
-without the session) and ``valid_from`` = when the episode occurred. Duplicates within one
-episode are dropped.
+Statements that end a fact ("I no longer eat meat") are not learned: :meth:`RuleExtractor.
+endings` returns them and ingest and the facts job close the matching current facts
+(:meth:`SemanticMemory.end`). Every fact carries ``source_episode_ids=[episode.id]``, the
+episode's owner scope (its scope without the session) and ``valid_from`` = when the episode
+occurred (or the date its clause names). Duplicates within one episode are dropped.
 """
 
 from __future__ import annotations
