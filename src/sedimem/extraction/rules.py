@@ -96,8 +96,9 @@ def unique(facts: list[Fact]) -> list[Fact]:
 class RuleExtractor:
     """The deterministic, offline default (see the module docstring for the rules)."""
 
-    def __init__(self) -> None:
-        self._last: tuple[Episode, list[Statement]] | None = None
+    # the last episode read and its statements (a class default, so a subclass that defines
+    # its own __init__ without calling this one's still has it)
+    _last: tuple[Episode, list[Statement]] | None = None
 
     async def extract(self, episode: Episode) -> list[Fact]:
         facts: list[Fact] = []
