@@ -20,6 +20,7 @@ LAYERS = {
     "observe": 0, "access": 0, "settings": 0,
     "storage": 1,
     "embed": 2, "retrieval": 2, "llm": 2, "telemetry": 2,
+    "extraction": 2.5,  # below conversation and consolidation (both use it), above engines
     "working": 3, "longterm": 3, "memory": 3, "lifecycle": 3, "consolidation": 3,
     "reflection": 3, "context": 3, "gdpr": 3, "evaluation": 3, "sync": 3, "blocks": 3,
     "assembly": 3, "keys": 3, "footprint": 3, "conversation": 3,

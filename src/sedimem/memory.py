@@ -31,14 +31,14 @@ from sedimem.consolidation import (
     Extractor,
     JobReport,
 )
-from sedimem.consolidation.extract import RuleExtractor
-from sedimem.consolidation.llm import OpenAIChatExtractor
 from sedimem.context.models import AssembledContext, ContextFormat
 from sedimem.context.tokens import Tokenizer
 from sedimem.conversation import Conversations
 from sedimem.embed.base import Embedder
 from sedimem.embed.factory import open_embedder
 from sedimem.errors import NotFound
+from sedimem.extraction.llm import OpenAIChatExtractor
+from sedimem.extraction.rules import RuleExtractor
 from sedimem.footprint import Counts, MemoryProfile, UserCounts
 from sedimem.keys import API_KEY, ApiKeys
 from sedimem.lifecycle import Lifecycle

@@ -12,8 +12,8 @@ from pydantic import SecretStr
 
 from sedimem.api import create_app
 from sedimem.config import ServerSettings, Settings
-from sedimem.consolidation.extract import RuleExtractor
 from sedimem.embed import HashEmbedder
+from sedimem.extraction.rules import RuleExtractor
 from sedimem.memory import Memory
 from sedimem.scope import Scope
 from sedimem.types.longterm import Episode, Fact

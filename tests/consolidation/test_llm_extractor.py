@@ -9,8 +9,8 @@ import pytest
 
 from sedimem.config import Settings
 from sedimem.consolidation import OpenAIChatExtractor
-from sedimem.consolidation.llm import parse_facts
 from sedimem.errors import ConfigurationError, ExtractionFailed, StoreError, StoreUnavailable
+from sedimem.extraction.llm import parse_facts
 from sedimem.scope import Scope
 from sedimem.testing.llm_server import ScriptedLLMServer
 from sedimem.types.longterm import Episode
@@ -246,3 +246,66 @@ async def test_unreachable_and_bad_configuration() -> None:
     with pytest.raises(StoreUnavailable):
         await x.extract(EPISODE)
     await x.aclose()
+
+
+def _turn(role: str, text: str) -> Episode:
+    return Episode(
+        task_type="conversation",
+        description=f"{role}: {text}",
+        input_text=text if role == "user" else None,
+        output_text=text if role == "assistant" else None,
+        scope=Scope(user="ana", session="s"),
+        metadata={"role": role, "speaker": role, "subject": "ana"},
+    )
+
+
+def _fact(subject: str | None, predicate: str | None, obj: str | None, text: str) -> dict[str, Any]:
+    return {"statement": text, "subject": subject, "predicate": predicate, "object": obj,
+            "confidence": 0.8}  # fmt: skip
+
+
+async def test_chat_turn_facts_follow_the_extraction_rules(
+    llm_server: ScriptedLLMServer,
+) -> None:
+    """The model is told the rules, and what it returns is held to them anyway."""
+    reply = {
+        "facts": [
+            _fact("user", "Prefers", "quiet cafés", "The user likes quiet places"),
+            _fact("ana", "lives_in", "Hamburg", "ana moved to Hamburg"),
+            _fact("assistant", "recommends", "binoculars", "The assistant recommends binoculars"),
+            _fact("ana", "asked_about", "laptops", "What laptop should ana buy?"),
+            _fact(None, None, None, "Binoculars are an excellent tool."),
+        ]
+    }
+    llm_server.script_chat({"content": json.dumps(reply)})
+    async with extractor(llm_server) as x:
+        facts = await x.extract(_turn("user", "I moved to Hamburg and I prefer quiet cafés."))
+    assert [(f.subject, f.predicate, f.object) for f in facts] == [
+        ("ana", "prefers", "quiet cafés"),
+        ("ana", "lives_in", "Hamburg"),
+    ]
+    # phrased from the parts, with the vocabulary's cardinality
+    assert [f.statement for f in facts] == ["ana prefers quiet cafés.", "ana lives in Hamburg."]
+    assert [f.cardinality for f in facts] == ["many", "one"]
+    (request,) = llm_server.requests("chat")
+    system = request["body"]["messages"][0]["content"]
+    assert "Never a fact: questions" in system
+    assert "lives_in" in system
+    assert "A user turn; the user is ana." in request["body"]["messages"][1]["content"]
+
+
+async def test_an_assistant_turn_yields_only_what_the_user_decided(
+    llm_server: ScriptedLLMServer,
+) -> None:
+    reply = {
+        "facts": [
+            _fact("ana", "has_booking", "table at Luigi's on Friday", "booked"),
+            _fact("ana", "likes", "binoculars", "ana likes binoculars"),
+        ]
+    }
+    llm_server.script_chat({"content": json.dumps(reply)})
+    async with extractor(llm_server) as x:
+        facts = await x.extract(_turn("assistant", "I've booked your table at Luigi's."))
+    assert [(f.predicate, f.object) for f in facts] == [
+        ("has_booking", "table at Luigi's on Friday")
+    ]

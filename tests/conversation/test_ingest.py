@@ -17,6 +17,7 @@ from sedimem.memory import Memory
 from sedimem.scope import Scope
 from sedimem.testing.llm_server import ScriptedLLMServer
 from sedimem.types.conversation import MAX_MESSAGE_CHARS, MAX_MESSAGES, Message
+from sedimem.types.longterm import Outcome
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 
@@ -61,8 +62,12 @@ async def test_turns_become_episodes_and_facts_once(memory: Memory, scope: Scope
     # what the assistant said is memory too
     assert episodes[1].output_text is not None
     assert episodes[1].input_text is None
-    assert (await memory.facts.current("Bot", "works_at", scope=scope))[0].object == "Acme"
+    # ... but the assistant's first person is not the user's memory, nor anyone's fact
+    assert await memory.facts.current("Bot", "works_at", scope=scope) == []
+    assert await memory.facts.current("Ana", "works_at", scope=scope) == []
     assert episodes[0].metadata["role"] == "user"
+    # a chat turn is no attempt at anything: it neither succeeds nor fails
+    assert {e.outcome for e in episodes} == {Outcome.NONE}
     assert episodes[0].scope == scope
     before = await memory.stats(scope)
 
@@ -71,6 +76,46 @@ async def test_turns_become_episodes_and_facts_once(memory: Memory, scope: Scope
     assert sorted(again.duplicates) == sorted(first.stored)
     assert again.inserted == again.reinforced == []
     assert await memory.stats(scope) == before
+
+
+def bare(role: str, content: str, minute: int) -> dict[str, object]:
+    """A turn as agents send it: role and content, no name."""
+    return {
+        "role": role,
+        "content": content,
+        "timestamp": (T0 + timedelta(minutes=minute)).isoformat(),
+    }
+
+
+async def test_unnamed_turns_are_about_the_scope_user(memory: Memory, scope: Scope) -> None:
+    result = await memory.ingest(
+        [
+            bare("user", "I live in Leeds and I'm allergic to penicillin.", 0),
+            bare("assistant", "Noted! How are you settling in? I love Leeds, it is lovely.", 1),
+            bare("user", "I prefer tea. I also prefer quiet cafés.", 2),
+            bare("user", "Please book a table for two at Luigi's on Friday.", 3),
+            bare("assistant", "I've booked your table for two at Luigi's on Friday.", 4),
+        ],
+        scope,
+    )
+    assert result.status == "done"
+    # first person in a user turn is the scope's user (its id), never the role word
+    assert [f.object for f in await memory.facts.current("ana", "lives_in", scope=scope)] == [
+        "Leeds"
+    ]
+    assert await memory.facts.current("user", "lives_in", scope=scope) == []
+    allergies = await memory.facts.current("ana", "allergic_to", scope=scope)
+    assert [f.object for f in allergies] == ["penicillin"]
+    # prefers accumulates: the second preference does not end the first
+    prefers = await memory.facts.current("ana", "prefers", scope=scope)
+    assert sorted(f.object or "" for f in prefers) == ["quiet cafés", "tea"]
+    # the assistant's record of what it did for the user is the user's; nothing else it said
+    (booking,) = await memory.facts.current("ana", "has_booking", scope=scope)
+    assert "Luigi's" in (booking.object or "")
+    learned = [await memory.facts.get(i, scope=scope) for i in result.inserted]
+    assert len(learned) == 5
+    assert not any("settling" in f.statement or "?" in f.statement for f in learned)
+    assert {f.subject for f in learned} == {"ana"}
 
 
 async def test_new_value_supersedes_and_ending_closes(memory: Memory, scope: Scope) -> None:

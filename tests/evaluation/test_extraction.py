@@ -75,7 +75,10 @@ def test_scores_a_tiny_dataset(tmp_path: Path) -> None:
         app, ["eval", "extraction", "--data", str(data), "--labels", str(labels_path)]
     )
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output.strip().splitlines()[-1])["metrics"]["matched"] == 2
+    # the LoCoMo metrics line comes first, then the persona set's figures (both halves)
+    lines = [json.loads(x) for x in result.output.splitlines() if x.startswith("{")]
+    assert lines[0]["metrics"]["matched"] == 2
+    assert set(lines[1]["persona"]) == {"tuning_0_483", "held_out_484_967"}
 
 
 def test_bad_inputs(tmp_path: Path) -> None:

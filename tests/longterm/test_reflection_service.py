@@ -20,6 +20,7 @@ from sedimem.scope import Scope
 from sedimem.storage.longterm.base import LongTermStore
 from sedimem.testing.clock import ManualClock
 from sedimem.types import Episode
+from sedimem.types.longterm import Outcome
 from tests.reflection.builders import NOW, episode
 from tests.reflection.test_report import workload
 
@@ -51,6 +52,25 @@ async def test_reflect_over_the_store_matches_the_analysis_of_the_episodes(
     assert report.anomalies.duration_anomalies[0].evidence.episode_ids == [episodes[3].id]
     kinds = {i.kind for i in report.insights.insights}
     assert FindingKind.FAILURE_RATE_SHIFT in kinds
+
+
+async def test_chat_turns_have_no_outcome_and_are_left_out(memory: EpisodicMemory) -> None:
+    episodes = await stored(memory)
+    turns = [
+        Episode(
+            scope=SCOPE,
+            task_type="conversation",
+            description=f"user: hello {n}",
+            outcome=Outcome.NONE,
+            occurred_at=NOW - timedelta(hours=n),
+        )
+        for n in range(40)
+    ]
+    await memory.record_many(turns)
+    report = await Reflection(memory).reflect(SCOPE, now=NOW)
+    # the statistics are those of the 160 task episodes alone: small talk is no success
+    assert report == reflect(episodes, now=NOW)
+    assert report.episodes_analyzed == 160
 
 
 async def test_each_call_reads_what_it_needs(memory: EpisodicMemory) -> None:

@@ -223,3 +223,31 @@ async def test_by_id_access_is_ruled_by_the_scope(facts: SemanticMemory) -> None
     with pytest.raises(ValidationError) as order:
         await facts.correct(shared.id, {"valid_to": Y[0] - timedelta(days=1)}, tenant="t")
     assert order.value.field == "valid_to"
+
+
+async def test_an_edited_object_rephrases_the_statement(facts: SemanticMemory) -> None:
+    scope = Scope(tenant="t", user="ana")
+    city = Fact(
+        scope=scope, statement="ana lives in Munich.", subject="ana", predicate="lives_in",
+        object="Munich", cardinality="one",
+    )  # fmt: skip
+    learned = (await facts.learn(city)).fact
+    # the statement names the old object: the new one takes its place, wording kept
+    moved = (await facts.correct(learned.id, {"object": "Hamburg"}, scope=scope)).fact
+    assert moved.statement == "ana lives in Hamburg."
+    hits = await facts.recall("where does ana live", scope=scope)
+    assert [h.record.statement for h in hits] == ["ana lives in Hamburg."]
+    # a statement that does not name the object: phrased from the parts
+    odd = Fact(scope=scope, statement="Ana's pet", subject="ana", predicate="has_pet",
+               object="dog named Rex")  # fmt: skip
+    pet = (await facts.learn(odd)).fact
+    fixed = (await facts.correct(pet.id, {"object": "cat named Tom"}, scope=scope)).fact
+    assert fixed.statement == "ana has a cat named Tom."
+    # a new statement alone that no longer names the object is refused, naming the field
+    with pytest.raises(ValidationError) as refused:
+        await facts.correct(moved.id, {"statement": "ana lives in Berlin."}, scope=scope)
+    assert refused.value.field == "statement"
+    assert "Hamburg" in str(refused.value)
+    # the statement and the object together: the caller's words
+    both = {"statement": "Ana is based in Berlin.", "object": "Berlin"}
+    assert (await facts.correct(moved.id, both, scope=scope)).fact.statement == both["statement"]

@@ -177,6 +177,7 @@ eval_app = typer.Typer(
 )
 
 _DEFAULT_LOCOMO = Path("../shared/data/locomo10.json")
+_DEFAULT_PERSONA = Path("../shared/data/synthetic-persona-chat-test.csv")
 #: the embedders `eval locomo` compares (offline, so the figures can be reproduced anywhere)
 _OFFLINE_EMBEDDERS = ("default", "minilm")
 
@@ -275,11 +276,26 @@ def eval_extraction(
     labels: Annotated[
         Path | None, typer.Option(help="Labels file (default: the labels shipped with sedimem).")
     ] = None,
+    persona: Annotated[
+        Path | None,
+        typer.Option(
+            help="Path to synthetic-persona-chat-test.csv "
+            "(default: ../shared/data/synthetic-persona-chat-test.csv)."
+        ),
+    ] = None,
 ) -> None:
-    """Precision and recall of the offline fact extractor on labelled LoCoMo turns."""
+    """Precision and recall of the offline fact extractor on labelled LoCoMo turns and on
+    Synthetic-Persona-Chat's test split (tuning half 0-483 and held-out half apart)."""
     from sedimem.evaluation.extraction import report
+    from sedimem.evaluation.persona import report as report_persona
 
     path = data or _DEFAULT_LOCOMO
     if not path.exists():
         raise typer.BadParameter(f"{path} does not exist; pass --data PATH", param_hint="--data")
+    chats = persona or _DEFAULT_PERSONA
+    if not chats.exists():
+        raise typer.BadParameter(
+            f"{chats} does not exist; pass --persona PATH", param_hint="--persona"
+        )
     report(path, console.get(), labels=labels)
+    report_persona(chats, console.get())

@@ -5,11 +5,12 @@ See ``docs/consolidation.md``.
 """
 
 from sedimem.consolidation.consolidator import Consolidator
-from sedimem.consolidation.extract import EndingExtractor, Extractor, RuleExtractor
-from sedimem.consolidation.llm import OpenAIChatExtractor
 from sedimem.consolidation.models import ConsolidationReport, JobReport
 from sedimem.consolidation.settings import JOBS, ConsolidationSettings
 from sedimem.consolidation.worker import ConsolidationWorker
+from sedimem.extraction.llm import OpenAIChatExtractor
+from sedimem.extraction.protocols import EndingExtractor, Extractor
+from sedimem.extraction.rules import RuleExtractor
 
 __all__ = [
     "JOBS",

@@ -13,7 +13,6 @@ from sedimem.clock import Clock, SystemClock
 from sedimem.config import WorkingSettings
 from sedimem.consolidation.context import JobContext, JobFunction
 from sedimem.consolidation.decay_job import run_decay
-from sedimem.consolidation.extract import Extractor, RuleExtractor
 from sedimem.consolidation.facts_job import run_facts
 from sedimem.consolidation.lag import success_ages
 from sedimem.consolidation.lease import LeaseLost, Leases
@@ -24,6 +23,8 @@ from sedimem.consolidation.sessions_job import run_sessions
 from sedimem.consolidation.settings import JOBS, ConsolidationSettings, session_idle_seconds
 from sedimem.embed.base import Embedder
 from sedimem.errors import ConfigurationError, ValidationError
+from sedimem.extraction.protocols import Extractor
+from sedimem.extraction.rules import RuleExtractor
 from sedimem.longterm.episodic import EpisodicMemory
 from sedimem.longterm.procedural import ProceduralMemory
 from sedimem.longterm.semantic import SemanticMemory

@@ -4,33 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
 
 from sedimem.clock import Clock
 from sedimem.config import WorkingSettings
-from sedimem.consolidation.extract import Extractor
 from sedimem.consolidation.lease import Leases
 from sedimem.consolidation.settings import ConsolidationSettings
 from sedimem.embed.base import Embedder
+from sedimem.extraction.protocols import Extractor, MeteredExtractor
 from sedimem.llm.usage import Usage
 from sedimem.longterm.episodic import EpisodicMemory
 from sedimem.longterm.procedural import ProceduralMemory
 from sedimem.longterm.semantic import SemanticMemory
 from sedimem.storage.longterm.base import LongTermStore
 from sedimem.storage.working.base import WorkingStore
-from sedimem.types.longterm import Episode, Fact
 
 __all__ = ["JobContext", "JobFunction", "MeteredExtractor"]
 
 #: a job report keeps at most this many warnings (the count of each kind is exact)
 MAX_WARNINGS = 20
-
-
-@runtime_checkable
-class MeteredExtractor(Protocol):
-    """An extractor that calls a model and counts it into the caller's :class:`Usage`."""
-
-    async def extract_metered(self, episode: Episode, usage: Usage | None) -> list[Fact]: ...
 
 
 @dataclass(slots=True)

@@ -16,9 +16,9 @@ in the run's warnings, and the job goes on: the episode itself stays stored.
 
 from __future__ import annotations
 
-from sedimem.consolidation.context import JobContext, MeteredExtractor
-from sedimem.consolidation.extract import EndingExtractor
+from sedimem.consolidation.context import JobContext
 from sedimem.errors import ExtractionFailed
+from sedimem.extraction.protocols import EndingExtractor, MeteredExtractor
 from sedimem.longterm import records
 from sedimem.storage.longterm.base import RecordFilter
 from sedimem.types.longterm import Episode, Fact

@@ -30,10 +30,10 @@ from typing import Any
 
 from sedimem import observe
 from sedimem.clock import Clock, SystemClock, utc_from_timestamp
-from sedimem.consolidation.context import MeteredExtractor
-from sedimem.consolidation.extract import EndingExtractor, Extractor
 from sedimem.embed.base import Embedder
 from sedimem.errors import NotFound, SedimemError, ValidationError
+from sedimem.extraction.protocols import EndingExtractor, Extractor, MeteredExtractor
+from sedimem.extraction.subjects import turn_subjects
 from sedimem.ids import new_id
 from sedimem.llm.usage import Usage
 from sedimem.longterm import records
@@ -49,7 +49,7 @@ from sedimem.types.conversation import (
     MessageFields,
     ModelUsage,
 )
-from sedimem.types.longterm import Episode, Fact
+from sedimem.types.longterm import Episode, Fact, Outcome
 
 __all__ = ["MAX_JOBS", "NOTE_TYPE", "Conversations", "message_key", "note_key"]
 
@@ -116,18 +116,26 @@ def _within(field: str, exc: ValidationError) -> ValidationError:
     return ValidationError(f"{field}.{exc.field}", text, allowed=exc.allowed)
 
 
-def _episode(message: Message, scope: Scope, key: str, now: float) -> Episode:
+def _episode(
+    message: Message, scope: Scope, key: str, now: float, user_name: str | None
+) -> Episode:
     speaker = message.name or message.role
+    # who the turn is about: the user's first person, or the user an assistant addresses
+    name = message.name if message.role == "user" else user_name
+    subjects = turn_subjects(message.role, scope, name)
+    about = subjects.speaker or subjects.addressee
     return Episode(
         scope=scope,
         task_type=TASK_TYPE,
         description=f"{speaker}: {message.content}",
+        outcome=Outcome.NONE,  # a turn is no attempt at anything: it neither succeeds nor fails
         input_text=message.content if message.role == "user" else None,
         output_text=message.content if message.role == "assistant" else None,
         occurred_at=message.timestamp or utc_from_timestamp(now),
         metadata={
             "role": message.role,
             "speaker": speaker,
+            **({"subject": about} if about is not None else {}),
             "message_key": key,
             **({"message_id": message.id} if message.id is not None else {}),
         },
@@ -150,6 +158,9 @@ class Conversations:
         self._embedder = embedder
         self._facts = facts
         self._extractor = extractor
+        # checked once: an isinstance against a runtime protocol costs ~70 us per call
+        self._metered = extractor if isinstance(extractor, MeteredExtractor) else None
+        self._ending = extractor if isinstance(extractor, EndingExtractor) else None
         self._clock = clock or SystemClock()
         self._jobs: OrderedDict[str, tuple[str, IngestResult]] = OrderedDict()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -167,10 +178,14 @@ class Conversations:
         now = self._clock.now()
         parsed = _parse(messages, now)
         owner = scope.owner
-        keyed = [(m, message_key(owner, m)) for m in parsed]
-        stored, duplicates = await self._file(
-            [(_episode(m, scope, key, now), key) for m, key in keyed], scope
-        )
+        episodes: list[tuple[Episode, str]] = []
+        user_name: str | None = None  # the name the user last gave in this call
+        for message in parsed:
+            if message.role == "user" and message.name:
+                user_name = message.name
+            key = message_key(owner, message)
+            episodes.append((_episode(message, scope, key, now, user_name), key))
+        stored, duplicates = await self._file(episodes, scope)
         if not background:
             return await self._extract(stored, duplicates)
         job_id = new_id()
@@ -201,6 +216,7 @@ class Conversations:
             episode = Episode(
                 scope=scope,
                 task_type=NOTE_TYPE,
+                outcome=Outcome.NONE,
                 description=text,
                 occurred_at=utc_from_timestamp(self._clock.now()),
             )
@@ -242,36 +258,39 @@ class Conversations:
     async def _file(
         self, keyed: list[tuple[Episode, str]], scope: Scope
     ) -> tuple[list[Episode], list[str]]:
-        """Write each episode unless one with its unique key is filed already."""
-        vectors = await embed_all(self._embedder, [e.search_text() for e, _ in keyed])
-        stored: list[Episode] = []
-        duplicates: list[str] = []
+        """Write each episode unless one with its unique key is filed already.
+
+        One locked read-and-write for the whole call (one round trip to the store, not one
+        per turn: ingest's speed is mostly this), under a lock of the scope owner, so two
+        concurrent calls with the same turns, from any process, file each turn once.
+        """
+        fresh: list[tuple[Episode, str]] = []
         claimed: set[str] = set()
-        for (episode, key), vector in zip(keyed, vectors, strict=True):
-            if key in claimed:  # the same turn twice in one call
-                continue
-            claimed.add(key)
-            existing: list[str] = []
+        for episode, key in keyed:
+            if key not in claimed:  # the same turn twice in one call is filed once
+                claimed.add(key)
+                fresh.append((episode, key))
+        vectors = await embed_all(self._embedder, [e.search_text() for e, _ in fresh])
+        existing: dict[str, str] = {}  # key -> the id filed before
 
-            def decide(
-                rows: list[StoredRecord],
-                episode: Episode = episode,
-                vector: Any = vector,
-                key: str = key,
-                existing: list[str] = existing,
-            ) -> list[StoredRecord]:
-                if rows:
-                    existing.extend(row.id for row in rows)
-                    return []
-                return [records.episode_row(episode, vector, name=key)]
+        def decide(rows: list[StoredRecord]) -> list[StoredRecord]:
+            existing.clear()  # a store may call decide again (a retried transaction)
+            existing.update((row.name, row.id) for row in rows if row.name is not None)
+            return [
+                records.episode_row(episode, vector, name=key)
+                for (episode, key), vector in zip(fresh, vectors, strict=True)
+                if key not in existing
+            ]
 
-            await self._store.update_locked(
-                scope.tenant, key, RecordFilter(kind=records.EPISODE, name=key), decide
-            )
-            if existing:
-                duplicates.append(existing[0])
-            else:
-                stored.append(episode)
+        names = tuple(key for _, key in fresh)
+        await self._store.update_locked(
+            scope.tenant,
+            f"ingest:{scope.owner.canonical}",
+            RecordFilter(kind=records.EPISODE, names=names),
+            decide,
+        )
+        stored = [episode for episode, key in fresh if key not in existing]
+        duplicates = [existing[key] for _, key in fresh if key in existing]
         return stored, duplicates
 
     async def _extract(self, stored: list[Episode], duplicates: list[str]) -> IngestResult:
@@ -281,7 +300,7 @@ class Conversations:
         ended: list[str] = []
         conflicts: dict[str, Fact] = {}
         error: str | None = None
-        metered = isinstance(self._extractor, MeteredExtractor)
+        metered = self._metered is not None
         usage = Usage()  # this call's share of the model's calls and tokens
         try:
             for episode in stored:
@@ -293,8 +312,8 @@ class Conversations:
                         inserted.append(learned.fact.id)
                     superseded.extend(learned.superseded)
                     conflicts.update((f.id, f) for f in learned.possible_conflicts)
-                if isinstance(self._extractor, EndingExtractor):
-                    for ending in await self._extractor.endings(episode):
+                if self._ending is not None:
+                    for ending in await self._ending.endings(episode):
                         closed = await self._facts.end(ending)
                         ended.extend(f.id for f in closed)
         except SedimemError as exc:
@@ -316,6 +335,6 @@ class Conversations:
         )
 
     async def _facts_of(self, episode: Episode, usage: Usage) -> list[Fact]:
-        if isinstance(self._extractor, MeteredExtractor):
-            return await self._extractor.extract_metered(episode, usage)
+        if self._metered is not None:
+            return await self._metered.extract_metered(episode, usage)
         return await self._extractor.extract(episode)

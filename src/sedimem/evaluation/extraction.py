@@ -28,9 +28,9 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from sedimem.consolidation.extraction import Statement, extract_statements
 from sedimem.errors import ValidationError
 from sedimem.evaluation.locomo import session_date
+from sedimem.extraction import Statement, extract_statements
 
 __all__ = [
     "Expected",

@@ -168,6 +168,11 @@ class Lifecycle:
             raise ValidationError(
                 "outcome", f"{outcome!r} is unknown", allowed="success, failure, partial"
             ) from exc
+        if outcome is Outcome.NONE:  # 'none' is for chat turns and notes: a session ends
+            raise ValidationError(
+                "outcome", "a session cannot end with no outcome",
+                allowed="success, failure, partial",
+            )  # fmt: skip
         if tokens_used is not None and tokens_used < 0:
             raise ValidationError("tokens_used", f"{tokens_used} is negative", allowed=">= 0")
         lessons = [str(x) for x in lessons_learned or []]

@@ -243,7 +243,7 @@ class EpisodicMemory(LongTermService):
                 outcome = Outcome(outcome)
             except ValueError as exc:
                 raise ValidationError(
-                    "outcome", f"{outcome!r} is unknown", allowed="success, failure, partial"
+                    "outcome", f"{outcome!r} is unknown", allowed="success, failure, partial, none"
                 ) from exc
         start = end = None
         if time_range is not None:

@@ -29,6 +29,7 @@ from sedimem.clock import Clock, utc_from_timestamp
 from sedimem.config import DEFAULT_SINGLE_VALUED
 from sedimem.embed.base import Embedder
 from sedimem.errors import Conflict, NotFound, ValidationError
+from sedimem.extraction.vocabulary import phrase
 from sedimem.ids import new_id
 from sedimem.longterm import records
 from sedimem.longterm.arguments import aware_timestamp, check_k, check_session, check_text
@@ -139,7 +140,9 @@ class SemanticMemory(LongTermService):
         fact = fact.model_copy(update={"recorded_at": now})
         key = records.statement_key(fact)
         single = explicit = False
-        if fact.predicate is not None:
+        if fact.predicate is not None and fact.cardinality is not None:
+            explicit, single = True, fact.cardinality == "one"  # no declaration to read
+        elif fact.predicate is not None:
             declared = await self._predicates.declared(fact.scope.tenant)
             explicit = fact.cardinality is not None or (
                 records.normalise(fact.predicate) in declared
@@ -383,7 +386,7 @@ class SemanticMemory(LongTermService):
         row = await self._addressed(records.FACT, fact_id, tenant=tenant, scope=scope, change=True)
         known = records.fact_from_row(row)
         now = utc_from_timestamp(self._clock.now())
-        given = changes.given()
+        given = _agreeing(known, changes.given())
         fields = {**known.model_dump(), **given, "id": new_id(), "recorded_at": now}
         corrected = Fact(**{**fields, "invalidated_at": None})
         fresh = None  # the statement's vector, when the statement changes
@@ -427,6 +430,33 @@ class SemanticMemory(LongTermService):
         except NotFound:
             return False
         return await self._store.delete(row.tenant, [fact_id]) > 0
+
+
+def _agreeing(known: Fact, given: dict[str, Any]) -> dict[str, Any]:
+    """The changes, with a structured fact's statement kept in agreement with its parts.
+
+    A new object without a new statement re-phrases the statement: the old object is
+    replaced where the statement names it (the caller's wording kept), else the statement
+    is phrased from subject, predicate and object. A new statement alone must still name
+    the object, or the edit is refused (``ValidationError`` on ``statement``).
+    """
+    if known.subject is None or known.predicate is None:
+        return given
+    if "object" in given and "statement" not in given:
+        old, new = known.object, given["object"]
+        if old and old in known.statement:
+            statement = known.statement.replace(old, new)
+        else:
+            statement = phrase(known.subject, known.predicate, new)
+        return {**given, "statement": statement}
+    named = known.object is None or known.object.lower() in str(given.get("statement")).lower()
+    if "statement" in given and "object" not in given and not named:
+        raise ValidationError(
+            "statement",
+            f"does not name the fact's object {known.object!r}",
+            allowed="a statement naming the object, or a new object with it",
+        )
+    return given
 
 
 def _retired(fact_id: str, known: Fact, current: list[str]) -> Conflict:

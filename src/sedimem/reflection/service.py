@@ -24,7 +24,7 @@ from sedimem.reflection.settings import ReflectionSettings
 from sedimem.reflection.table import EpisodeTable, check_time_range
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import LongTermStore
-from sedimem.types.longterm import Episode
+from sedimem.types.longterm import Episode, Outcome
 
 __all__ = ["Reflection"]
 
@@ -82,21 +82,24 @@ class Reflection:
             raise ValidationError("scope", "must be a Scope", allowed="Scope")
         cap, size = self._settings.max_episodes, self._settings.page_size
         found: list[Episode] = []
+        read = 0
         cursor: str | None = None
         while True:
             page = await self._episodes.list(
                 scope,
-                limit=min(size, cap - len(found)),
+                limit=min(size, cap - read),
                 cursor=cursor,
                 time_range=time_range,
                 task_type=task_type,
                 newest_first=True,
             )
-            found.extend(page.items)
+            # a chat turn or a note has no outcome: success rates over small talk mean nothing
+            found.extend(e for e in page.items if e.outcome is not Outcome.NONE)
+            read += len(page.items)
             cursor = page.next_cursor
             if cursor is None:
                 return found, False
-            if len(found) >= cap:
+            if read >= cap:
                 return found, True
 
     async def analyze_patterns(

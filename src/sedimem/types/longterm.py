@@ -67,11 +67,13 @@ def _utc(value: datetime | None) -> datetime | None:
 
 
 class Outcome(StrEnum):
-    """How an episode ended: success, failure or partial."""
+    """How an episode ended: success, failure or partial; ``none`` for an episode that is
+    no attempt at anything (a chat turn, a note), which reflection's statistics leave out."""
 
     SUCCESS = "success"
     FAILURE = "failure"
     PARTIAL = "partial"
+    NONE = "none"
 
 
 class _Record(Model):

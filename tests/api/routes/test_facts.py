@@ -182,6 +182,18 @@ async def test_correct_invalidate_delete_by_id(
         422,
         "subject",
     )
+    # an object alone re-phrases the statement; a statement alone must still name the object
+    middle = await client.patch(f"/v1/facts/{current}", json={"object": "middle"}, headers=auth)
+    assert middle.status_code == 200, middle.text
+    assert middle.json()["fact"]["statement"] == "Ana prefers the middle seat"
+    current = middle.json()["fact"]["id"]
+    assert_problem(
+        await client.patch(
+            f"/v1/facts/{current}", json={"statement": "Ana likes trains"}, headers=auth
+        ),
+        422,
+        "statement",
+    )
     bob = await bearer(memory, user="bob")
     assert_problem(await client.post(f"/v1/facts/{current}/invalidate", headers=bob), 403)
     assert_problem(await client.delete(f"/v1/facts/{current}", headers=bob), 403)

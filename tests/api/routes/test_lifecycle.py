@@ -59,7 +59,10 @@ async def test_bodies_are_optional_and_checked(
     assert (await client.post(f"{S}/pause", headers=auth)).status_code == 200
     bad = await client.post(f"{S}/terminate", json={"outcome": "maybe"}, headers=auth)
     problem = assert_problem(bad, 422, "outcome")
-    assert problem["allowed"] == "one of: success, failure, partial"
+    assert problem["allowed"] == "one of: success, failure, partial, none"
+    # 'none' is an episode's value for chat turns and notes: a session ends otherwise
+    none = await client.post(f"{S}/terminate", json={"outcome": "none"}, headers=auth)
+    assert assert_problem(none, 422, "outcome")["allowed"] == "success, failure, partial"
     keys = await client.post(f"{S}/spawn", json={"initial_state": {"__x": 1}}, headers=auth)
     assert_problem(keys, 422, "key")
 

@@ -308,6 +308,9 @@ class MemIndex:
             value = getattr(flt, field)
             if value is not None:
                 mask &= text[field] == self._code(value)
+        if flt.names is not None:
+            codes = np.asarray([self._code(n) for n in flt.names], dtype=text["name"].dtype)
+            mask &= np.isin(text["name"], codes)
         if flt.ids is not None:
             by_id = self._slot_of_id()
             mask &= self._select(by_id.get(i) for i in flt.ids)

@@ -204,6 +204,8 @@ class RecordConformance(ConformanceBase):
             (RecordFilter(predicate="likes"), ["f_other", "f_untimed"]),
             (RecordFilter(name="deploy-service"), ["proc"]),
             (RecordFilter(name="deploy"), []),
+            (RecordFilter(names=("deploy", "deploy-service")), ["proc"]),
+            (RecordFilter(names=()), []),
             # valid_from <= t and (valid_to is null or valid_to > t); unset valid_from: never
             (RecordFilter(valid_at=15.0), ["f_old", "f_other"]),
             (RecordFilter(valid_at=20.0), ["f_now", "f_other"]),

@@ -82,6 +82,8 @@ def record_where(tenant: str, flt: RecordFilter) -> Where:
             where.add('("user" IS NULL OR "user" = %s)', scope.user)
     if flt.ids is not None:
         where.add("id = ANY(%s::text[])", list(flt.ids))
+    if flt.names is not None:
+        where.add("name = ANY(%s::text[])", list(flt.names))
     if flt.occurred_from is not None:
         where.add("occurred_at >= %s", flt.occurred_from)
     if flt.occurred_before is not None:

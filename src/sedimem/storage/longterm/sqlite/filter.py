@@ -48,6 +48,8 @@ def where(tenant: str, flt: RecordFilter) -> tuple[str, list[Any]]:
         value = getattr(flt, field)
         if value is not None:
             add(f"r.{field} = ?", value)
+    if flt.names is not None:
+        add("r.name IN (SELECT value FROM json_each(?))", json.dumps(list(flt.names)))
     if flt.ids is not None:
         add("r.id IN (SELECT value FROM json_each(?))", json.dumps(list(flt.ids)))
     if flt.occurred_from is not None:

@@ -4,7 +4,7 @@ import { call, get, offers } from "../api.js";
 import { announce, attempt, confirmDialog, empty, h, num, section, svg, timeEl, when } from "../dom.js";
 
 export const title = "Episodes";
-const OUTCOMES = ["", "success", "failure", "partial"];
+const OUTCOMES = ["", "success", "failure", "partial", "none"];
 
 export async function render(root, ctx) {
   const p = ctx.params;

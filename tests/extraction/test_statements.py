@@ -7,13 +7,13 @@ from datetime import UTC, datetime
 import pytest
 
 from sedimem.consolidation import RuleExtractor
-from sedimem.consolidation.extraction import (
+from sedimem.errors import ValidationError
+from sedimem.extraction import (
     SINGLE_VALUED,
     cardinality_of,
     extract_statements,
     find_dates,
 )
-from sedimem.errors import ValidationError
 from sedimem.scope import Scope
 from sedimem.types.longterm import Episode
 
@@ -77,7 +77,8 @@ def test_negations_end_a_fact(text: str, expected: tuple[object, ...]) -> None:
         ("I play the cello", ("Ana", "plays", "cello")),
         ("Knitting and baking are my main hobbies.", ("Ana", "likes", "Knitting")),
         ("My goal is to run a marathon", ("Ana", "goal", "run a marathon")),
-        ("Tom lives in Rome", ("Tom", "lives_in", "Rome")),
+        ("Tom lives in Rome", None),  # who Tom is to the speaker is unknown: not noted
+        ("Roses are beautiful.", None),  # a general statement names no person
         ("My brother works at a bank", ("Ana's brother", "works_at", "a bank")),
         ("Just signed up for a pottery class!", ("Ana", "signed_up_for", "a pottery class")),
         ("I started a new job as a data engineer", ("Ana", "works_as", "data engineer")),
@@ -126,7 +127,8 @@ def test_short_lists_give_one_fact_per_item() -> None:
 
 def test_first_person_needs_a_speaker() -> None:
     assert triples("I live in Bergen", speaker=None) == []
-    assert triples("Tom lives in Rome", speaker=None) == [
+    # the people a turn names are subjects of their own, with or without a speaker
+    assert triples("My husband Tom lives in Rome", speaker=None) == [
         ("Tom", "lives_in", "Rome", "2023-11-08", False)
     ]
     with pytest.raises(ValidationError, match="at"):
@@ -195,7 +197,10 @@ def test_cardinality_names() -> None:
     assert moved.fact.cardinality == "one"  # learn supersedes whatever the defaults say
     (liked,) = extract_statements("I like tea", "Ana", NOW)
     assert liked.cardinality == "many"
-    assert liked.fact.cardinality is None  # the tenant's declarations decide
+    # stated on the fact: a tenant default making "prefers" single-valued does not apply
+    assert liked.fact.cardinality == "many"
+    (preferred,) = extract_statements("I prefer quiet cafés", "Ana", NOW)
+    assert preferred.fact.cardinality == "many"
 
 
 async def test_rule_extractor_reads_chat_turns() -> None:

@@ -10,62 +10,27 @@ capitalised name; or "my <relative>" (the speaker's relative, or the name that f
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from sedimem.consolidation.extraction.vocabulary import EVENT_VERBS, FAMILY, GERUNDS, PETS
+from sedimem.extraction.clauses import Match, bad_object, deictic, items_of, listed, object_of
+from sedimem.extraction.profile import match_name, match_profile
+from sedimem.extraction.subjects import possessive
+from sedimem.extraction.vocabulary import EVENT_VERBS, FAMILY, GERUNDS, PETS
 
-__all__ = ["Match", "match_clause", "split_clauses"]
+__all__ = ["EVENT_OPENING", "match_assistant", "match_clause"]
 
-
-@dataclass(frozen=True, slots=True)
-class Match:
-    """One triple read from a clause; ``negated`` means the clause ends it."""
-
-    subject: str
-    predicate: str
-    object: str | None
-    surface: str  # the verb as a statement says it ("lives in", "went to")
-    negated: bool = False
-    future: bool = False
-    confidence: float = 0.6
-    dated: bool = True  # whether the clause's date applies (not to "my daughter Maya")
-
-
-_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
-_CLAUSES = re.compile(
-    r";|\s[-\u2013\u2014]\s|,?\s+but\s+|,\s*so\s+|\s+because\s+|\s+'?cause\s+|,\s*which\s+"
-    r"|,?\s+and\s+(?=(?:I|we|my)\b)|,\s*(?=(?:I|we)\b)",
-    re.IGNORECASE,
-)
-_LEAD = re.compile(
-    r"^(?:(?:yeah|yes|yep|yup|so|well|oh|ooh|wow|woah|whoa|also|btw|by the way|actually|"
-    r"anyway|and|plus|hey|haha|lol|omg|ok|okay|guess what|fun fact|cool|nice|thanks|"
-    r"thank you|honestly|totally|sure|hi|hello|great|but)\b[,!.]?\s*)+",
-    re.IGNORECASE,
-)
 _SKIP = re.compile(
     r"\b(?:you|your|yours|would|'d|could|might|should|if|hope|hoping|wish|want|wanna|"
     r"gonna|going to|plan|planning|thinking|maybe|perhaps|let's|let me|can't wait|"
-    r"someday|dream|dreaming|trying to|try to|need to|have to|gotta|will|'ll)\b",
+    r"someday|dream|dreaming|trying to|try to|need to|have to|gotta|will|'ll|used to|"
+    r"probably|wondering|not sure|i guess|i think|i bet|kind of|sort of|unless|whether)\b"
+    # an echo of what the other speaker said ("I love dogs too") is agreement, not news
+    r"|\b(?:too|as well|either)\s*[!.]*$",
     re.IGNORECASE,
 )
 _ADVERBS = (
     r"(?:(?:just|recently|finally|also|really|actually|totally|still|now|even|already|"
-    r"officially|truly|absolutely|definitely|so|always|both|all)\s+)*"
+    r"officially|truly|absolutely|definitely|so|always|both|all|mostly|currently|more)\s+)*"
 )
-_BAD_OBJECT = re.compile(
-    r"^(?:(?:it|that|this|these|those|them|him|her|me|us|you|one)$|(?:it|them|him|me|us|you|"
-    r"how|what|when|where|why|who|which|to|the idea|the fact|being|some|something|anything|"
-    r"everything|nothing|a lot|so much|here|there|that's|it's|lots|more|a bit)\b)",
-    re.IGNORECASE,
-)
-_OBJECT_END = re.compile(
-    r"\s*(?:,|!|\.|\(|\s-\s|\sand it\b|\sand they\b|\swhich\b|\sthat was\b|\sit was\b"
-    r"|\sso\b|\stoo\b|\sa lot\b|\sso much\b|\severy day\b|\severy\b|\slately\b|\snow\b"
-    r"|\sthough\b|\sas well\b|\sright now\b|\sat the moment\b|\ssince\b|\srecently\b|$)",
-    re.IGNORECASE,
-)
-_DEICTIC = re.compile(r"^(?:this|that|these|those|their|his|her|its)\b", re.IGNORECASE)
 _RELATION = "|".join(sorted(FAMILY, key=len, reverse=True))
 _PET = "|".join(sorted(PETS, key=len, reverse=True))
 _NAME = r"[A-Z][a-z]+(?: [A-Z][a-z]+)?"
@@ -88,49 +53,6 @@ _PET_NAMED = re.compile(
 _PET_MINE = re.compile(rf"\b[Mm]y (?:\w+ )?(?P<pet>{_PET}),? (?P<name>[A-Z][a-z]+)\b")
 
 
-def split_clauses(text: str) -> list[str]:
-    """Statement clauses: questions dropped, leading interjections stripped."""
-    out: list[str] = []
-    text = text.replace("\u2019", "'").replace("`", "'")
-    for sentence in _SENTENCES.split(text):
-        sentence = sentence.strip()
-        if not sentence or sentence.endswith("?"):
-            continue
-        for clause in _CLAUSES.split(sentence):
-            clause = _LEAD.sub("", clause.strip()).strip().rstrip(".!").strip()
-            if clause:
-                out.append(clause)
-    return out
-
-
-def _object(raw: str, *, max_words: int = 8) -> str | None:
-    """The object phrase: cut at the first boundary, refused if empty, vague or too long."""
-    cut = _OBJECT_END.search(raw)
-    text = (raw[: cut.start()] if cut else raw).strip(" ,;:\"'")
-    text = re.sub(r"^doing\s+", "", text, flags=re.IGNORECASE)
-    if not text or _BAD_OBJECT.match(text) or len(text.split()) > max_words:
-        return None
-    return text
-
-
-_LIST = re.compile(r"^(?P<items>[\w' -]+(?:,\s*[\w' -]+)+),?\s+and\s+(?P<last>[\w' -]+?)\s*$")
-
-
-def _listed(raw: str) -> list[str]:
-    """ "reading, watching movies, and exploring nature": each item of a short list."""
-    m = _LIST.match(raw.strip().rstrip(".!"))
-    if m is None:
-        return []
-    items = [i.strip() for i in m["items"].split(",")] + [m["last"].strip()]
-    if any(not i or len(i.split()) > 4 or _BAD_OBJECT.match(i) or _DEICTIC.match(i) for i in items):
-        return []
-    return items
-
-
-def _possessive(text: str, speaker: str) -> str:
-    return re.sub(r"\b(?:my|our)\b", f"{speaker}'s", text, flags=re.IGNORECASE)
-
-
 def _relations(clause: str, speaker: str) -> list[Match]:
     """ "my daughter Maya", "a dog named Rex", "my cat Tom": who belongs to the speaker."""
     found: list[Match] = []
@@ -149,8 +71,13 @@ def _relations(clause: str, speaker: str) -> list[Match]:
     return found
 
 
-def _subject(clause: str, speaker: str) -> tuple[str, str, bool] | None:
-    """(subject, rest of the clause, first person) or None when no subject is readable."""
+def _subject(clause: str, speaker: str, named: frozenset[str]) -> tuple[str, str, bool] | None:
+    """(subject, rest of the clause, first person) or None when no subject is readable.
+
+    Only the speaker ("I", "we"), the speaker's relatives ("my mom", "my husband Tom") and
+    people the speaker named as relatives in this turn (``named``) are subjects: a clause
+    about anything else is a general statement, never a fact.
+    """
     first = _FIRST.match(clause)
     if first:
         be = (first["be"] or "").strip().lower()
@@ -163,19 +90,86 @@ def _subject(clause: str, speaker: str) -> tuple[str, str, bool] | None:
             rest = "was " + rest
         elif be == "'d":
             return None
+        if rest.lower().startswith("have been "):
+            rest = "am " + rest[len("have been ") :]
         return speaker, rest, True
     rel = re.match(rf"^[Mm]y (?P<rel>{_RELATION})(?: (?P<name>[A-Z][a-z]+))?\s+", clause)
     if rel:
-        subject = rel["name"] or f"{speaker}'s {rel['rel'].lower()}"
-        return subject, clause[rel.end() :], False
+        subject = rel["name"] or f"{speaker}'s {FAMILY[rel['rel'].lower()]}"
+        return subject, _third(clause[rel.end() :]), False
     name = re.match(rf"^(?P<name>{_NAME})\s+", clause)
-    # a capitalised gerund opens a sentence ("Networking plays a role"), it names nobody
-    if name and name["name"].split()[0] not in _NOT_NAMES and not name["name"].endswith("ing"):
-        return name["name"], clause[name.end() :], False
+    if name and name["name"] in named:
+        return name["name"], _third(clause[name.end() :]), False
     return None
 
 
+def _third(rest: str) -> str:
+    """ "is diabetic" reads like "am diabetic" for the shared patterns."""
+    return re.sub(r"^(?:is|'s)\s+", "am ", rest)
+
+
+_NAMED_PETS = re.compile(
+    rf"^[Mm]y (?P<pet>{_PET}) (?:are|is) (?:called|named) "
+    r"(?P<names>[A-Z][a-z]+(?:(?:,| and|, and) [A-Z][a-z]+){0,5})$"
+)
+_FAVORITE = re.compile(
+    r"^(?:[Mm]y (?:absolute )?(?:favou?rite|fave) (?P<c1>[a-z]+(?: [a-z]+)?) (?:is|are) "
+    r"(?P<o1>.+)|(?P<o2>[\w' -]+?) (?:is|are) my (?:absolute )?(?:favou?rite|fave) "
+    r"(?P<c2>[a-z]+(?: [a-z]+)?))$"
+)
+_MEASURE = re.compile(
+    r"^[Mm]y (?P<m>budget|rent|salary|income|savings|weight|height|age)"
+    r"(?: for (?P<for>[\w ]{1,30}?))? is (?:about |around |roughly )?"
+    r"(?P<v>[$\u20ac\u00a3]?\d[\w$,. ]{0,30})$"
+)
+
+
+def _owned(clause: str, speaker: str) -> list[Match]:
+    """Clauses about what is the speaker's: pets' names, favorites, measures."""
+    pets = _NAMED_PETS.match(clause)
+    if pets:
+        pet = pets["pet"].lower().removesuffix("s")
+        names = re.split(r",? and |, ", pets["names"])
+        return [Match(speaker, "has_pet", f"{pet} named {n}", "has a") for n in names]
+    favorite = _FAVORITE.match(clause)
+    if favorite:
+        category = (favorite["c1"] or favorite["c2"]).lower().replace(" ", "_")
+        obj = object_of(favorite["o1"] or favorite["o2"], max_words=6)
+        if obj is not None and not deictic(obj):
+            return [Match(speaker, f"favorite_{category}", obj, "favorite", confidence=0.7)]
+    measure = _MEASURE.match(clause)
+    if measure:
+        value = measure["v"].strip()
+        if measure["for"]:
+            value = f"{value} for {measure['for'].strip()}"
+        return [Match(speaker, measure["m"], value, measure["m"], confidence=0.8)]
+    return []
+
+
+_BOOKED = re.compile(
+    r"^I(?:'ve| have)? (?:just |now |also )?(?P<v>booked|reserved|scheduled|ordered|"
+    r"set up|renewed|registered|signed you up for|added)"
+    r" (?:a |an |the )?(?:your |you (?:a |an )?)(?P<o>.+)$",
+    re.IGNORECASE,
+)
+
+
+def match_assistant(clause: str, user: str) -> list[Match]:
+    """What an assistant turn records that the user did or decided ("I've booked your table
+    for two at Luigi's"): the only facts an assistant turn gives, all about the user."""
+    m = _BOOKED.match(clause)
+    if m is None:
+        return []
+    obj = object_of(m["o"], max_words=10)
+    if obj is None:
+        return []
+    return [Match(user, "has_booking", f"{m['v'].lower()} {obj}", "has a booking")]
+
+
 _EVENTS = "|".join(sorted(map(re.escape, EVENT_VERBS), key=len, reverse=True))
+#: A clause opening on a past event verb ("Just signed up for ...") has the speaker as its
+#: subject, though it names nobody.
+EVENT_OPENING = re.compile(rf"^(?:just\s+)?(?:{_EVENTS}|lost|quit|started|got)\b", re.I)
 _GERUND = "|".join(sorted(map(re.escape, GERUNDS), key=len, reverse=True))
 _ROLE_JOB = re.compile(
     r"^(?:started|got|landed|began|took|accepted)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role)"
@@ -217,9 +211,13 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
         (r"^(?:am|is) an? (?:big |huge )?(?P<o>[\w -]+?) fan\b", "likes", "likes", 0.6),
         (rf"^play{verb_s} (?:the )?(?P<o>.+)", "plays", "plays", 0.6),
         (rf"^eat{verb_s} (?P<o>.+)", "eats", "eats", 0.6),
-        (rf"^(?:hate{verb_s}|(?:don't|doesn't) (?:really )?(?:like|enjoy)) (?P<o>.+)",
-         "dislikes", "dislikes", 0.6),
-        (r"^moved to (?P<o>.+)", "lives_in", "moved to", 0.7),
+        (rf"^(?:hate{verb_s}|(?:don't|doesn't|do not) (?:really )?(?:like|enjoy)|can't stand) "
+         r"(?P<o>.+)", "dislikes", "dislikes", 0.6),
+        (rf"^(?:prefer{verb_s}|(?:much |really )?prefer{verb_s}) (?P<o>.+)", "prefers", "prefers",
+         0.7),
+        (r"^(?:got|am getting|have gotten) (?:really )?into (?P<o>.+)", "likes", "likes", 0.6),
+        (r"^moved (?:from [\w .'-]+? )?to (?P<o>.+)", "lives_in", "moved to", 0.7),
+        (r"^relocated to (?P<o>.+)", "lives_in", "moved to", 0.7),
         (r"^passed away\b", "died", "passed away", 0.7),
         (rf"^(?:start{verb_s}|begin{verb_s}) (?P<o>.+)", "starts", "starts", 0.6),
     ]  # fmt: skip
@@ -229,17 +227,20 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
             continue
         if predicate == "died":
             return [Match(subject, predicate, None, surface, confidence=confidence)]
-        listed = _listed(m["o"]) if predicate in ("likes", "dislikes") else []
-        if listed:
+        many = predicate in ("likes", "dislikes", "prefers")
+        items = listed(m["o"], 6) if many else []
+        if many and not items and " and " in m["o"] and "," not in m["o"]:
+            items = items_of(m["o"], 3)
+        if len(items) > 1:
             return [
-                Match(subject, predicate, item, surface, confidence=confidence) for item in listed
+                Match(subject, predicate, item, surface, confidence=confidence) for item in items
             ]
-        obj = _object(m["o"])
+        obj = object_of(m["o"])
         if obj is None:
             return []
         if predicate == "likes" and obj.lower().split()[0] in ("all", "every"):
             obj = " ".join(obj.split()[1:]) or obj
-        if predicate in ("likes", "dislikes") and _DEICTIC.match(obj):
+        if predicate in ("likes", "dislikes") and deictic(obj):
             return []  # "I love their work": whose, what, is in another turn
         future = predicate == "starts"
         return [Match(subject, predicate, obj, surface, future=future, confidence=confidence)]
@@ -276,7 +277,7 @@ def _negation(rest: str, subject: str) -> list[Match]:
     if verb is None:
         return []
     predicate = GERUNDS[verb["g"].lower()]
-    obj = _object(verb["o"] or "") if verb["o"] else None
+    obj = object_of(verb["o"] or "") if verb["o"] else None
     if verb["o"] and obj is None:
         return []
     surface = predicate.replace("_", " ")
@@ -300,7 +301,7 @@ def _event(rest: str, subject: str) -> list[Match]:
             return [Match(subject, "did", went["o"].lower(), "went", confidence=0.6)]
         return []
     verb = m["v"].lower()
-    obj = _object(m["o"])
+    obj = object_of(m["o"])
     if obj is None:
         return []
     predicate = EVENT_VERBS[verb]
@@ -312,41 +313,93 @@ def _event(rest: str, subject: str) -> list[Match]:
     return out
 
 
-def match_clause(clause: str, speaker: str) -> list[Match]:
-    """Every triple a clause states (the date expressions are already cut out)."""
+_CONTINUED = re.compile(
+    r",?\s+and\s+(?=(?:also\s+)?(?:(?P<adj>allergic|vegetarian|vegan|pescatarian|based|"
+    r"lactose|gluten)|(?:weigh|run|live|work|have|love|like|enjoy|hate|prefer|play|drive|own|"
+    r"use|teach|climb|swim|cook|hike|walk|go|practice|practise|meditate|study|don't|do not|"
+    r"never|am)\b)|(?P<count>(?:two|three|four|five|six|\d{1,2}|an?) (?:\w+ )?"
+    r"(?:cat|dog|kid|child|children|son|daughter|brother|sister|fish|bird|horse|rabbit|turtle)"
+    r"s?\b))",
+    re.IGNORECASE,
+)
+
+
+def _shared_subject(rest: str) -> list[str]:
+    """ "am vegetarian and allergic to X", "climb on Saturdays and run every morning": the
+    parts that share the clause's subject, each readable alone."""
+    parts: list[str] = []
+    start = 0
+    for m in _CONTINUED.finditer(rest):
+        parts.append(rest[start : m.start()])
+        start = m.end()
+        if m["adj"]:
+            parts.append("")  # marks: the next part is an adjective after "am"
+        elif m["count"] and parts[-1].lower().startswith("have "):
+            parts.append("\x01")  # marks: the next part is more of what one has
+    parts.append(rest[start:])
+    out: list[str] = []
+    adjective = False
+    having = False
+    for part in parts:
+        if part in ("", "\x01") and out:
+            adjective, having = part == "", part == "\x01"
+            continue
+        out.append(f"am {part}" if adjective else f"have {part}" if having else part)
+        adjective = having = False
+    return [p for p in out if p.strip()]
+
+
+def match_clause(
+    clause: str, speaker: str, *, named: frozenset[str] = frozenset(), dated: bool = False
+) -> list[Match]:
+    """Every triple a clause states (the date expressions are already cut out).
+
+    ``named``: the people the speaker named as relatives earlier in the turn; ``dated``:
+    whether the clause carried a date (a progressive with a date is a plan).
+    """
     found = _relations(clause, speaker)
+    named_now = match_name(clause, speaker)
+    if named_now:
+        return found + named_now
     if _SKIP.search(clause):
         return found
-    owned = _possessions(clause, speaker)
+    owned = _owned(clause, speaker) or _possessions(clause, speaker)
     if owned:
         return found + owned
     # a clause opening on a past event verb has the speaker as its subject
-    if re.match(rf"^(?:just\s+)?(?:{_EVENTS}|lost|quit|started|got)\b", clause, re.I):
+    if EVENT_OPENING.match(clause):
         read: tuple[str, str, bool] | None = (
             speaker,
             re.sub(r"^just\s+", "", clause, flags=re.I),
             True,
         )
     else:
-        read = _subject(clause, speaker)
+        read = _subject(clause, speaker, named)
     if read is None:
         return found
     subject, rest, first = read
     rest = re.sub(rf"^{_ADVERBS}", "", rest, flags=re.IGNORECASE)
-    if first and rest.lower().startswith(("am ", "have ", "was ")):
+    if rest.lower().startswith(("am ", "have ", "was ")):
         head, _, tail = rest.partition(" ")
         if not tail.lower().startswith("all about"):  # "all" is no adverb there
             tail = re.sub(rf"^{_ADVERBS}", "", tail, flags=re.IGNORECASE)
-        if head.lower() == "have":
-            rest = tail  # "I've started" reads as "started"
-        elif head.lower() == "am":
-            rest = "am " + tail
-    matches = _negation(rest, subject) or _state(rest, subject, first) or _event(rest, subject)
+        rest = f"{head} {tail}"
+    if rest.lower().startswith("am not "):
+        return found  # "I'm not a morning person": what one is not is rarely worth noting
+    matches: list[Match] = []
+    for part in _shared_subject(rest):
+        read_part = match_profile(part, subject, dated=dated)
+        if not read_part:
+            if part.lower().startswith("have "):
+                part = part.partition(" ")[2]  # "I've started" reads as "started"
+            read_part = _negation(part, subject) or _state(part, subject, first)
+            read_part = read_part or _event(part, subject)
+        matches.extend(read_part)
     return found + [
         Match(
             m.subject,
             m.predicate,
-            None if m.object is None else _possessive(m.object, speaker),
+            None if m.object is None else possessive(m.object, speaker),
             m.surface,
             m.negated,
             m.future,
@@ -372,10 +425,10 @@ def _possessions(clause: str, speaker: str) -> list[Match]:
         return [
             Match(speaker, "likes", item.strip(), "likes")
             for item in items
-            if item.strip() and not _BAD_OBJECT.match(item.strip())
+            if item.strip() and not bad_object(item)
         ]
     goal = _GOAL.match(clause)
     if goal:
-        obj = _object(goal["o"], max_words=10)
-        return [] if obj is None else [Match(speaker, "goal", _possessive(obj, speaker), "aims to")]
+        obj = object_of(goal["o"], max_words=10)
+        return [] if obj is None else [Match(speaker, "goal", possessive(obj, speaker), "aims to")]
     return []

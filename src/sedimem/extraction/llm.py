@@ -25,8 +25,9 @@ from pydantic import ValidationError as PydanticError
 from tenacity import wait_exponential
 
 from sedimem.config import Settings
-from sedimem.consolidation.extract import fact_for, unique
 from sedimem.errors import ConfigurationError, ExtractionFailed, StoreError, ValidationError
+from sedimem.extraction.checks import RULES, checked
+from sedimem.extraction.rules import fact_for, unique
 from sedimem.llm.http import JsonEndpoint, Refused, endpoint_url
 from sedimem.llm.usage import Usage
 from sedimem.types.longterm import Episode, Fact
@@ -41,7 +42,7 @@ _SYSTEM = (
     "Extract durable facts from the experience below. Answer with JSON only: "
     '{"facts": [{"statement": str, "subject": str|null, "predicate": str|null, '
     '"object": str|null, "confidence": number 0..1}]}. Use snake_case predicates '
-    "(lives_in, works_at, likes). Return an empty list when nothing is worth keeping."
+    "(lives_in, works_at, likes). Return an empty list when nothing is worth keeping. " + RULES
 )
 
 
@@ -132,7 +133,7 @@ def parse_facts(content: str) -> tuple[list[_ExtractedFact], int]:
 
 
 class OpenAIChatExtractor:
-    """An :class:`~sedimem.consolidation.extract.Extractor` backed by a chat endpoint.
+    """An :class:`~sedimem.extraction.rules.Extractor` backed by a chat endpoint.
 
     ``base_url`` is the API root as OpenAI clients take it (``http://127.0.0.1:8000/v1``).
     Built from settings with :meth:`from_settings` (``SEDIMEM_LLM_*``). Close it with
@@ -232,7 +233,8 @@ class OpenAIChatExtractor:
                 continue
             if dropped:
                 log.info("chat extractor dropped %d invalid fact(s) of %s", dropped, episode.id)
-            return unique([self._fact(episode, item) for item in facts])
+            allowed = [checked(episode, self._fact(episode, item)) for item in facts]
+            return unique([fact for fact in allowed if fact is not None])
         log.warning(
             "chat extractor %s gave no valid reply for episode %s in %d attempt(s): %s",
             self._url,
@@ -266,6 +268,9 @@ class OpenAIChatExtractor:
     def _request(self, episode: Episode) -> dict[str, Any]:
         text = episode.search_text()
         user = f"Task type: {episode.task_type}\nOutcome: {episode.outcome.value}\n\n{text}"
+        role, subject = episode.metadata.get("role"), episode.metadata.get("subject")
+        if isinstance(role, str):  # a chat turn: who speaks, and who the user is
+            user = f"A {role} turn; the user is {subject or 'unnamed'}.\n\n{text}"
         body: dict[str, Any] = {
             "model": self._model,
             "messages": [

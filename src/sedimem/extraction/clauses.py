@@ -1,0 +1,163 @@
+"""Clauses of a turn and the shape of an object phrase.
+
+A turn is cut into sentences (:mod:`.sentences`), and only sentences that state something
+are kept: questions, requests and instructions (a sentence opening on an imperative verb,
+"please", "can you"), and greetings are dropped here. Each kept sentence is cut into
+clauses at ";", dashes, "but", "so", "because", "which", "though" and at "and"/"," before a
+new first person. Leading
+interjections ("yeah", "oh", "btw") are stripped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sedimem.extraction.sentences import Sentence, split_sentences
+
+__all__ = [
+    "MAX_CLAUSE_CHARS",
+    "Clause",
+    "Match",
+    "bad_object",
+    "items_of",
+    "listed",
+    "object_of",
+    "split_clauses",
+]
+
+#: A clause longer than this is no fact said in passing (and every pattern run on a clause
+#: stays bounded by it, whatever the turn holds).
+MAX_CLAUSE_CHARS = 300
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """One triple read from a clause; ``negated`` means the clause ends it."""
+
+    subject: str
+    predicate: str
+    object: str | None
+    surface: str  # the verb the clause used (kept for readers; statements use phrase())
+    negated: bool = False
+    future: bool = False
+    confidence: float = 0.6
+    dated: bool = True  # whether the clause's date applies (not to "my daughter Maya")
+
+
+@dataclass(frozen=True, slots=True)
+class Clause:
+    """A statement clause and the sentence it came from."""
+
+    text: str
+    sentence: Sentence
+
+
+_CLAUSES = re.compile(
+    r";|\s[-\u2013\u2014]\s|,?\s+but\s+|,\s*so\s+|\s+because\s+|\s+'?cause\s+|,\s*which\s+"
+    r"|,?\s+and\s+(?=(?:I|we|my)\b)|[,:]\s*(?=(?:I|we)\b)|,?\s+(?:al)?though\s+",
+    re.IGNORECASE,
+)
+_LEAD = re.compile(
+    r"^(?:(?:yeah|yes|yep|yup|so|well|oh|ooh|wow|woah|whoa|also|btw|by the way|actually|"
+    r"anyway|and|plus|hey|haha|lol|omg|ok|okay|guess what|fun fact|cool|nice|thanks|"
+    r"thank you|honestly|totally|sure|hi|hello|great|but|big news|news|please|perfect|"
+    r"not yet|not really|pretty well|ah|oh and|right|though|although)\b[,!.:]?\s*)+",
+    re.IGNORECASE,
+)
+# a sentence that asks or tells the listener to do something states nothing
+_REQUEST = re.compile(
+    r"^(?:please|pls|can you|could you|would you|will you|can u|do you|are you|have you|"
+    r"tell me|give me|show me|help me|let me|let's|lets|recommend|suggest|write|make|find|"
+    r"explain|list|describe|book|plan|remind|what|how|why|where|when|who|which|is there|"
+    r"are there|should i|can i|could i|do i|any (?:tips|ideas|advice))\b",
+    re.IGNORECASE,
+)
+_BAD_OBJECT = re.compile(
+    r"^(?:(?:it|that|this|these|those|them|him|her|me|us|you|one)$|(?:it|them|him|me|us|you|"
+    r"how|what|when|where|why|who|which|the idea|the fact|being|some|something|anything|"
+    r"everything|nothing|a lot|so much|here|there|that's|it's|lots|more|a bit)\b)",
+    re.IGNORECASE,
+)
+_OBJECT_END = re.compile(
+    r"\s*(?:,|!|\.(?:\s|$)|\(|\s-\s|\sand it\b|\sand they\b|\swhich\b|\sthat was\b|\sit was\b"
+    r"|\sso\b|\stoo\b|\sa lot\b|\sso much\b|\severy day\b|\severy\b|\slately\b|\snow\b"
+    r"|\sthough\b|\sas well\b|\sright now\b|\sat the moment\b|\ssince\b|\srecently\b"
+    r"|\sat all\b|\sanymore\b|$)",
+    re.IGNORECASE,
+)
+_DEICTIC = re.compile(r"^(?:this|that|these|those|their|his|her|its)\b", re.IGNORECASE)
+
+
+def split_clauses(text: str, *, lists: bool = True) -> list[Clause]:
+    """Statement clauses of ``text`` (see the module docstring); ``lists``: whether list
+    items count (an assistant's lists are boilerplate)."""
+    out: list[Clause] = []
+    for sentence in split_sentences(text):
+        if sentence.question or (sentence.listed and not lists):
+            continue
+        body = _LEAD.sub("", sentence.text.strip()).strip()
+        if not body or _REQUEST.match(body):
+            continue
+        for clause in _CLAUSES.split(sentence.text):
+            clause = _LEAD.sub("", clause.strip()).strip().rstrip(".!").strip()
+            if clause and len(clause) <= MAX_CLAUSE_CHARS and not _REQUEST.match(clause):
+                out.append(Clause(clause, sentence))
+    return out
+
+
+def bad_object(text: str) -> bool:
+    """Whether ``text`` is too vague to be an object ("it", "something", "how to")."""
+    return bool(_BAD_OBJECT.match(text.strip())) or not text.strip()
+
+
+def object_of(raw: str, *, max_words: int = 8) -> str | None:
+    """The object phrase: cut at the first boundary, refused if empty, vague or too long."""
+    cut = _OBJECT_END.search(raw)
+    text = (raw[: cut.start()] if cut else raw).strip(" ,;:\"'")
+    text = re.sub(r"^doing\s+", "", text, flags=re.IGNORECASE)
+    if not text or _BAD_OBJECT.match(text) or len(text.split()) > max_words:
+        return None
+    return text
+
+
+_ITEM = re.compile(r"[\w' -]+")
+
+
+def listed(raw: str, max_words: int = 4) -> list[str]:
+    """ "reading, watching movies, and exploring nature": each item of a short list (three
+    or more items; split by hand, not by one pattern, which could backtrack for ever)."""
+    text = raw.strip().rstrip(".!")
+    head, sep, last = text.rpartition(" and ")
+    if not sep or head.count(",") < 1:
+        return []
+    items = [i.strip() for i in head.rstrip(", ").split(",")] + [last.strip()]
+    if any(
+        not i
+        or not _ITEM.fullmatch(i)
+        or len(i.split()) > max_words
+        or _BAD_OBJECT.match(i)
+        or _DEICTIC.match(i)
+        for i in items
+    ):
+        return []
+    return items
+
+
+def items_of(raw: str, max_words: int) -> list[str]:
+    """The items of "a, b and c", "a and b", "a or b" or a single "a" (each short)."""
+    text = raw.strip().rstrip(".!")
+    cut = _OBJECT_END.search(text)
+    text = text[: cut.start()] if cut else text
+    parts = [p.strip(" ,") for p in re.split(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", text)]
+    parts = [re.sub(r"^(?:also|both|all)\s+", "", p) for p in parts if p]
+    if not parts or any(
+        len(p.split()) > max_words or _BAD_OBJECT.match(p) or _DEICTIC.match(p) for p in parts
+    ):
+        return []
+    return parts
+
+
+def deictic(text: str) -> bool:
+    """Whether ``text`` points at something said elsewhere ("their work", "that one")."""
+    return bool(_DEICTIC.match(text))

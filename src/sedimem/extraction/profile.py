@@ -1,0 +1,324 @@
+"""What a person would note about someone: the profile patterns of one clause.
+
+Each reader takes the rest of a clause after its subject ("I'm a nurse at X" -> ``rest`` =
+"am a nurse at X", ``subject`` = the user) and returns the triples it states, or nothing.
+They run before the older event and state patterns of :mod:`.patterns` and cover: name,
+occupation and employer, where one is based, diet, allergies and conditions, pets,
+children and their counts, measures (age, height, weight, budget...), habits with their
+frequency, dated plans, things one is learning or training for, what one drives, owns and
+uses, and standing negations ("I don't eat chicken").
+"""
+
+from __future__ import annotations
+
+import re
+
+from sedimem.extraction.clauses import Match, bad_object, items_of, object_of
+from sedimem.extraction.vocabulary import CONDITIONS, FAMILY, OCCUPATIONS, PETS
+
+__all__ = ["match_name", "match_profile", "third_person"]
+
+_OCC = "|".join(sorted(map(re.escape, OCCUPATIONS), key=len, reverse=True))
+_PET = "|".join(sorted(PETS, key=len, reverse=True))
+_REL = "|".join(sorted(FAMILY, key=len, reverse=True))
+_COND = "|".join(sorted(map(re.escape, CONDITIONS), key=len, reverse=True))
+_PLACE = r"(?P<place>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2})"
+_NAMEWORD = r"[A-Z][a-z]+"
+_NAMES = rf"(?P<names>{_NAMEWORD}(?:(?:,| and|, and) {_NAMEWORD}){{0,5}})"
+_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_COUNT = r"(?P<n>\d{1,2}|" + "|".join(_COUNTS) + ")"
+_FREQUENCY = re.compile(
+    r"\b(?:every (?:day|morning|evening|night|week|weekend|month|year|\w+day)|daily|weekly|"
+    r"nightly|monthly|on (?:weekends|the weekends?|\w+days)|each (?:day|morning|evening|week)|"
+    r"(?:once|twice|\w+ times) (?:a|per|every) (?:day|week|month|year)|"
+    r"(?:\d+|a few) (?:km|miles|hours|minutes) (?:a|per) (?:day|week))\b",
+    re.IGNORECASE,
+)
+_HABIT_VERBS = frozenset(
+    """run climb swim cycle bike hike walk cook bake read write paint draw play practice
+    practise meditate train go visit volunteer teach study work knit sew garden dance sing
+    jog lift surf ski skate row box fish hunt drive ride call watch do take eat drink attend
+    shoot coach""".split()
+)  # fmt: skip
+_THING_VERBS = {
+    "drive": "drives", "own": "owns", "use": "uses", "speak": "speaks", "collect": "collects",
+    "teach": "teaches", "run": "runs", "grow": "grows", "raise": "raises",
+    "volunteer at": "volunteers_at", "volunteer for": "volunteers_at", "ride": "rides",
+}  # fmt: skip
+_NO_VERBS = {"eat": "does_not_eat", "drink": "does_not_drink"}
+_NO_ACTIVITIES = frozenset("ski smoke drive swim cook dance drink eat".split())
+_PROGRESSIVE = {
+    "learning": "learning", "studying": "learning", "training for": "training_for",
+    "using": "uses",
+}  # fmt: skip
+_PLAN_VERBS = (
+    r"(?:flying|going|travel+ing|moving|driving|heading|visiting|starting|getting|having|"
+    r"taking|seeing|meeting|attending|leaving|running|hosting|celebrating)"
+)
+_NOT_A_NAME = frozenset(
+    """Fine Good Okay Ok Sorry Glad Here Back Home Done Ready Sure Happy Sad Tired Busy Excited
+    So Just Not Also Still Really Very Well Great Alright Thrilled Curious New Into From In
+    At Currently Now Always Never Afraid Home Hungry""".split()
+)  # fmt: skip
+
+
+_AS_NOUN = {
+    "diabetic": "diabetes", "asthmatic": "asthma", "epileptic": "epilepsy",
+    "lactose intolerant": "lactose intolerance", "gluten intolerant": "gluten intolerance",
+    "dyslexic": "dyslexia", "autistic": "autism", "pregnant": "a pregnancy",
+    "colorblind": "color blindness", "color blind": "color blindness", "deaf": "deafness",
+}  # fmt: skip
+
+
+def third_person(verb: str) -> str:
+    """ "go" -> "goes", "study" -> "studies", "run" -> "runs"."""
+    if verb in ("be", "have", "do", "go"):
+        return {"be": "is", "have": "has", "do": "does", "go": "goes"}[verb]
+    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if len(verb) > 2 and verb.endswith("y") and verb[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def _m(subject: str, predicate: str, obj: str | None, confidence: float = 0.7) -> Match:
+    return Match(subject, predicate, obj, predicate, confidence=confidence)
+
+
+def match_name(clause: str, subject: str) -> list[Match]:
+    """ "my name is Zoe", "call me Zoe", "I'm Zoe" (the whole clause): the speaker's name."""
+    m = re.match(
+        r"^(?:my name is|my name's|call me|name's)\s+(?P<n>[A-Za-z][a-z'-]+)$", clause, re.I
+    )
+    if m is None:
+        m = re.match(rf"^I(?:'m| am)\s+(?P<n>{_NAMEWORD})$", clause)
+        if m is None or m["n"] in _NOT_A_NAME:
+            return []
+    return [_m(subject, "name", m["n"][0].upper() + m["n"][1:], 0.8)]
+
+
+def _job(subject: str, occupation: str | None, org: str | None, place: str | None) -> list[Match]:
+    out: list[Match] = []
+    if occupation:
+        occupation = re.sub(r"^(?:an?|the)\s+", "", occupation.strip(), flags=re.I)
+        if not bad_object(occupation):
+            out.append(_m(subject, "works_as", occupation, 0.8))
+    if org and not bad_object(org):
+        out.append(_m(subject, "works_at", org.strip(), 0.8))
+    if place:
+        out.append(_m(subject, "lives_in", place.strip(), 0.6))
+    return out
+
+
+_JOB_AS = re.compile(
+    r"^(?:am|is|work|works|am working|is working) (?:as )?(?:an? |the )?"
+    rf"(?P<occ>(?:[\w-]+ ){{0,3}}?(?:{_OCC}))"
+    r"(?: (?:at|for|with) (?P<org>(?:the |a )?[\w'&. -]+?))?"
+    rf"(?: (?:in|based in|out of) {_PLACE})?$",
+    re.IGNORECASE,
+)
+_JOB_AT = re.compile(
+    r"^(?:work|works|am working|is working) (?:at|for|in) (?P<org>[\w'&. -]+?)"
+    r"(?: as (?:an? )?(?P<occ>[\w -]+?))?"
+    rf"(?: (?:in|based in) {_PLACE})?$",
+    re.IGNORECASE,
+)
+_NEW_JOB = re.compile(
+    r"^(?:got|landed|started|accepted|took) (?:a )?(?:new )?(?:job|position|role)"
+    r"(?: as (?:an? )?(?P<occ>[\w -]+?))?(?: (?:at|with) (?P<org>[\w'&. -]+?))?$",
+    re.IGNORECASE,
+)
+
+
+def _occupation(rest: str, subject: str) -> list[Match]:
+    for pattern in (_NEW_JOB, _JOB_AT, _JOB_AS):
+        m = pattern.match(rest)
+        if m is None:
+            continue
+        groups = m.groupdict()
+        place = groups.get("place")
+        if place and place.split()[0] in ("The", "A"):
+            place = None
+        org = groups.get("org")
+        if org and pattern is _JOB_AS and not org[0].isupper() and not org.startswith("the "):
+            org = None if len(org.split()) > 4 else org
+        found = _job(subject, groups.get("occ"), org, place)
+        if found:
+            return found
+    based = re.match(rf"^(?:am|is) (?:based|living) in {_PLACE}$", rest)
+    if based:
+        return [_m(subject, "lives_in", based["place"], 0.8)]
+    return []
+
+
+_STATUS = re.compile(
+    r"^(?:am|is) (?:now |currently |happily )?(?P<o>retired|homeschooled|unemployed|"
+    r"self-employed|a stay-at-home parent|an only child|(?P<m>married|single|divorced|engaged|"
+    r"widowed))$"
+)
+_ORIGIN = re.compile(
+    r"^(?:was (?:born|raised|brought up)|grew up) (?:in|on) (?P<o>.+)$", re.IGNORECASE
+)
+
+
+def _status(rest: str, subject: str) -> list[Match]:
+    """ "I'm retired", "I'm married", "I grew up on a farm", "I'm afraid of dogs"."""
+    status = _STATUS.match(rest)
+    if status:
+        return [_m(subject, "marital_status" if status["m"] else "status", status["o"])]
+    origin = _ORIGIN.match(rest)
+    if origin:
+        obj = object_of(origin["o"])
+        return [] if obj is None else [_m(subject, "grew_up_in", obj)]
+    afraid = re.match(
+        r"^(?:am|is) (?:really |very |so )?(?:afraid|scared|terrified) of (?P<o>.+)$", rest
+    )
+    if afraid:
+        return [_m(subject, "afraid_of", item, 0.6) for item in items_of(afraid["o"], 4)]
+    return []
+
+
+def _health(rest: str, subject: str) -> list[Match]:
+    allergic = re.match(
+        r"^(?:am|is) (?:also |very |severely |really )?allergic to (?P<o>.+)$", rest, re.I
+    )
+    if allergic:
+        return [_m(subject, "allergic_to", item, 0.8) for item in items_of(allergic["o"], 3)]
+    state = re.match(rf"^(?:am|is) (?:also |a )?(?P<o>(?:\w+ )?(?:{_COND}))$", rest, re.I)
+    if state:
+        condition = state["o"].lower()
+        return [_m(subject, "has_condition", _AS_NOUN.get(condition, condition), 0.7)]
+    has = re.match(
+        rf"^(?:have|has) (?:an? |had an? )?(?P<o>(?:[\w-]+ ){{0,2}}(?:{_COND}))\b", rest, re.I
+    )
+    if has and not bad_object(has["o"]):
+        return [_m(subject, "has_condition", has["o"].lower(), 0.7)]
+    return []
+
+
+def _family(rest: str, subject: str) -> list[Match]:
+    m = re.match(
+        rf"^(?:have|has|got) {_COUNT} (?:[\w-]+ ){{0,2}}?(?P<thing>{_PET}|{_REL}|kids|children)s?"
+        rf"(?:,|:| named| called)?(?: {_NAMES})?(?:,.*)?$",
+        rest,
+    )
+    if m is None:
+        return []
+    raw = m["n"].lower()
+    count = int(raw) if raw.isdigit() else _COUNTS[raw]
+    thing = m["thing"].lower()
+    names = re.split(r",? and |, ", m["names"]) if m["names"] else []
+    singular = thing[:-1] if thing.endswith("s") and thing[:-1] in PETS else thing
+    out: list[Match] = []
+    if thing in ("kids", "children") or thing.rstrip("s") in FAMILY or thing in FAMILY:
+        relation = FAMILY.get(thing.rstrip("s"), FAMILY.get(thing, "child"))
+        if count > 1:
+            plural = "children" if relation == "child" else thing.removesuffix("s") + "s"
+            out.append(_m(subject, f"number_of_{plural}", str(count)))
+        out.extend(_m(subject, relation, name) for name in names)
+        return out
+    if count > 1:
+        out.append(_m(subject, f"number_of_{singular}s", str(count)))
+    if names:
+        out.extend(_m(subject, "has_pet", f"{singular} named {name}") for name in names)
+    elif count == 1:
+        out.append(_m(subject, "has_pet", singular))
+    return out
+
+
+def _measure(rest: str, subject: str) -> list[Match]:
+    age = re.match(
+        r"^(?:am|is) (?:an? )?(?P<v>\d{1,2})(?:[- ]years?[- ]old\b.*| yo\b.*|,.*| and\b.*)?$", rest
+    )
+    if age and 5 <= int(age["v"]) <= 110:
+        return [_m(subject, "age", age["v"], 0.8)]
+    height = re.match(
+        r"^(?:am|is) (?P<v>\d'\s?\d{1,2}\"?|\d{3} ?cm|[12][.,]\d{1,2} ?m)(?: tall)?$", rest
+    )
+    if height:
+        return [_m(subject, "height", height["v"], 0.8)]
+    weight = re.match(
+        r"^(?:weigh|weighs) (?:about |around )?(?P<v>\d{2,3} ?(?:kg|kgs|kilos|lbs|pounds))$", rest
+    )
+    if weight:
+        return [_m(subject, "weight", weight["v"], 0.8)]
+    return []
+
+
+def _habit(rest: str, subject: str) -> list[Match]:
+    if not _FREQUENCY.search(rest):
+        return []
+    m = re.match(r"^(?:(?:usually|often|always|regularly|mostly|also|still|normally) )*"
+                 r"(?P<v>[a-z]+)\b(?P<tail>.*)$", rest)  # fmt: skip
+    if m is None or m["v"] not in _HABIT_VERBS:
+        return []
+    tail = m["tail"].strip(" ,")
+    if len(tail.split()) > 10 or re.match(r"^(?:it|that|this|them)\b", tail):
+        return []
+    return [_m(subject, "habit", f"{third_person(m['v'])} {tail}".strip(), 0.7)]
+
+
+def _doing(rest: str, subject: str, dated: bool) -> list[Match]:
+    """Progressive: "am learning Spanish", "am flying to Lisbon" (a plan only when dated)."""
+    prog = re.match(r"^am (?:currently |still |now |also )?(?P<v>\w+ing(?: for)?) (?P<o>.+)$", rest)
+    if prog is None:
+        return []
+    verb = prog["v"].lower()
+    if verb in _PROGRESSIVE:
+        obj = object_of(prog["o"])
+        if obj is None:
+            return []
+        if verb == "using":
+            return [_m(subject, "uses", o) for o in re.split(r" on | and ", obj) if o]
+        return [_m(subject, _PROGRESSIVE[verb], obj)]
+    if dated and re.match(_PLAN_VERBS, verb):
+        obj = object_of(f"{verb} {prog['o']}", max_words=8)
+        if obj is None or re.search(r"\b(?:there|here|it|that|this|them)\b", obj):
+            return []  # "heading there": where, is in another turn
+        return [_m(subject, "plans", obj, 0.6)]
+    return []
+
+
+def _things(rest: str, subject: str) -> list[Match]:
+    verbs = "|".join(sorted(_THING_VERBS, key=len, reverse=True))
+    m = re.match(rf"^(?:also |mostly |still )?(?P<v>{verbs})s? (?P<o>.+)$", rest)
+    if m is None or _FREQUENCY.search(rest):
+        return []
+    obj = object_of(m["o"], max_words=8)
+    if obj is None:
+        return []
+    predicate = _THING_VERBS[m["v"]]
+    if predicate == "uses":
+        return [_m(subject, "uses", o) for o in re.split(r" on | and ", obj) if o]
+    out = [_m(subject, predicate, obj, 0.6)]
+    place = re.search(rf" in {_PLACE}$", obj)
+    if predicate == "teaches" and place:
+        out.append(_m(subject, "lives_in", place["place"], 0.6))
+    return out
+
+
+def _standing_negation(rest: str, subject: str) -> list[Match]:
+    """ "don't eat chicken", "don't ski": a standing fact, not the end of one."""
+    m = re.match(r"^(?:do not|don't|never) (?P<v>[a-z]+)(?: (?P<o>.+))?$", rest)
+    if m is None or re.search(r"\b(?:anymore|any more)\b", rest):
+        return []
+    verb = m["v"]
+    if verb in _NO_VERBS and m["o"]:
+        items = items_of(re.sub(r"\b(?:at all|ever)\b", "", m["o"]).strip(), 3)
+        return [_m(subject, _NO_VERBS[verb], item) for item in items]
+    if verb in _NO_ACTIVITIES and not m["o"]:
+        return [_m(subject, "does_not_do", verb)]
+    return []
+
+
+def match_profile(rest: str, subject: str, *, dated: bool = False) -> list[Match]:
+    """Every profile triple ``rest`` states about ``subject`` (the first reader that reads
+    it wins)."""
+    rest = rest.strip()
+    rest = re.sub(r"\s+(?:myself|as well|now|though|too|currently)$", "", rest)
+    readers = (_health, _family, _measure, _status, _occupation, _standing_negation, _habit)
+    for reader in (*readers, _things):
+        found = reader(rest, subject)
+        if found:
+            return found
+    return _doing(rest, subject, dated)

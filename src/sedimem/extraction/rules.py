@@ -1,0 +1,190 @@
+"""The rule-based extractor: facts from episodes, deterministic and offline.
+
+From an episode it takes:
+
+- a conversation turn (``metadata["role"]``, as ingest files them): the statements of the
+  turn, read with its role (see :mod:`sedimem.extraction.statements`): a user turn's first
+  person is ``metadata["subject"]`` (the user's name or id), an assistant turn yields only
+  what it records about that user. Nothing else of the episode is read;
+- any other episode: each sentence of the description, input and output text shaped "X is/are
+  Y", "X lives in Y", "X works at Y", "X likes Y" or "X prefers Y" (X: one to four words), as
+  a structured fact (predicates ``is``, ``lives_in``, ``works_at``, ``likes``, ``prefers``;
+  confidence 0.6); each line of ``lessons_learned`` as a fact about the task type (subject =
+  task type, predicate ``lesson``, object = the line; confidence 0.8); and the description
+  read as a person's words (the speaker is ``metadata["speaker"]``, else the ``"Name: "`` that
+  opens the description).
+
+Statements that end a fact ("I no longer eat meat") are not learned: :meth:`RuleExtractor.
+endings` returns them and ingest and the facts job close the matching current facts
+(:meth:`SemanticMemory.end`). Every fact carries ``source_episode_ids=[episode.id]``, the
+episode's owner scope (its scope without the session) and ``valid_from`` = when the episode
+occurred (or the date its clause names). Duplicates within one episode are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from sedimem.extraction.protocols import EndingExtractor, Extractor
+from sedimem.extraction.statements import Statement, extract_statements
+from sedimem.extraction.subjects import UNNAMED_USER
+from sedimem.types.longterm import Episode, Fact
+
+__all__ = ["EndingExtractor", "Extractor", "RuleExtractor", "fact_for", "unique"]
+
+_PATTERN = re.compile(
+    r"^(?P<subject>[A-Za-z][\w'-]*(?: [\w'-]+){0,3}) "
+    r"(?P<verb>is|are|lives in|works at|likes|prefers) "
+    r"(?P<object>.{1,200})$",
+    re.IGNORECASE,
+)
+_PREDICATES = {
+    "is": "is",
+    "are": "is",
+    "lives in": "lives_in",
+    "works at": "works_at",
+    "likes": "likes",
+    "prefers": "prefers",
+}
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_SPEAKER = re.compile(r"^(?P<name>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?): (?P<text>.+)$", re.DOTALL)
+
+
+def fact_for(
+    episode: Episode,
+    statement: str,
+    subject: str | None,
+    predicate: str | None,
+    obj: str | None,
+    confidence: float,
+) -> Fact:
+    """A fact derived from ``episode`` with its provenance, owner scope and world time."""
+    return Fact(
+        statement=statement,
+        subject=subject,
+        predicate=predicate,
+        object=obj,
+        confidence=confidence,
+        source_episode_ids=[episode.id],
+        scope=episode.scope.owner,
+        valid_from=episode.occurred_at,
+    )
+
+
+def _identity(fact: Fact) -> str:
+    """What a fact says: its triple when structured, else its statement (normalised)."""
+    if fact.subject is not None and fact.predicate is not None:
+        parts = [fact.subject, fact.predicate, fact.object or ""]
+    else:
+        parts = [fact.statement]
+    return "\x1f".join(" ".join(p.lower().split()) for p in parts)
+
+
+def unique(facts: list[Fact]) -> list[Fact]:
+    """The facts with distinct identities (triple, else statement), first occurrence kept."""
+    seen: set[str] = set()
+    out: list[Fact] = []
+    for fact in facts:
+        key = _identity(fact)
+        if key not in seen:
+            seen.add(key)
+            out.append(fact)
+    return out
+
+
+class RuleExtractor:
+    """The deterministic, offline default (see the module docstring for the rules)."""
+
+    # the last episode read and its statements (a class default, so a subclass that defines
+    # its own __init__ without calling this one's still has it)
+    _last: tuple[Episode, list[Statement]] | None = None
+
+    async def extract(self, episode: Episode) -> list[Fact]:
+        facts: list[Fact] = []
+        for text in self._plain_texts(episode):
+            for sentence in _SENTENCE.split(text or ""):
+                sentence = sentence.strip().rstrip(".!?").strip()
+                match = _PATTERN.match(sentence)
+                if match is None:
+                    continue
+                subject = match["subject"]
+                obj = match["object"].strip()
+                if not obj:
+                    continue
+                predicate = _PREDICATES[match["verb"].lower()]
+                facts.append(fact_for(episode, sentence + ".", subject, predicate, obj, 0.6))
+        for lesson in episode.lessons_learned:
+            line = lesson.strip()
+            if line:
+                facts.append(fact_for(episode, line, episode.task_type, "lesson", line, 0.8))
+        for statement in self._statements_of(episode):
+            if not statement.ends:
+                facts.append(statement.fact)
+        return unique(facts)
+
+    async def endings(self, episode: Episode) -> list[Fact]:
+        """What the episode's turn says stopped being true ("I no longer eat meat")."""
+        return [s.fact for s in self._statements_of(episode) if s.ends]
+
+    def _statements_of(self, episode: Episode) -> list[Statement]:
+        """The episode's statements, read once for ``extract`` and ``endings`` together
+        (callers ask for both, one after the other: the last episode read is kept)."""
+        if self._last is not None and self._last[0] is episode:
+            return self._last[1]
+        found = self.episode_statements(episode)
+        self._last = (episode, found)
+        return found
+
+    @staticmethod
+    def statements(
+        text: str, speaker: str | None, at: datetime, *, role: str = "user"
+    ) -> list[Statement]:
+        """The facts a chat turn states or ends (see
+        :func:`~sedimem.extraction.extract_statements`)."""
+        return extract_statements(text, speaker, at, role=role, addressee=speaker)
+
+    @staticmethod
+    def _plain_texts(episode: Episode) -> list[str | None]:
+        """The texts read by the "X is Y" sentence rules: none of a chat turn (its turn is
+        read by the statement rules, which know who speaks)."""
+        if episode.metadata.get("role") is not None:
+            return []
+        return [episode.description, episode.input_text, episode.output_text]
+
+    @staticmethod
+    def episode_statements(episode: Episode) -> list[Statement]:
+        """The statements of an episode's turn, filed like its other facts.
+
+        A conversation turn (``metadata["role"]``) is read with its role: the user's words
+        about ``metadata["subject"]`` (the user's name or id), an assistant's only for what
+        it records about that user. Another episode is read as a person's words: the
+        speaker is ``metadata["speaker"]``, else the ``"Name: "`` that opens the description.
+        """
+        role = episode.metadata.get("role")
+        if isinstance(role, str):
+            subject = episode.metadata.get("subject")
+            who = subject if isinstance(subject, str) and subject else UNNAMED_USER
+            text = episode.input_text if role == "user" else episode.output_text
+            return extract_statements(
+                text or "",
+                who if role == "user" else None,
+                episode.occurred_at,
+                role=role,
+                addressee=who,
+                scope=episode.scope.owner,
+                source_episode_ids=[episode.id],
+            )
+        text = episode.description
+        speaker = episode.metadata.get("speaker")
+        opening = _SPEAKER.match(text)
+        if opening is not None:
+            speaker = speaker or opening["name"]
+            text = opening["text"]
+        return extract_statements(
+            text,
+            speaker if isinstance(speaker, str) else None,
+            episode.occurred_at,
+            scope=episode.scope.owner,
+            source_episode_ids=[episode.id],
+        )

@@ -1,0 +1,151 @@
+"""Facts from one chat turn: who it is about, when, and what it states.
+
+:func:`extract_statements` reads a turn's text clause by clause (:mod:`.clauses`,
+:mod:`.patterns`, :mod:`.profile`): first person ("I", "my", "we") is the ``speaker`` (see
+:mod:`.subjects` for who that is); each fact is dated from the date expressions in its
+clause (resolved against the turn's time; none: the turn's time). An assistant turn
+(``role="assistant"``) has no speaker whose first person is filed: only the narrow records
+of what the user did or decided ("I've booked your table") are read, about ``addressee``.
+
+It returns :class:`Statement` values: a :class:`~sedimem.types.longterm.Fact` plus
+
+- ``ends``: the clause ends a current fact ("I no longer eat meat", "I lost my job as a
+  banker"): the fact's triple names what ends and ``valid_from`` when it ended; an object of
+  ``None`` ends whatever value the predicate has. A caller closes the matching current fact
+  (``valid_to`` = this ``valid_from``) instead of learning it;
+- ``cardinality``: ``"one"`` when a new value of the predicate supersedes the old one,
+  ``"many"`` when values accumulate (:mod:`.vocabulary`); the fact carries it too, so
+  ``learn`` follows the vocabulary whatever the tenant's defaults say;
+- ``sentence``: the sentence it was read from (what an evaluation checks).
+
+The statement text is phrased from the triple (:func:`.vocabulary.phrase`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sedimem.errors import ValidationError
+from sedimem.extraction.clauses import Match, split_clauses
+from sedimem.extraction.dates import DateMention, find_dates
+from sedimem.extraction.patterns import EVENT_OPENING, match_assistant, match_clause
+from sedimem.extraction.vocabulary import FAMILY, Cardinality, cardinality_of, phrase
+from sedimem.scope import Scope
+from sedimem.types.longterm import Fact
+
+__all__ = ["Statement", "extract_statements"]
+
+_FUTURE_HINTS = ("next ", "will ", "'ll ", "tomorrow", "starts", "begins", "start ", "am ", "'m ")
+_RELATION_PREDICATES = frozenset(FAMILY.values())
+_PERSONAL = re.compile(r"\b(?:I|I'\w+|my|My|we|We|our|Our|your|me|mine)\b")
+_NAMED_WORD = re.compile(r"\b[A-Z][a-z]+\b")
+# a clause without one of these words holds no date expression (find_dates is the costly
+# part of reading a clause, so it runs only where a date can be)
+_DATE_WORD = re.compile(
+    r"\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun|"
+    r"yesterday|today|tonight|morning|night|ago|back|last|this|next|past|since|other day|"
+    r"a few|several|couple|one|two|three|four|five|six|seven|eight|nine|ten|an? (?:day|week|"
+    r"month|year))",
+    re.IGNORECASE,
+)
+#: a turn longer than this is read only in its first part (a fact is stated early, and
+#: extraction must stay cheap on a 32,000-character paste)
+MAX_READ_CHARS = 8000
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """One fact a turn states, or ends (``ends``), with its predicate's cardinality."""
+
+    fact: Fact
+    ends: bool
+    cardinality: Cardinality
+    sentence: str = ""
+
+
+def _cut(clause: str, mentions: Sequence[DateMention]) -> str:
+    for mention in sorted(mentions, key=lambda d: d.start, reverse=True):
+        clause = clause[: mention.start] + clause[mention.end :]
+    return " ".join(clause.replace(" ,", ",").split()).strip(" ,")
+
+
+def _key(match: Match) -> tuple[str, str, str, bool]:
+    return (
+        " ".join(match.subject.lower().split()),
+        match.predicate,
+        " ".join((match.object or "").lower().split()),
+        match.negated,
+    )
+
+
+def extract_statements(
+    text: str,
+    speaker: str | None,
+    at: datetime,
+    *,
+    role: str = "user",
+    addressee: str | None = None,
+    scope: Scope | None = None,
+    source_episode_ids: Sequence[str] = (),
+) -> list[Statement]:
+    """The facts ``text`` states at ``at`` (aware), in order, no duplicates.
+
+    ``role="user"`` (or any speaking person): first person is ``speaker`` (without one,
+    first-person clauses are skipped: nobody to file them under). ``role="assistant"``:
+    only records about ``addressee`` (see the module docstring). Other roles: nothing.
+    """
+    if at.tzinfo is None:
+        raise ValidationError("at", "must carry a time zone", allowed="an aware datetime")
+    assistant = role == "assistant"
+    if role not in ("user", "assistant") or (assistant and not addressee):
+        return []
+    out: list[Statement] = []
+    seen: set[tuple[str, str, str, bool]] = set()
+    named: set[str] = set()
+    for clause in split_clauses(text[:MAX_READ_CHARS], lists=not assistant):
+        # only a clause in first person (or, in an assistant turn, about "your" things), or
+        # about someone named earlier in the turn, can state a fact: the rest costs nothing
+        personal = _PERSONAL.search(clause.text) or EVENT_OPENING.match(clause.text)
+        if not (personal or (named and _NAMED_WORD.search(clause.text))):
+            continue
+        future = any(hint in clause.text.lower() for hint in _FUTURE_HINTS)
+        dated = _DATE_WORD.search(clause.text) is not None
+        mentions = find_dates(clause.text, at, future=future) if dated else []
+        bare = _cut(clause.text, mentions)
+        if not bare:
+            continue
+        if assistant:
+            assert addressee is not None
+            matches = match_assistant(bare, addressee)
+        else:
+            matches = match_clause(
+                bare, speaker or "\x00", named=frozenset(named), dated=bool(mentions)
+            )
+        for match in matches:
+            if "\x00" in match.subject or "\x00" in (match.object or ""):
+                continue
+            if match.predicate in _RELATION_PREDICATES and match.object:
+                named.add(match.object)
+            valid_from = min((d.when for d in mentions), default=at) if match.dated else at
+            key = _key(match)
+            if key in seen:
+                continue
+            seen.add(key)
+            cardinality = cardinality_of(match.predicate)
+            fact = Fact(
+                statement=phrase(match.subject, match.predicate, match.object, ended=match.negated),
+                subject=match.subject,
+                predicate=match.predicate,
+                object=match.object,
+                confidence=match.confidence,
+                valid_from=valid_from,
+                scope=scope or Scope(),
+                source_episode_ids=list(source_episode_ids),
+                metadata={"ends": True} if match.negated else {},
+                cardinality=cardinality,
+            )
+            out.append(Statement(fact, match.negated, cardinality, clause.sentence.text))
+    return out

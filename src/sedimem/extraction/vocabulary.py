@@ -1,0 +1,257 @@
+"""The predicates the offline extractor emits: their cardinality, how a statement says them,
+and the words that lead to them.
+
+Cardinality follows meaning. Single-valued predicates (:data:`SINGLE_VALUED`, plus every
+``favorite_*`` and ``number_of_*``) hold one value at a time: a new value supersedes the old
+one (``lives_in``, ``works_at``, ``name``, ``age``, ``diet``, a measure such as ``budget``).
+Every other predicate accumulates (``likes``, ``prefers``, ``dislikes``, ``has_pet``,
+``allergic_to``, ``has_condition``, ``habit``, events such as ``visited``). The extractor
+states the cardinality on every fact it emits, so a tenant's defaults (where ``prefers`` may
+be single-valued) do not turn "prefers quiet cafés" into the end of "prefers tea".
+
+A statement is phrased from its parts by :func:`phrase`, never kept from the source text, so
+an edit of the object re-phrases it and parts and text cannot disagree.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+__all__ = [
+    "EVENT_VERBS",
+    "FAMILY",
+    "GERUNDS",
+    "CONDITIONS",
+    "MEASURES",
+    "OCCUPATIONS",
+    "PETS",
+    "SINGLE_VALUED",
+    "Cardinality",
+    "cardinality_of",
+    "phrase",
+]
+
+Cardinality = Literal["one", "many"]
+
+#: One current value per subject: a new value supersedes the old one.
+SINGLE_VALUED = frozenset(
+    {
+        "name", "lives_in", "works_at", "works_as", "diet", "spouse", "comes_from", "age",
+        "height", "weight", "budget", "rent", "salary", "income", "savings", "marital_status",
+    }
+)  # fmt: skip
+
+#: "my <measure> is <value>": measures that change, one value at a time.
+MEASURES = frozenset(SINGLE_VALUED - {"name", "lives_in", "works_at", "works_as", "diet",
+                                      "spouse", "comes_from"})  # fmt: skip
+
+#: How a statement says a predicate: ``{s}`` the subject, ``{o}`` the object. A predicate
+#: not listed reads as its words ("went_to" -> "{s} went to {o}").
+_PHRASES: dict[str, str] = {
+    "name": "{s}'s name is {o}",
+    "lives_in": "{s} lives in {o}",
+    "works_at": "{s} works at {o}",
+    "works_as": "{s} works as {o}",
+    "comes_from": "{s} comes from {o}",
+    "diet": "{s} is {o}",
+    "age": "{s} is {o} years old",
+    "height": "{s} is {o} tall",
+    "weight": "{s} weighs {o}",
+    "has_pet": "{s} has a {o}",
+    "allergic_to": "{s} is allergic to {o}",
+    "has_condition": "{s} has {o}",
+    "habit": "{s} {o}",
+    "plans": "{s} is {o}",
+    "learning": "{s} is learning {o}",
+    "training_for": "{s} is training for {o}",
+    "has_booking": "{s} has a booking: {o}",
+    "does_not_eat": "{s} does not eat {o}",
+    "does_not_drink": "{s} does not drink {o}",
+    "does_not_do": "{s} does not {o}",
+    "goal": "{s} aims to {o}",
+    "status": "{s} is {o}",
+    "marital_status": "{s} is {o}",
+    "afraid_of": "{s} is afraid of {o}",
+    "grew_up_in": "{s} grew up in {o}",
+    "died": "{s} passed away",
+}
+#: The relation predicates read "{s}'s <relation> is {o}".
+_RELATIONS = frozenset(
+    {
+        "spouse", "partner", "daughter", "son", "child", "sister", "brother", "mother",
+        "father", "cousin", "aunt", "uncle", "grandmother", "grandfather", "niece", "nephew",
+        "friend",
+    }
+)  # fmt: skip
+
+
+#: Past-tense event verbs -> predicate (the object is what follows, dates cut out).
+EVENT_VERBS: dict[str, str] = {
+    "went to": "went_to",
+    "visited": "visited",
+    "attended": "attended",
+    "started": "started",
+    "began": "started",
+    "finished": "finished",
+    "completed": "finished",
+    "won": "won",
+    "adopted": "adopted",
+    "bought": "bought",
+    "got back from": "returned_from",
+    "came back from": "returned_from",
+    "joined": "joined",
+    "graduated from": "graduated_from",
+    "ran": "ran",
+    "painted": "painted",
+    "signed with": "signed_with",
+    "signed up for": "signed_up_for",
+    "took up": "took_up",
+    "learned": "learned",
+    "published": "published",
+    "launched": "launched",
+    "opened": "opened",
+    "built": "built",
+    "created": "created",
+    "wrote": "wrote",
+    "volunteered at": "volunteered_at",
+    "traveled to": "traveled_to",
+    "travelled to": "traveled_to",
+    "flew to": "traveled_to",
+    "hiked": "hiked",
+    "climbed": "climbed",
+    "passed": "passed",
+    "received": "received",
+    "met": "met",
+}
+
+#: Gerunds after "stopped"/"quit"/"no longer" -> the predicate they end.
+GERUNDS: dict[str, str] = {
+    "eating": "eats",
+    "eat": "eats",
+    "drinking": "drinks",
+    "drink": "drinks",
+    "smoking": "smokes",
+    "smoke": "smokes",
+    "playing": "plays",
+    "play": "plays",
+    "working at": "works_at",
+    "working for": "works_at",
+    "work at": "works_at",
+    "work for": "works_at",
+    "working as": "works_as",
+    "work as": "works_as",
+    "living in": "lives_in",
+    "live in": "lives_in",
+    "liking": "likes",
+    "like": "likes",
+    "love": "likes",
+    "enjoy": "likes",
+}
+
+PETS = frozenset(
+    {
+        "dog", "dogs", "cat", "cats", "puppy", "puppies", "kitten", "kittens", "pup", "pups",
+        "hamster", "hamsters", "rabbit", "rabbits", "bunny", "parrot", "bird", "birds",
+        "turtle", "turtles", "fish", "horse", "horses", "guinea pig", "snake", "lizard",
+        "retriever", "labrador", "poodle", "terrier", "shepherd", "husky", "beagle", "bulldog",
+        "pug", "collie", "corgi", "dachshund", "chihuahua", "spaniel", "tabby", "goldfish",
+        "ferret", "gecko", "iguana", "pony", "cockatiel", "budgie", "chinchilla", "hedgehog",
+    }
+)  # fmt: skip
+
+#: Family words -> predicate (the relation's name; spouses share one single-valued one).
+FAMILY: dict[str, str] = {
+    "daughter": "daughter", "son": "son", "kid": "child", "child": "child",
+    "sister": "sister", "brother": "brother", "husband": "spouse", "wife": "spouse",
+    "partner": "partner", "boyfriend": "partner", "girlfriend": "partner",
+    "fiance": "partner", "fiancee": "partner", "mom": "mother", "mother": "mother",
+    "dad": "father", "father": "father", "cousin": "cousin", "aunt": "aunt", "uncle": "uncle",
+    "grandma": "grandmother", "grandmother": "grandmother", "grandpa": "grandfather",
+    "grandfather": "grandfather", "niece": "niece", "nephew": "nephew",
+}  # fmt: skip
+
+
+def cardinality_of(predicate: str) -> Cardinality:
+    """``"one"`` for a single-valued predicate, ``"many"`` otherwise."""
+    single = predicate in SINGLE_VALUED or predicate.startswith(("favorite_", "number_of_"))
+    return "one" if single else "many"
+
+
+def phrase(subject: str, predicate: str, obj: str | None, *, ended: bool = False) -> str:
+    """The statement of ``(subject, predicate, obj)``; ``ended``: it stopped being true."""
+    if predicate in _PHRASES:
+        template = _PHRASES[predicate]
+    elif predicate in _RELATIONS:
+        template = "{s}'s " + predicate + " is {o}"
+    elif predicate.startswith("favorite_"):
+        template = "{s}'s favorite " + predicate.removeprefix("favorite_").replace("_", " ")
+        template += " is {o}"
+    elif predicate.startswith("number_of_"):
+        template = "{s} has {o} " + predicate.removeprefix("number_of_").replace("_", " ")
+    elif predicate in MEASURES:
+        template = "{s}'s " + predicate + " is {o}"
+    else:
+        template = "{s} " + predicate.replace("_", " ") + " {o}"
+    if ended:
+        if " is " in template:
+            template = template.replace(" is ", " is no longer ", 1)
+        else:
+            template = template.replace("{s} ", "{s} no longer ", 1)
+    if obj is None:  # "Ana no longer works at." reads "Ana no longer works."
+        template = re.sub(r"(?: (?:in|at|as|to|for|from|of|a|is|has))* \{o\}", "", template)
+    text = template.format(s=subject, o=obj or "").strip()
+    return text.rstrip(".") + "."
+
+
+#: Head nouns of an occupation ("I'm a (senior software) engineer at X").
+OCCUPATIONS = frozenset(
+    """nurse teacher doctor physician surgeon dentist engineer developer programmer designer
+    architect accountant lawyer attorney paralegal analyst scientist researcher professor
+    lecturer tutor student chef cook baker barista bartender waiter waitress server cashier
+    pharmacist therapist psychologist counselor counsellor social worker electrician plumber
+    carpenter mechanic technician pilot driver firefighter police officer officer soldier
+    veterinarian vet librarian journalist writer editor author photographer artist painter
+    musician singer actor actress dancer consultant manager director executive founder
+    entrepreneur recruiter marketer salesperson realtor agent banker broker economist
+    translator interpreter administrator assistant secretary receptionist clerk farmer
+    gardener coach trainer paramedic midwife caregiver nanny housekeeper cleaner janitor
+    tailor hairdresser barber stylist florist butcher fisherman miner welder machinist
+    mathematician statistician physicist chemist biologist geologist data scientist
+    product manager project manager freelancer contractor intern resident surveyor
+    investigator detective judge pastor priest minister rabbi imam handyman model homemaker
+    cleaner housewife househusband programmer mom dad""".split()
+) | {"social worker", "police officer", "data scientist", "product manager", "project manager",
+     "web developer", "flight attendant", "real estate agent", "stay-at-home mom",
+     "stay-at-home dad", "stay at home mom", "stay at home dad"}  # fmt: skip
+
+#: Health conditions (nouns after "I have", adjectives after "I'm").
+CONDITIONS = frozenset(
+    {
+        "diabetes", "diabetic", "asthma", "asthmatic", "celiac disease", "coeliac disease",
+        "celiac", "coeliac", "lactose intolerant", "gluten intolerant", "lactose intolerance",
+        "migraines", "migraine", "arthritis", "adhd", "anxiety", "depression", "epilepsy",
+        "epileptic", "ibs", "hypertension", "high blood pressure", "insomnia", "back pain",
+        "knee injury", "injury", "pregnant", "colorblind", "color blind", "deaf",
+        "hearing loss", "dyslexia", "dyslexic", "autism", "autistic", "crohn's disease",
+        "heart condition", "cancer", "long covid", "tinnitus", "eczema", "psoriasis",
+    }
+)  # fmt: skip
+
+
+#: Every predicate the rules emit (the LLM extractor is asked to prefer these).
+KNOWN_PREDICATES = frozenset(
+    set(_PHRASES) | _RELATIONS | SINGLE_VALUED | set(EVENT_VERBS.values()) | set(GERUNDS.values())
+    | {"likes", "dislikes", "prefers", "plays", "uses", "owns", "drives", "teaches", "starts",
+       "volunteers_at", "rides", "speaks", "collects"}
+)  # fmt: skip
+
+
+def describe() -> str:
+    """The vocabulary as a prompt states it: single-valued and multi-valued predicates."""
+    single = [*sorted(SINGLE_VALUED), "favorite_<thing>", "number_of_<things>"]
+    many = sorted(KNOWN_PREDICATES - SINGLE_VALUED)
+    return (
+        f"Single-valued (one value at a time; a new value replaces the old): {', '.join(single)}. "
+        f"Multi-valued (values accumulate): {', '.join(many)}."
+    )

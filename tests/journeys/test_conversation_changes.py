@@ -1,0 +1,93 @@
+"""A user/assistant conversation over three sessions, handed over as agents send it (role
+and content, no ``name``): the user states facts, moves city, changes job and stops eating
+meat; a fourth session's context shows the current values only, and history keeps both
+versions of each change with its valid interval.
+
+Run through Python, a real server over REST and an MCP client session, on SQLite and on
+Redis + PostgreSQL (the ``drive`` fixture).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.journeys.conftest import Drive
+from tests.journeys.drivers.base import Who
+
+pytestmark = pytest.mark.slow  # real server processes, six runs each
+
+ANA = Who(user="ana", agent_type="assistant")
+
+ADVICE = (
+    "Congratulations! Here are a few things that help after a change like that:\n\n"
+    "1. **Register** your new address within two weeks.\n"
+    "2. Update your bank and insurance details.\n"
+    "3. Explore the neighbourhood: cafés, parks, the nearest pharmacy.\n\n"
+    "Many people find that the first month is the hardest. Berlin, Munich and Hamburg all "
+    "have newcomer groups. How are you settling in? Would you like a checklist?"
+)
+
+
+def turn(day: int, minute: int, role: str, content: str) -> dict[str, str]:
+    return {"role": role, "content": content,
+            "timestamp": f"2024-0{day}-01T09:{minute:02d}:00+00:00"}  # fmt: skip
+
+
+SESSIONS = [
+    [
+        turn(1, 0, "user", "Hi! I live in Munich and I work at Siemens as an engineer."),
+        turn(1, 1, "assistant", "Nice to meet you! Munich is lovely. " + ADVICE),
+        turn(1, 2, "user", "I eat meat, steak mostly. I have a dog named Rex."),
+        turn(1, 3, "assistant", "Rex is a great name! Dogs need daily walks, you know."),
+    ],
+    [
+        turn(3, 0, "user", "Big news: I moved to Hamburg last week!"),
+        turn(3, 1, "assistant", ADVICE),
+        turn(3, 2, "user", "Thanks. I also changed jobs: I now work at Airbus."),
+        turn(3, 3, "assistant", "Airbus is a big employer in Hamburg. What will you do there?"),
+    ],
+    [
+        turn(5, 0, "user", "I stopped eating meat last month."),
+        turn(5, 1, "assistant", "That's a big change! Remember to get enough B12 and iron."),
+    ],
+]
+
+
+def section(context: str, title: str) -> str:
+    """One ``## title`` section of a markdown context (empty when absent)."""
+    _, found, rest = context.partition(f"## {title}")
+    return rest.split("\n## ", 1)[0] if found else ""
+
+
+async def test_changes_told_over_three_sessions_keep_only_current_values(drive: Drive) -> None:
+    async with drive() as d:
+        for n, turns in enumerate(SESSIONS, start=1):
+            told = await d.ingest(ANA.in_session(f"chat-{n}"), turns)
+            assert len(told["stored"]) == len(turns)
+        fourth = ANA.in_session("chat-4")
+        context = await d.assemble(fourth, "Where does ana live and work, and what does she eat?")
+        facts = section(context, "Known facts")
+        assert "Hamburg" in facts
+        assert "Airbus" in facts
+        assert "Munich" not in facts
+        assert "Siemens" not in facts
+        assert "eats meat" not in facts
+        # nothing the assistant said is a fact: no advice, no question, no other city
+        assert "Berlin" not in facts
+        assert "?" not in facts
+        # history keeps both versions, each with its valid interval
+        cities = await d.history(ANA, "ana", "lives_in")
+        assert [c["object"] for c in cities] == ["Munich", "Hamburg"]
+        assert cities[0].get("valid_to") is not None
+        assert cities[0].get("valid_to") == cities[1]["valid_from"]
+        assert cities[1].get("valid_to") is None
+        # "last week", said on Friday 1 March: the week that began on Monday 19 February
+        assert cities[1]["valid_from"].startswith("2024-02-19")
+        employers = await d.history(ANA, "ana", "works_at")
+        assert [e["object"] for e in employers] == ["Siemens", "Airbus"]
+        assert employers[0].get("valid_to") == employers[1]["valid_from"]
+        (meat,) = await d.history(ANA, "ana", "eats")
+        assert meat.get("valid_to") is not None  # ended, kept as history
+        assert str(meat.get("valid_to")).startswith("2024-04-01")  # "last month" of 1 May
+        (dog,) = await d.history(ANA, "ana", "has_pet")
+        assert dog.get("valid_to") is None
