@@ -32,7 +32,7 @@ from sedimem.context.models import ContextItem
 from sedimem.context.tokens import Tokenizer
 from sedimem.retrieval.index.analyzer import Analyzer
 from sedimem.scope import Scope
-from sedimem.types.longterm import Episode, Fact, Procedure
+from sedimem.types.longterm import Episode, Fact, Outcome, Procedure
 from sedimem.types.search import Hit
 
 __all__ = [
@@ -201,8 +201,8 @@ def episode_items(
         if cut:
             text += f" (id {e.id})"
         label = f"{e.occurred_at:%Y-%m-%d}"
-        if speaker is None:
-            label += f" {e.outcome.value}"
+        if speaker is None and e.outcome is not Outcome.NONE:
+            label += f" {e.outcome.value}"  # how a task ended; a chat turn has no outcome
         weight = _weight(question, speaker, e.metadata.get("role"), named)
         items.append(
             ContextItem(
