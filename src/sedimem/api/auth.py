@@ -16,6 +16,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from sedimem.api.problems import Unauthenticated
 from sedimem.api.state import MemoryDep, SettingsDep
+from sedimem.api.throttle import mark_failed
 from sedimem.config import Settings
 from sedimem.errors import PermissionDenied
 from sedimem.keys import ApiKey
@@ -89,13 +90,16 @@ async def authenticate(
 
 
 async def require_admin(
-    credentials: Annotated[Credentials, Depends(admin_scheme)], settings: SettingsDep
+    request: Request,
+    credentials: Annotated[Credentials, Depends(admin_scheme)],
+    settings: SettingsDep,
 ) -> None:
     if credentials is None:
         raise Unauthenticated("the admin key is required: Authorization: Bearer <admin key>")
     if settings.admin_key is None:
         raise PermissionDenied("no admin key is configured on this server (SEDIMEM_ADMIN_KEY)")
     if not is_admin(settings, credentials.credentials):
+        mark_failed(request)  # a guess of the admin key: throttled per address
         raise PermissionDenied("this route needs the admin key")
 
 
