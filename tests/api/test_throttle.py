@@ -110,7 +110,10 @@ ADMIN_KEY = "admin-secret-for-the-throttle-test"
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[SedimemServer]:
-    with SedimemServer(env={"SEDIMEM_ADMIN_KEY": ADMIN_KEY}) as running:
+    # the default burst (20); a slow refill, so that a loaded machine taking seconds over
+    # the hundred requests does not earn the guesser tokens the test did not count
+    env = {"SEDIMEM_ADMIN_KEY": ADMIN_KEY, "SEDIMEM_SERVER__AUTH_FAILURE_RATE": "0.02"}
+    with SedimemServer(env=env) as running:
         yield running
 
 
@@ -124,9 +127,9 @@ def test_a_hundred_wrong_admin_keys_in_a_second_are_answered_429(server: Sedimem
         answers = list(pool.map(guess, range(100)))
     statuses = [a.status_code for a in answers]
     assert set(statuses) <= {403, 429}
-    # the default burst is 20 failures (plus the 8 in flight when it ran out, plus what a
-    # second refills): the rest are refused unchecked
-    assert statuses.count(429) >= 60, statuses
+    # the default burst is 20 failures (plus at most the 8 in flight when it ran out): the
+    # rest are refused unchecked
+    assert statuses.count(429) >= 100 - 20 - 8 - 1, statuses
     refused = next(a for a in answers if a.status_code == 429)
     assert refused.headers["content-type"] == "application/problem+json"
     assert int(refused.headers["Retry-After"]) >= 1
