@@ -103,7 +103,10 @@ class StoreHealth(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     backend: str = Field(description="The store's name (sqlite, redis, postgresql...).")
-    reachable: bool = Field(description="Whether it answered.")
+    reachable: bool = Field(
+        description="Whether it answered (working memory: the store itself; false while its "
+        "fallback serves in its place)."
+    )
     fallback: bool | None = Field(
         default=None, description="Working memory only: served by its in-process fallback."
     )
@@ -519,6 +522,8 @@ class Memory:
             answers("working", self._working_store.ping()),
             answers("long-term", self._longterm.count(SYSTEM_TENANT, RecordFilter(kind=API_KEY))),
         )
+        # a store on its fallback answers (the fallback serves), but the store itself does
+        # not: it is reported unreachable, and the service degraded rather than unavailable
         fallback = self._working_store.using_fallback
         status: Literal["ready", "degraded", "unavailable"] = "ready"
         if not (working_up and longterm_up):
@@ -528,7 +533,9 @@ class Memory:
         return MemoryHealth(
             status=status,
             working=StoreHealth(
-                backend=self._working_store.name, reachable=working_up, fallback=fallback
+                backend=self._working_store.name,
+                reachable=working_up and not fallback,
+                fallback=fallback,
             ),
             longterm=StoreHealth(backend=self._longterm.name, reachable=longterm_up),
         )
