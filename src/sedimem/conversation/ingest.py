@@ -88,7 +88,7 @@ def _parse(messages: Sequence[MessageFields | Mapping[str, Any]], now: float) ->
         )
     parsed: list[Message] = []
     for index, raw in enumerate(messages):
-        field = f"messages[{index}]"
+        field = f"messages.{index}"  # the documented form of a field path
         if not isinstance(raw, (MessageFields, Mapping)):
             raise ValidationError(field, "is not a message", allowed="an object: role, content")
         if isinstance(raw, MessageFields) and not isinstance(raw, Message):

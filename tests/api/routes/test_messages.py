@@ -77,4 +77,4 @@ async def test_bad_input(client: httpx.AsyncClient, auth: dict[str, str]) -> Non
     assert_problem(await post([{"role": "robot", "content": "hi"}]), 422, "messages.0.role")
     later = (datetime.now(UTC) + timedelta(hours=2)).isoformat()
     future = await post([{"role": "user", "content": "hi", "timestamp": later}])
-    assert_problem(future, 422, "messages[0].timestamp")
+    assert_problem(future, 422, "messages.0.timestamp")
