@@ -46,6 +46,7 @@ from sedimem.longterm import EpisodicMemory, ProceduralMemory, SemanticMemory, r
 from sedimem.longterm.arguments import check_text
 from sedimem.longterm.catalog import Catalog
 from sedimem.longterm.documents import Documents
+from sedimem.longterm.oversized import OversizedValue, find_oversized
 from sedimem.longterm.stores import open_longterm_store
 from sedimem.reflection import Reflection, ReflectionReport
 from sedimem.retrieval.fusion import RetrievalSettings
@@ -491,6 +492,11 @@ class Memory:
             longterm_backend=self._longterm.name,
             by_user=users,
         )
+
+    async def oversized_values(self) -> list[OversizedValue]:
+        """Stored metadata and document values over the shape limits (written by versions
+        before them), in every tenant: what ``sedimem doctor`` reports."""
+        return await find_oversized(self._longterm)
 
     async def record_totals(self) -> Counts:
         """Records per tier over every tenant (what ``/metrics`` exports): one count

@@ -148,6 +148,37 @@ def depth_of(value: Any) -> int:
     return deepest
 
 
+def dumps_deep(value: Any) -> str:
+    """``value`` as compact JSON text, written without recursion (``json.dumps`` recurses
+    once per level, and a value an older version stored may nest hundreds of levels)."""
+    out: list[str] = []
+    # each step: a value to write, or a piece of text (a separator, a closing bracket)
+    stack: list[tuple[bool, Any]] = [(True, value)]
+    while stack:
+        is_value, item = stack.pop()
+        if not is_value:
+            out.append(item)
+        elif isinstance(item, dict):
+            out.append("{")
+            steps: list[tuple[bool, Any]] = []
+            for n, (key, inner) in enumerate(item.items()):
+                prefix = "," if n else ""
+                steps += [
+                    (False, f"{prefix}{json.dumps(str(key), ensure_ascii=False)}:"),
+                    (True, inner),
+                ]
+            stack += [(False, "}"), *reversed(steps)]
+        elif isinstance(item, list):
+            out.append("[")
+            steps = []
+            for n, inner in enumerate(item):
+                steps += [(False, ","), (True, inner)] if n else [(True, inner)]
+            stack += [(False, "]"), *reversed(steps)]
+        else:
+            out.append(json.dumps(item, ensure_ascii=False))
+    return "".join(out)
+
+
 def flatten_deep(value: Any, depth: int = 0) -> Any:
     """``value`` with each container that lies deeper than the limit replaced by its JSON
     text: what an older version stored, in a form every reader can parse and print, and
@@ -155,7 +186,7 @@ def flatten_deep(value: Any, depth: int = 0) -> Any:
     if not isinstance(value, dict | list):
         return value
     if depth >= MAX_JSON_DEPTH:
-        return json.dumps(value, ensure_ascii=False)
+        return dumps_deep(value)
     if isinstance(value, dict):
         return {k: flatten_deep(v, depth + 1) for k, v in value.items()}
     return [flatten_deep(v, depth + 1) for v in value]
