@@ -28,7 +28,8 @@ def test_the_docs_pages_render_under_their_policy(
     assert "default-src 'self'" in policy
     assert "script-src 'self'" in policy
     assert response.headers["x-content-type-options"] == "nosniff"
-    page.wait_for_selector(rendered)
+    # a loaded machine may take a while to build and render the whole OpenAPI document
+    page.wait_for_selector(rendered, state="attached", timeout=90_000)
     # an inline script the page was not built with is refused
     page.evaluate(
         "() => { const s = document.createElement('script');"
