@@ -18,6 +18,7 @@ from sedimem.types.shape import (
     dumps_deep,
     find_flaw,
     flatten_deep,
+    loads_stored,
     readable,
 )
 
@@ -85,3 +86,16 @@ def test_a_deep_stored_value_is_made_printable_and_nothing_is_lost() -> None:
     for value in (shallow, [], {}, 'x"y', 1.5, [[[]]], {"k": [True, None]}):
         assert dumps_deep(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
     assert dumps_deep(nested(5000)).count("{") == 5000  # written at any depth
+
+
+def test_stored_json_parses_however_deep_the_caller_already_is() -> None:
+    text = '{"a":' * 700 + "1" + "}" * 700
+
+    def deep_in_a_stack(levels: int) -> object:
+        if levels:
+            return deep_in_a_stack(levels - 1)
+        with pytest.raises(RecursionError):
+            json.loads(text)  # what the reads did: too deep for the stack left here
+        return loads_stored(text)
+
+    assert depth_of(deep_in_a_stack(500)) == 700

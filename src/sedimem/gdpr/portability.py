@@ -53,10 +53,17 @@ async def export_user(longterm: LongTermStore, tenant: str, user: str | None) ->
             for row in page:
                 if user is None and row.user is not None:
                     continue
-                yield json.dumps({"kind": kind, "record": _exported(row)}, sort_keys=True)
+                yield _line(kind, row)
             if len(page) < _PAGE:
                 break
             cursor = page[-1].id
+
+
+def _line(kind: str, row: StoredRecord) -> str:
+    try:
+        return json.dumps({"kind": kind, "record": _exported(row)}, sort_keys=True)
+    except RecursionError:  # a value an older version stored past what json recurses into
+        return f'{{"kind": {json.dumps(kind)}, "record": {row.body}}}'  # the record as stored
 
 
 def _exported(row: StoredRecord) -> object:

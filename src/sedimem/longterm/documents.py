@@ -39,7 +39,7 @@ from sedimem.longterm.vectors import embed_all
 from sedimem.retrieval.fusion import RetrievalSettings
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import LongTermStore, RecordFilter, StoredRecord
-from sedimem.types.shape import check_shape, flatten_deep
+from sedimem.types.shape import check_shape, flatten_deep, loads_stored
 
 __all__ = ["DOCUMENT", "Document", "DocumentRecord", "Documents", "values_match"]
 
@@ -121,7 +121,7 @@ def _document(body: str) -> Document:
     try:
         return Document.model_validate_json(body)
     except ValueError:  # pydantic's parser stops near 200 levels; Python's goes further
-        data = json.loads(body)
+        data = loads_stored(body)
         return Document.model_validate({**data, "value": flatten_deep(data["value"])})
 
 

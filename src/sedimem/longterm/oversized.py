@@ -9,7 +9,6 @@ can find and fix them (edit the metadata, or export, trim and import).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -18,7 +17,7 @@ from sedimem.limits import MAX_DOCUMENT_BYTES, MAX_JSON_DEPTH, MAX_METADATA_BYTE
 from sedimem.longterm import records
 from sedimem.longterm.documents import DOCUMENT
 from sedimem.storage.longterm.base import LongTermStore, RecordFilter
-from sedimem.types.shape import depth_of
+from sedimem.types.shape import depth_of, dumps_deep, loads_stored
 
 __all__ = ["OversizedValue", "find_oversized"]
 
@@ -47,7 +46,7 @@ class OversizedValue(BaseModel):
 
 
 def _value(kind: str, body: str) -> Any:
-    data = json.loads(body)
+    data = loads_stored(body)
     if kind == DOCUMENT:
         return data.get("document", data).get("value")
     return data.get("metadata")
@@ -65,7 +64,7 @@ def _check(tenant: str, kind: str, row_id: str, body: str) -> OversizedValue | N
     if value is None:
         return None
     depth = depth_of(value)
-    size = len(json.dumps(value, ensure_ascii=False).encode())
+    size = len(dumps_deep(value).encode())
     problems = []
     if depth > MAX_JSON_DEPTH:
         problems.append(f"nests {depth} levels (limit {MAX_JSON_DEPTH})")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Iterable
 from typing import Any, Self, cast
 
@@ -12,7 +11,7 @@ from pydantic import ValidationError as PydanticValidationError
 from pydantic_core import CoreSchema, SchemaValidator
 
 from sedimem.errors import ValidationError
-from sedimem.types.shape import flatten_deep
+from sedimem.types.shape import flatten_deep, loads_stored
 from sedimem.types.text import NUL_ALLOWED, is_nul_error
 
 __all__ = ["Model", "translate", "without_nul"]
@@ -80,7 +79,7 @@ class Model(BaseModel):
         try:
             return cls.model_validate_json(body)
         except PydanticValidationError:
-            data = json.loads(body)
+            data = loads_stored(body)
             if "\\u0000" in body:
                 data = without_nul(data)
             return cls.from_stored_data(data)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -41,6 +42,7 @@ __all__ = [
     "find_flaw",
     "flatten_deep",
     "is_valid_text",
+    "loads_stored",
     "may_nest_deeper",
     "readable",
     "shape_validator",
@@ -190,6 +192,22 @@ def flatten_deep(value: Any, depth: int = 0) -> Any:
     if isinstance(value, dict):
         return {k: flatten_deep(v, depth + 1) for k, v in value.items()}
     return [flatten_deep(v, depth + 1) for v in value]
+
+
+def loads_stored(text: str) -> Any:
+    """Stored JSON ``text``, parsed however deep an older version wrote it.
+
+    Python's parser recurses once per level, within the interpreter's recursion limit, so
+    deep in a request's call stack it gives up sooner than at the top of a fresh one. Older
+    versions wrote values as deep as their own call stacks allowed (some 900 levels); a
+    parse that runs out of stack here is done again on a thread of its own, from an empty
+    stack (a rare path: only such values take it)."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        pass
+    with ThreadPoolExecutor(1, thread_name_prefix="sedimem-deep-json") as pool:
+        return pool.submit(json.loads, text).result()
 
 
 def may_nest_deeper(text: str) -> bool:

@@ -11,7 +11,7 @@ from typing import Any
 from sedimem.errors import LimitExceeded, ValidationError
 from sedimem.limits import MAX_JSON_DEPTH, MAX_KEY_CHARS
 from sedimem.storage.working.base import Snapshot, StoredValue
-from sedimem.types.shape import allowed, depth_of, readable
+from sedimem.types.shape import allowed, depth_of, loads_stored, readable
 from sedimem.types.text import check_no_nul
 from sedimem.types.working import ScratchpadEntry, TaskState
 
@@ -92,7 +92,7 @@ def encode_value(value: Any, max_bytes: int) -> str:
 
 def decode_value(text: str) -> Any:
     """A stored value (one an older version stored nested too deep made printable)."""
-    return readable(json.loads(text), text)
+    return readable(loads_stored(text), text)
 
 
 def encode_task(state: TaskState) -> dict[str, str]:
@@ -102,7 +102,7 @@ def encode_task(state: TaskState) -> dict[str, str]:
 def decode_task(fields: dict[str, str] | None) -> TaskState | None:
     if fields is None:
         return None
-    return TaskState.from_stored_data({name: json.loads(v) for name, v in fields.items()})
+    return TaskState.from_stored_data({name: loads_stored(v) for name, v in fields.items()})
 
 
 def encode_entry(entry: ScratchpadEntry) -> str:
