@@ -212,6 +212,29 @@ class ServerSettings(BaseModel):
         le=10_000_000,
         description="Keys whose buckets each process remembers (least recently used go).",
     )
+    auth_failure_rate: float = Field(
+        default=1.0,
+        ge=0,
+        le=1_000_000,
+        description=(
+            "Failed authentications per second each client address may make to /v1 and /mcp "
+            "after its burst (a token bucket per address, in each server process); past it, "
+            "the address gets 429 with Retry-After. 0: no limit."
+        ),
+    )
+    auth_failure_burst: int = Field(
+        default=20,
+        ge=1,
+        le=1_000_000,
+        description="Failed authentications a client address may make at once.",
+    )
+    allow_weak_admin_key: bool = Field(
+        default=False,
+        description=(
+            "Let `serve` start with an admin key shorter than 16 characters or equal to a "
+            "documented example (`change-me`); for throwaway local setups only."
+        ),
+    )
     metrics_refresh_seconds: float = Field(
         default=15.0,
         ge=0,

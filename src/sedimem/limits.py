@@ -21,7 +21,9 @@ __all__ = [
     "MAX_DECLARED_PREDICATES",
     "MAX_DURATION_SECONDS",
     "MAX_EPISODE_PAGE",
+    "MAX_DOCUMENT_BYTES",
     "MAX_ID_CHARS",
+    "MAX_JSON_DEPTH",
     "MAX_K",
     "MAX_KEY_CHARS",
     "MAX_KEY_LABEL_CHARS",
@@ -30,6 +32,7 @@ __all__ = [
     "MAX_MESSAGES",
     "MAX_MESSAGE_CHARS",
     "MAX_MESSAGE_ID_CHARS",
+    "MAX_METADATA_BYTES",
     "MAX_OBJECT_CHARS",
     "MAX_PREDICATES_PER_CALL",
     "MAX_PROCEDURE_USES",
@@ -62,6 +65,17 @@ MAX_ID_CHARS = 64
 MAX_SCOPE_CHARS = 128
 #: A search query or a task description to match.
 MAX_QUERY_CHARS = 10_000
+
+# -- free-form JSON (metadata, working-memory values, documents) ------------------------------
+
+#: How deep a JSON value may nest (an object or a list is one level; ``{"a": [1]}`` is 2).
+#: Deeper values cannot be read back by every JSON library on the way (pydantic's parser
+#: stops near 200 levels, its serializer sooner), so they are refused on write.
+MAX_JSON_DEPTH = 64
+#: A record's ``metadata`` (episode, fact, procedure, task state), encoded as UTF-8 JSON.
+MAX_METADATA_BYTES = 64 * 1024
+#: A keyed document's value (a LangGraph store item), encoded as UTF-8 JSON.
+MAX_DOCUMENT_BYTES = 1024 * 1024
 
 # -- lists -----------------------------------------------------------------------------------
 

@@ -47,6 +47,7 @@ from sedimem.longterm import EpisodicMemory, ProceduralMemory, SemanticMemory, r
 from sedimem.longterm.arguments import check_text
 from sedimem.longterm.catalog import Catalog
 from sedimem.longterm.documents import Documents
+from sedimem.longterm.oversized import OversizedValue, find_oversized
 from sedimem.longterm.stores import open_longterm_store
 from sedimem.reflection import Reflection, ReflectionReport
 from sedimem.retrieval.fusion import RetrievalSettings
@@ -104,7 +105,10 @@ class StoreHealth(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     backend: str = Field(description="The store's name (sqlite, redis, postgresql...).")
-    reachable: bool = Field(description="Whether it answered.")
+    reachable: bool = Field(
+        description="Whether it answered (working memory: the store itself; false while its "
+        "fallback serves in its place)."
+    )
     fallback: bool | None = Field(
         default=None, description="Working memory only: served by its in-process fallback."
     )
@@ -514,6 +518,11 @@ class Memory:
             by_user=users,
         )
 
+    async def oversized_values(self) -> list[OversizedValue]:
+        """Stored metadata and document values over the shape limits (written by versions
+        before them), in every tenant: what ``sedimem doctor`` reports."""
+        return await find_oversized(self._longterm)
+
     async def record_totals(self) -> Counts:
         """Records per tier over every tenant (what ``/metrics`` exports): one count
         query per tier and tenant, never a fetch."""
@@ -544,6 +553,8 @@ class Memory:
             answers("working", self._working_store.ping()),
             answers("long-term", self._longterm.count(SYSTEM_TENANT, RecordFilter(kind=API_KEY))),
         )
+        # a store on its fallback answers (the fallback serves), but the store itself does
+        # not: it is reported unreachable, and the service degraded rather than unavailable
         fallback = self._working_store.using_fallback
         status: Literal["ready", "degraded", "unavailable"] = "ready"
         if not (working_up and longterm_up):
@@ -553,7 +564,9 @@ class Memory:
         return MemoryHealth(
             status=status,
             working=StoreHealth(
-                backend=self._working_store.name, reachable=working_up, fallback=fallback
+                backend=self._working_store.name,
+                reachable=working_up and not fallback,
+                fallback=fallback,
             ),
             longterm=StoreHealth(backend=self._longterm.name, reachable=longterm_up),
         )

@@ -34,6 +34,7 @@ from sedimem.memory import Memory
 __all__ = [
     "Announcement",
     "build_app",
+    "check_admin_key",
     "is_loopback",
     "local_key",
     "run_mcp_stdio",
@@ -44,6 +45,29 @@ __all__ = [
 
 #: The tenant of the key ``serve`` creates on first start, and of ``sedimem mcp``.
 DEFAULT_TENANT = "default"
+#: An admin key shorter than this is refused by ``serve`` (unless allowed by a setting).
+MIN_ADMIN_KEY_CHARS = 16
+#: Admin keys that appeared as examples in sedimem's documentation: refused the same way.
+EXAMPLE_ADMIN_KEYS = frozenset({"change-me", "changeme", "admin", "secret", "password"})
+
+
+def check_admin_key(settings: Settings) -> None:
+    """Refuse to serve with a guessable admin key (too short, or a documented example),
+    unless ``server.allow_weak_admin_key`` says so. No admin key at all is fine: the
+    admin routes then refuse everyone."""
+    if settings.admin_key is None or settings.server.allow_weak_admin_key:
+        return
+    key = settings.admin_key.get_secret_value()
+    if key.strip().lower() in EXAMPLE_ADMIN_KEYS:
+        problem = "is an example from the documentation"
+    elif len(key) < MIN_ADMIN_KEY_CHARS:
+        problem = f"is {len(key)} characters long; at least {MIN_ADMIN_KEY_CHARS} are needed"
+    else:
+        return
+    raise ConfigurationError(
+        f"SEDIMEM_ADMIN_KEY {problem}: generate one, e.g. `openssl rand -hex 32` (or set "
+        "SEDIMEM_SERVER__ALLOW_WEAK_ADMIN_KEY=true for a throwaway local setup)"
+    )
 
 
 @dataclass(frozen=True)
@@ -154,6 +178,7 @@ async def serve(
     export traces meanwhile when an OTLP endpoint is configured."""
     from sedimem.telemetry import start_tracing
 
+    check_admin_key(settings)
     tracing = start_tracing(settings)  # None unless an OTLP endpoint is configured
     try:
         await _serve(settings, announce=announce, host=host, port=port)
@@ -222,6 +247,7 @@ def serve_workers(
 
     if workers < 2:
         raise ConfigurationError(f"--workers {workers}: serve_workers needs 2 or more")
+    check_admin_key(settings)
     first, live = asyncio.run(_prepare(settings, host))
     sock = _bind(host, port)
     try:

@@ -90,9 +90,13 @@ def test_only_v1_and_mcp_are_limited(path: str, expected: bool) -> None:
 
 
 def test_the_edge_has_a_limit_only_when_one_is_configured() -> None:
-    assert [m.cls.__name__ for m in edge_middleware(ServerSettings())] == ["AccessLog"]
-    configured = ServerSettings(rate_limit_per_second=5, rate_limit_burst=10)
-    assert [m.cls.__name__ for m in edge_middleware(configured)] == ["AccessLog", "RateLimit"]
+    always = ["AccessLog", "NoSniff", "ValidText"]
+    unlimited = ServerSettings(auth_failure_rate=0)
+    assert [m.cls.__name__ for m in edge_middleware(unlimited)] == always
+    # failed authentication is throttled by default
+    assert [m.cls.__name__ for m in edge_middleware(ServerSettings())] == [*always, "AuthThrottle"]
+    configured = ServerSettings(rate_limit_per_second=5, rate_limit_burst=10, auth_failure_rate=0)
+    assert [m.cls.__name__ for m in edge_middleware(configured)] == [*always, "RateLimit"]
 
 
 async def _ok(request: Request) -> PlainTextResponse:

@@ -168,11 +168,11 @@ async def test_background_job_reports_when_done(memory: Memory, scope: Scope) ->
     [
         ([], "messages"),
         ([{"role": "user", "content": "hi"}] * (MAX_MESSAGES + 1), "messages"),
-        ([{"role": "robot", "content": "hi"}], "messages[0].role"),
-        ([{"role": "user", "content": ""}], "messages[0].content"),
-        ([{"role": "user", "content": "x" * (MAX_MESSAGE_CHARS + 1)}], "messages[0].content"),
-        ([{"role": "user", "content": "hi", "mood": "ok"}], "messages[0].mood"),
-        ([{"role": "user", "content": "a\x00b"}], "messages[0].content"),
+        ([{"role": "robot", "content": "hi"}], "messages.0.role"),
+        ([{"role": "user", "content": ""}], "messages.0.content"),
+        ([{"role": "user", "content": "x" * (MAX_MESSAGE_CHARS + 1)}], "messages.0.content"),
+        ([{"role": "user", "content": "hi", "mood": "ok"}], "messages.0.mood"),
+        ([{"role": "user", "content": "a\x00b"}], "messages.0.content"),
         ("hello", "messages"),
         (
             [
@@ -183,7 +183,7 @@ async def test_background_job_reports_when_done(memory: Memory, scope: Scope) ->
                     "timestamp": datetime.now(UTC) + timedelta(hours=1),
                 },
             ],
-            "messages[1].timestamp",
+            "messages.1.timestamp",
         ),
     ],
 )

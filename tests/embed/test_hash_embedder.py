@@ -55,7 +55,7 @@ async def test_aembed_and_validation() -> None:
     np.testing.assert_array_equal(await embedder.aembed(many), embedder.embed(many))
     with pytest.raises(ValidationError) as info:
         embedder.embed(["ok", None])  # type: ignore[list-item]
-    assert info.value.field == "texts[1]"
+    assert info.value.field == "texts.1"
     for bad in (0, -3, True, 2.5):
         with pytest.raises(ValidationError):
             HashEmbedder(bad)  # type: ignore[arg-type]

@@ -337,4 +337,4 @@ def test_configuration_is_validated() -> None:
     assert embedder.name == "custom/name"
     with pytest.raises(ValidationError) as info:
         embedder.embed(["ok", 1])  # type: ignore[list-item]
-    assert info.value.field == "texts[1]"
+    assert info.value.field == "texts.1"

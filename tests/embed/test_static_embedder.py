@@ -81,7 +81,7 @@ def test_empty_input_and_texts_with_no_known_token(embedder: StaticEmbedder) -> 
 def test_rejects_bad_input(embedder: StaticEmbedder) -> None:
     with pytest.raises(ValidationError) as info:
         embedder.embed(["fine", 3])  # type: ignore[list-item]
-    assert info.value.field == "texts[1]"
+    assert info.value.field == "texts.1"
     with pytest.raises(ValidationError) as info:
         embedder.embed("a bare string")
     assert info.value.field == "texts"

@@ -614,3 +614,25 @@ async def test_stopping_a_busy_worker_returns(
         async with asyncio.timeout(30):
             await worker.stop()
         assert not worker.running
+
+
+class _CitingTheVanished(RuleExtractor):
+    """Facts citing an episode besides their own that no longer exists (erased meanwhile)."""
+
+    async def extract(self, episode: Episode) -> list[Fact]:
+        facts = await super().extract(episode)
+        return [f.model_copy(update={"source_episode_ids": ["erased-meanwhile"]}) for f in facts]
+
+
+async def test_a_derived_fact_refused_is_reported_not_a_failed_job(
+    lt_store: LongTermStore, embedder: HashEmbedder
+) -> None:
+    scope = Scope(tenant="t", user="ana")
+    await EpisodicMemory(lt_store, embedder).record(
+        Episode(scope=scope, description="Ana lives in Lisbon.")
+    )
+    report = await make(lt_store, embedder, extractor=_CitingTheVanished()).run("t", ["facts"])
+    facts = report.job("facts")
+    assert facts.status == "ok"
+    assert facts.counts_out["refused"] >= 1
+    assert "a derived fact was refused (source_episode_ids)" in facts.warnings[0]

@@ -87,3 +87,33 @@ async def test_a_value_holding_nul_is_stored_and_found_on_every_backend(lt_url: 
         assert (await docs.get(("notes",), "n1")).value == {"text": "night\x00train to Oslo"}
         found = await docs.search(("notes",), query="train Oslo")
         assert [doc.key for doc, _ in found] == ["n1"]
+
+
+async def test_a_document_value_has_the_shape_of_free_form_json(memory: Memory) -> None:
+    docs = memory.documents(Scope(tenant="t"))
+    deep: Any = 1
+    for _ in range(300):
+        deep = {"a": deep}
+    for bad in ({"x": deep}, {"x": float("nan")}, {"x": "\ud800"}):
+        with pytest.raises(ValidationError) as refused:
+            await docs.put(("ns",), "k", bad)
+        assert refused.value.field == "value"
+    assert await docs.search(("ns",)) == []
+    # one an older version stored that deep reads back, its deeper levels as JSON text
+    fine = await docs.put(("ns",), "k", {"x": 1})
+    (row,) = await memory.longterm_store.find(
+        "t", documents_module.RecordFilter(kind=documents_module.DOCUMENT), limit=5
+    )
+    row.body = row.body.replace('"value":{"x":1}', '"value":' + _text(deep))
+    await memory.longterm_store.put("t", [row])
+    got = await docs.get(("ns",), "k")
+    assert got is not None
+    assert got.created_at == fine.created_at
+    assert isinstance(got.value["a"], dict)
+    assert [hit[0].key for hit in await docs.search(("ns",))] == ["k"]
+
+
+def _text(value: Any) -> str:
+    from sedimem.types.shape import dumps_deep
+
+    return dumps_deep(value)

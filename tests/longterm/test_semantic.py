@@ -8,10 +8,11 @@ from hypothesis import strategies as st
 
 from sedimem.embed import HashEmbedder
 from sedimem.errors import NotFound, ValidationError
+from sedimem.longterm.episodic import EpisodicMemory
 from sedimem.longterm.semantic import SemanticMemory
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import LongTermStore
-from sedimem.types import Fact
+from sedimem.types import Episode, Fact
 
 Y = [datetime(2018 + i, 1, 1, tzinfo=UTC) for i in range(10)]
 
@@ -65,13 +66,17 @@ async def test_supersession_keeps_history(facts: SemanticMemory) -> None:
     assert len(all_versions) == 3
 
 
-async def test_the_same_fact_reinforces(facts: SemanticMemory) -> None:
+async def test_the_same_fact_reinforces(
+    facts: SemanticMemory, lt_store: LongTermStore, embedder: HashEmbedder
+) -> None:
     scope = Scope(tenant="a", user="ana")
-    await facts.learn(lives(scope, "Lisbon", Y[2], "e1"))
-    again = await facts.learn(lives(scope, "lisbon ", Y[3], "e2"))
+    episodes = EpisodicMemory(lt_store, embedder)
+    e1, e2 = [await episodes.record(Episode(scope=scope, description=d)) for d in ("1", "2")]
+    await facts.learn(lives(scope, "Lisbon", Y[2], e1.id))
+    again = await facts.learn(lives(scope, "lisbon ", Y[3], e2.id))
     assert again.action == "reinforced"
     assert again.fact.reinforcement_count == 2
-    assert again.fact.source_episode_ids == ["e1", "e2"]
+    assert again.fact.source_episode_ids == [e1.id, e2.id]
     assert len(await facts.history("Ana", "lives_in", scope=scope)) == 1
     note = Fact(scope=scope, statement="Ana likes jazz")
     assert (await facts.learn(note)).action == "inserted"

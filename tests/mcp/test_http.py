@@ -268,7 +268,13 @@ async def test_bodies_over_the_servers_limit_get_413(tmp_path: Path) -> None:
         async with serving(memory) as base, httpx2.AsyncClient(timeout=30) as http:
             auth = {**ACCEPT, "Authorization": f"Bearer {issued.secret}"}
             big = {**INITIALIZE, "padding": "x" * 2048}
-            assert (await http.post(base + "/mcp", json=big, headers=auth)).status_code == 413
+            refused = await http.post(base + "/mcp", json=big, headers=auth)
+            assert refused.status_code == 413
+            # problem JSON, as every other refusal (the SDK's own answer is plain text)
+            assert refused.headers["content-type"] == "application/problem+json"
+            problem = refused.json()
+            assert (problem["status"], problem["field"]) == (413, "body")
+            assert problem["allowed"] == "at most 1024 bytes"
             assert (
                 await http.post(base + "/mcp", json=INITIALIZE, headers=auth)
             ).status_code == 200

@@ -360,6 +360,16 @@ async def test_inspect_memory_stats_reflection_and_predicates(memory: Memory) ->
             await narrowed.call_tool("inspect_memory", {"report": "predicates", "declare": ["x"]})
         )
         assert "narrowed" in refused or "restricted" in refused
+        # every report applies the key's narrowing: another user is refused, its own is not
+        for report in ("predicates", "stats", "reflect"):
+            outside = error_of(
+                await narrowed.call_tool("inspect_memory", {"report": report, "user": "bob"})
+            )
+            assert "restricted to user='ana'" in outside, outside
+        own = lines_of(
+            await narrowed.call_tool("inspect_memory", {"report": "predicates", "user": "ana"})
+        )
+        assert own[0].startswith("single-valued predicates:")
 
 
 async def test_erase_memories_within_the_keys_narrowing(memory: Memory) -> None:

@@ -31,6 +31,7 @@ from sedimem.api.routes import (
 )
 from sedimem.api.state import AppState
 from sedimem.api.validation import reject_unknown_query
+from sedimem.api.wire import NoSniff, ValidText
 from sedimem.config import Settings
 from sedimem.memory import Memory
 
@@ -77,7 +78,9 @@ def create_app(memory: Memory, settings: Settings) -> FastAPI:
     ui.install(app)
     # added last = outermost: metrics see every answer, the 413s included
     app.add_middleware(BodyLimit, max_bytes=settings.server.max_body_bytes)
+    app.add_middleware(ValidText)
     app.add_middleware(MetricsMiddleware, metrics=metrics)
+    app.add_middleware(NoSniff)
 
     app.include_router(ops.probes)
     app.include_router(admin.router)

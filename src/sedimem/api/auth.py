@@ -18,6 +18,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sedimem.access import Access
 from sedimem.api.problems import Unauthenticated
 from sedimem.api.state import MemoryDep, SettingsDep
+from sedimem.api.throttle import mark_failed
 from sedimem.config import Settings
 from sedimem.errors import PermissionDenied
 from sedimem.keys import ApiKey
@@ -83,6 +84,7 @@ async def authenticate_writer(
 
 
 async def require_admin(
+    request: Request,
     credentials: Annotated[Credentials, Depends(admin_scheme)],
     settings: SettingsDep,
     memory: MemoryDep,
@@ -100,6 +102,7 @@ async def require_admin(
     try:
         return (await memory.keys.authenticate(credentials.credentials)).access
     except PermissionDenied as exc:  # neither the admin key nor an API key
+        mark_failed(request)  # a guess of the admin key: throttled per address
         raise PermissionDenied("this route needs the admin key", field="admin") from exc
 
 

@@ -55,6 +55,11 @@ class TokenBucket:
             return 0.0
         return (1 - self.tokens) / self.rate
 
+    def wait(self, now: float) -> float:
+        """0 if a token is there, else the seconds until one will be (none is taken)."""
+        tokens = min(float(self.burst), self.tokens + max(0.0, now - self.updated) * self.rate)
+        return 0.0 if tokens >= 1 else (1 - tokens) / self.rate
+
 
 class RateLimiter:
     """One :class:`TokenBucket` per identity, at most ``max_keys`` of them (LRU)."""

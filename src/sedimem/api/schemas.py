@@ -50,6 +50,7 @@ from sedimem.types.fields import (
     field_of,
 )
 from sedimem.types.longterm import Cardinality, Episode, Fact, Procedure, RecordId
+from sedimem.types.shape import Metadata
 from sedimem.types.text import NO_NUL, Label, LongText, ObjectText, Text
 from sedimem.types.working import TaskState
 
@@ -157,7 +158,7 @@ class EpisodeIn(ScopeFields):
     input_text: LongText | None = field_of(Episode, "input_text")
     output_text: LongText | None = field_of(Episode, "output_text")
     occurred_at: Instant | None = _optional(Episode, "occurred_at")
-    metadata: Json = field_of(Episode, "metadata")
+    metadata: Metadata = field_of(Episode, "metadata")
 
     def to_record(self, scope: Scope) -> Episode:
         return Episode(scope=scope, **_record_fields(self))
@@ -192,7 +193,7 @@ class FactIn(ScopeFields):
     valid_from: Instant | None = _optional(Fact, "valid_from")
     valid_to: Instant | None = field_of(Fact, "valid_to")
     cardinality: Cardinality | None = field_of(Fact, "cardinality")
-    metadata: Json = field_of(Fact, "metadata")
+    metadata: Metadata = field_of(Fact, "metadata")
 
     def to_record(self, scope: Scope) -> Fact:
         return Fact(scope=scope, **_record_fields(self))
@@ -204,7 +205,7 @@ class ProcedureIn(ScopeFields):
     name: Label = field_of(Procedure, "name")
     trigger: Text = field_of(Procedure, "trigger")
     steps: list[Text] = field_of(Procedure, "steps")
-    metadata: Json = field_of(Procedure, "metadata")
+    metadata: Metadata = field_of(Procedure, "metadata")
 
     def to_record(self, scope: Scope) -> Procedure:
         return Procedure(scope=scope, **_record_fields(self))
@@ -230,7 +231,7 @@ class EpisodePatch(_Changes):
     context_summary: LongText | None = field_of(EpisodeChanges, "context_summary")
     lessons_learned: list[Text] | None = field_of(EpisodeChanges, "lessons_learned")
     importance: float | None = field_of(EpisodeChanges, "importance")
-    metadata: Json | None = field_of(EpisodeChanges, "metadata")
+    metadata: Metadata | None = field_of(EpisodeChanges, "metadata")
 
     def to_changes(self) -> EpisodeChanges:
         return EpisodeChanges(**self.changes())
@@ -244,7 +245,7 @@ class FactPatch(_Changes):
     confidence: float | None = field_of(FactChanges, "confidence")
     valid_from: Instant | None = field_of(FactChanges, "valid_from")
     valid_to: Instant | None = field_of(FactChanges, "valid_to")
-    metadata: Json | None = field_of(FactChanges, "metadata")
+    metadata: Metadata | None = field_of(FactChanges, "metadata")
 
     def to_changes(self) -> FactChanges:
         return FactChanges(**self.changes())
@@ -255,7 +256,7 @@ class ProcedurePatch(_Changes):
 
     trigger: Text | None = field_of(ProcedureChanges, "trigger")
     steps: list[Text] | None = field_of(ProcedureChanges, "steps")
-    metadata: Json | None = field_of(ProcedureChanges, "metadata")
+    metadata: Metadata | None = field_of(ProcedureChanges, "metadata")
 
     def to_changes(self) -> ProcedureChanges:
         return ProcedureChanges(**self.changes())
@@ -404,7 +405,7 @@ class TaskPut(OwnerFields):
     current_step: StepCount = field_of(TaskState, "current_step")
     total_steps: StepCount | None = field_of(TaskState, "total_steps")
     progress_percent: float = field_of(TaskState, "progress_percent")
-    metadata: Json = field_of(TaskState, "metadata")
+    metadata: Metadata = field_of(TaskState, "metadata")
 
     def to_state(self) -> TaskState:
         return TaskState(**_record_fields(self))
@@ -446,7 +447,7 @@ class SpawnRequest(OwnerFields):
     initial_state: Json | None = Field(
         default=None, description="Keys to set at once (key -> JSON value)."
     )
-    metadata: Json | None = Field(default=None, description="Kept with the task state.")
+    metadata: Metadata | None = Field(default=None, description="Kept with the task state.")
     task_id: Label | None = field_of(
         TaskState, "task_id", default=None, description="The task's id (default: the session's)."
     )

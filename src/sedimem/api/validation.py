@@ -39,6 +39,9 @@ def problem_for_request(request: Request, exc: RequestValidationError) -> Proble
     elif is_nul_error(first.get("type", ""), first.get("ctx")):
         field = ".".join(map(str, path)) or location
         message, allowed = "contains a NUL character", NUL_ALLOWED
+    elif isinstance(first.get("ctx"), dict) and "allowed" in first["ctx"]:
+        field = ".".join(map(str, path)) or location
+        allowed = str(first["ctx"]["allowed"])  # the rule stated it (types.shape)
     elif first.get("type") == "extra_forbidden":
         field = ".".join(map(str, path)) or location
         allowed = _extra_allowed(path)

@@ -1,4 +1,4 @@
-"""Operating a store: ``stats``, ``consolidate``, ``demo``, ``bench`` and ``eval``."""
+"""Operating a store: ``stats``, ``consolidate``, ``doctor``, ``demo``, ``bench``, ``eval``."""
 
 import json
 from pathlib import Path
@@ -13,8 +13,9 @@ from sedimem.cli.common import Store, Tenant, Working, console, open_memory, run
 if TYPE_CHECKING:
     from sedimem.evaluation.bench import BenchResult
     from sedimem.footprint import Counts
+    from sedimem.longterm.oversized import OversizedValue
 
-__all__ = ["bench", "consolidate", "demo", "eval_app", "stats"]
+__all__ = ["bench", "consolidate", "demo", "doctor", "eval_app", "stats"]
 
 
 def stats(
@@ -66,6 +67,28 @@ def _user_label(user: str | None) -> str:
 
 def _count(counts: "Counts", field: str) -> str:
     return str(getattr(counts, field))
+
+
+def doctor(working: Working = None, store: Store = None) -> None:
+    """Check what is stored: list metadata and document values over the shape limits
+    (nested deeper or larger than a write may be today: versions before the limits accepted
+    them). They still read; fix them by editing the record, or export, trim and import.
+    Exits 1 when it finds any."""
+
+    async def main() -> list["OversizedValue"]:
+        async with open_memory(working, store) as memory:
+            return await memory.oversized_values()
+
+    found = run(main())
+    if not found:
+        console.print("no stored value is over the shape limits", highlight=False)
+        return
+    for item in found:
+        console.print(
+            f"{item.tenant} {item.kind} {item.id} {item.field}: {item.problem}", highlight=False
+        )
+    console.print(f"{len(found)} value(s) over the limits", highlight=False)
+    raise typer.Exit(1)
 
 
 def consolidate(

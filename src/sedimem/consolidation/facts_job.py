@@ -17,7 +17,7 @@ in the run's warnings, and the job goes on: the episode itself stays stored.
 from __future__ import annotations
 
 from sedimem.consolidation.context import JobContext
-from sedimem.errors import ExtractionFailed
+from sedimem.errors import ExtractionFailed, ValidationError
 from sedimem.extraction.protocols import EndingExtractor, MeteredExtractor
 from sedimem.longterm import records
 from sedimem.storage.longterm.base import RecordFilter
@@ -76,7 +76,14 @@ async def run_facts(ctx: JobContext) -> None:
                 if ctx.dry_run:
                     ctx.add(ctx.counts_out, "would_learn")
                     continue
-                result = await ctx.facts.learn(fact)
+                try:
+                    result = await ctx.facts.learn(fact)
+                except ValidationError as exc:
+                    # e.g. its episode erased meanwhile (provenance is checked): one fact
+                    # refused is reported, it does not fail the tenant's job
+                    ctx.add(ctx.counts_out, "refused")
+                    ctx.warn(f"episode {episode.id}: a derived fact was refused ({exc.field})")
+                    continue
                 ctx.add(ctx.counts_out, result.action)
             if isinstance(ctx.extractor, EndingExtractor):
                 for ended in await ctx.extractor.endings(episode):

@@ -88,7 +88,7 @@ def _parse(messages: Sequence[MessageFields | Mapping[str, Any]], now: float) ->
         )
     parsed: list[Message] = []
     for index, raw in enumerate(messages):
-        field = f"messages[{index}]"
+        field = f"messages.{index}"  # the documented form of a field path
         if not isinstance(raw, (MessageFields, Mapping)):
             raise ValidationError(field, "is not a message", allowed="an object: role, content")
         if isinstance(raw, MessageFields) and not isinstance(raw, Message):
@@ -162,7 +162,8 @@ class Conversations:
         self._metered = extractor if isinstance(extractor, MeteredExtractor) else None
         self._ending = extractor if isinstance(extractor, EndingExtractor) else None
         self._clock = clock or SystemClock()
-        self._jobs: OrderedDict[str, tuple[str, IngestResult]] = OrderedDict()
+        # each job with the scope it wrote in: who may read what it wrote may read it
+        self._jobs: OrderedDict[str, tuple[Scope, IngestResult]] = OrderedDict()
         self._tasks: set[asyncio.Task[None]] = set()
 
     @observe.operation("ingest")
@@ -195,12 +196,12 @@ class Conversations:
             stored=[e.id for e in stored],
             duplicates=duplicates,
         )
-        self._remember(job_id, scope.tenant, pending)
+        self._remember(job_id, scope, pending)
 
         async def run() -> None:
-            self._remember(job_id, scope.tenant, pending.model_copy(update={"status": "running"}))
+            self._remember(job_id, scope, pending.model_copy(update={"status": "running"}))
             result = await self._extract(stored, duplicates)
-            self._remember(job_id, scope.tenant, result.model_copy(update={"job_id": job_id}))
+            self._remember(job_id, scope, result.model_copy(update={"job_id": job_id}))
 
         task = asyncio.create_task(run(), name=f"ingest-{job_id}")
         self._tasks.add(task)
@@ -230,11 +231,18 @@ class Conversations:
         stored, duplicates = await self._file([(episode, key)], scope)
         return await self._extract(stored, duplicates)
 
-    def job(self, job_id: str, *, tenant: str) -> IngestResult:
-        """A background ingest's status, for its tenant (``NotFound`` otherwise, or once
-        this process no longer keeps it)."""
+    def job(
+        self, job_id: str, *, tenant: str | None = None, reader: Scope | None = None
+    ) -> IngestResult:
+        """A background ingest's status, for its tenant, or for a ``reader`` scope that
+        may read what the job wrote (:meth:`Scope.reaches`: a key narrowed to another user
+        may not); ``NotFound`` otherwise, alike, or once this process no longer keeps it."""
         found = self._jobs.get(job_id)
-        if found is None or found[0] != tenant:
+        if found is not None and reader is not None and not reader.reaches(found[0]):
+            found = None
+        if found is not None and tenant is not None and found[0].tenant != tenant:
+            found = None
+        if found is None or (tenant is None and reader is None):
             raise NotFound(f"ingest job {job_id!r} is not known to this server process")
         return found[1]
 
@@ -249,8 +257,8 @@ class Conversations:
             task.cancel()
         await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
-    def _remember(self, job_id: str, tenant: str, result: IngestResult) -> None:
-        self._jobs[job_id] = (tenant, result)
+    def _remember(self, job_id: str, scope: Scope, result: IngestResult) -> None:
+        self._jobs[job_id] = (scope, result)
         self._jobs.move_to_end(job_id)
         while len(self._jobs) > MAX_JOBS:
             self._jobs.popitem(last=False)

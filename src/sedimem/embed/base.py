@@ -41,7 +41,7 @@ class Embedder(Protocol):
     rows have unit L2 norm; the one exception is a text that carries nothing the model knows
     (an empty string, say), which embeds to the zero row. An empty ``texts`` gives shape
     ``(0, dimension)``. A ``texts`` that is not a sequence of ``str`` raises
-    :class:`~sedimem.errors.ValidationError` naming the field (``texts[3]``).
+    :class:`~sedimem.errors.ValidationError` naming the field (``texts.3``).
     """
 
     @property
@@ -90,7 +90,7 @@ def check_texts(texts: Sequence[str]) -> list[str]:
     for index, text in enumerate(items):
         if not isinstance(text, str):
             raise ValidationError(
-                f"texts[{index}]", f"expected str, got {type(text).__name__}", allowed="str"
+                f"texts.{index}", f"expected str, got {type(text).__name__}", allowed="str"
             )
     return items
 

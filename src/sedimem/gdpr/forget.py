@@ -17,7 +17,12 @@ from erased episodes is erased when ALL its sources are erased, and **re-derived
 some are: the erased ids leave its provenance and what they contributed leaves its counts
 (a fact's reinforcement, a procedure's successes and failures). Its content stays, because
 every remaining source supports it on its own (each source gave the same statement, or used
-the same steps). Consolidation run logs naming the user or an erased record are erased.
+the same steps). A record of *another* user that cites erased episodes is never erased by
+this: it is that user's own, so it is re-derived (the citations leave it) even when every
+source it cited is gone. Consolidation run logs that name the user or an erased record are
+erased; a run log names an id when its error or warnings hold it as a whole id (a record's
+UUID, or a quoted name such as ``'ana'``), never as a part of other text (a user named
+``1`` does not match every log that counts something).
 
 Last, the erasure is made physical: the long-term store scrubs what it deleted (SQLite:
 rows zeroed by ``secure_delete``, full-text index merged, saved index files deleted, WAL
@@ -32,6 +37,7 @@ too (the drop is journaled and replayed on Redis when it returns).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -40,6 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sedimem.blocks import BLOCK
 from sedimem.clock import Clock, SystemClock, utc_from_timestamp
+from sedimem.consolidation.models import JobReport
 from sedimem.consolidation.runlog import RUN_KIND
 from sedimem.embed.base import Embedder, forget_cached_text
 from sedimem.errors import StoreUnavailable, ValidationError
@@ -169,11 +176,21 @@ async def _plan(
             for row in derived:
                 if plan.is_doomed(row):
                     continue
-                if set(row.sources) <= erased:
+                if set(row.sources) <= erased and not _of_another_user(row, plan.episodes):
                     plan.doom(kind, [row.id])
                 else:
                     plan.rederive[row.id] = row
     return plan
+
+
+def _of_another_user(row: StoredRecord, erased: dict[str, StoredRecord]) -> bool:
+    """Whether ``row`` belongs to a user other than the one(s) whose erased episodes it
+    cites: it is that user's record, not derived from the erased ones only (it was
+    written by that user, or consolidated before provenance was checked); it keeps its
+    content and loses the citations."""
+    if row.user is None:
+        return False
+    return any(erased[s].user != row.user for s in row.sources if s in erased)
 
 
 def _rederived(
@@ -212,18 +229,34 @@ def _rederived(
     return decide
 
 
+#: What a run log's messages name: a record's id (a UUID), or a name in quotes.
+_NAMED = re.compile(
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+    r"|'([^'\n]{1,256})'|\"([^\"\n]{1,256})\""
+)
+
+
+def named_in(report: JobReport) -> set[str]:
+    """The ids and quoted names a run's error and warnings hold, each whole."""
+    names: set[str] = set()
+    for text in [report.error or "", *report.warnings]:
+        for found in _NAMED.finditer(text):
+            names.add(found.group(1) or found.group(2) or found.group(0).lower())
+    return names
+
+
 async def _run_logs(
     store: LongTermStore, tenant: str, user: str | None, erased: set[str]
 ) -> list[str]:
-    """Run logs whose text names the user or an erased record (an error message may)."""
-    names = [user] if user is not None else []
-    names += sorted(erased)
+    """Run logs whose messages name the user or an erased record (an error message may)."""
+    names = {user} if user is not None else set()
+    names |= {i.lower() for i in erased}
     if not names:
         return []
     return [
         row.id
         for row in await _all(store, tenant, RecordFilter(kind=RUN_KIND))
-        if any(name in row.body for name in names)
+        if named_in(JobReport.model_validate_json(row.body)) & names
     ]
 
 

@@ -18,6 +18,7 @@ from pydantic import ValidationError as PydanticValidationError
 from sedimem.blocks import BLOCK, block_row
 from sedimem.embed.base import Embedder
 from sedimem.errors import ValidationError
+from sedimem.limits import MAX_DOCUMENT_BYTES
 from sedimem.longterm import records
 from sedimem.longterm.documents import DOCUMENT, DocumentRecord
 from sedimem.longterm.vectors import embed_all
@@ -25,6 +26,7 @@ from sedimem.storage.longterm.base import LongTermStore, RecordFilter, StoredRec
 from sedimem.types._base import translate
 from sedimem.types.blocks import Block
 from sedimem.types.longterm import Episode, Fact, Procedure
+from sedimem.types.shape import allowed, check_shape
 
 __all__ = ["EXPORTED_KINDS", "export_user", "import_records"]
 
@@ -51,10 +53,17 @@ async def export_user(longterm: LongTermStore, tenant: str, user: str | None) ->
             for row in page:
                 if user is None and row.user is not None:
                     continue
-                yield json.dumps({"kind": kind, "record": _exported(row)}, sort_keys=True)
+                yield _line(kind, row)
             if len(page) < _PAGE:
                 break
             cursor = page[-1].id
+
+
+def _line(kind: str, row: StoredRecord) -> str:
+    try:
+        return json.dumps({"kind": kind, "record": _exported(row)}, sort_keys=True)
+    except RecursionError:  # a value an older version stored past what json recurses into
+        return f'{{"kind": {json.dumps(kind)}, "record": {row.body}}}'  # the record as stored
 
 
 def _exported(row: StoredRecord) -> object:
@@ -68,13 +77,20 @@ def _parse(number: int, line: str, tenant: str) -> Exported:
         item = json.loads(line)
         model = _MODELS[item["kind"]]
         record = item["record"]
-        return model.model_validate(
+        parsed = model.model_validate(
             {**record, "scope": {**record.get("scope", {}), "tenant": tenant}}
         )
     except PydanticValidationError as exc:
         raise translate(exc, prefix=f"line {number}: ") from exc
+    except RecursionError as exc:  # nested past what Python's parser takes (~1,000 levels)
+        raise ValidationError(
+            f"line {number}", "nests too deep to read", allowed=allowed(MAX_DOCUMENT_BYTES)
+        ) from exc
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ValidationError(f"line {number}", f"is not an exported record ({exc})") from exc
+    if isinstance(parsed, DocumentRecord):  # its value is free-form JSON: the same rules
+        check_shape(f"line {number}: document.value", parsed.document.value, MAX_DOCUMENT_BYTES)
+    return parsed
 
 
 async def import_records(

@@ -32,12 +32,14 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict
 from sedimem.clock import Clock, utc_from_timestamp
 from sedimem.embed.base import Embedder
 from sedimem.errors import ValidationError
+from sedimem.limits import MAX_DOCUMENT_BYTES
 from sedimem.longterm.arguments import MAX_K
 from sedimem.longterm.service import LongTermService
 from sedimem.longterm.vectors import embed_all
 from sedimem.retrieval.fusion import RetrievalSettings
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import LongTermStore, RecordFilter, StoredRecord
+from sedimem.types.shape import check_shape, flatten_deep, loads_stored
 
 __all__ = ["DOCUMENT", "Document", "DocumentRecord", "Documents", "values_match"]
 
@@ -111,7 +113,16 @@ class DocumentRecord(BaseModel):
             agent_type=row.agent_type,
             agent=row.agent,
         )
-        return cls(scope=scope, document=Document.model_validate_json(row.body), text=row.text)
+        return cls(scope=scope, document=_document(row.body), text=row.text)
+
+
+def _document(body: str) -> Document:
+    """A stored document; one an older version stored nested too deep made printable."""
+    try:
+        return Document.model_validate_json(body)
+    except ValueError:  # pydantic's parser stops near 200 levels; Python's goes further
+        data = loads_stored(body)
+        return Document.model_validate({**data, "value": flatten_deep(data["value"])})
 
 
 def _compare(actual: Any, operator: str, expected: Any) -> bool:
@@ -260,6 +271,7 @@ class Documents(LongTermService):
             raise ValidationError("key", "must be text", allowed="1..1024 characters")
         if not isinstance(value, dict):
             raise ValidationError("value", "must be a JSON object", allowed="a dict")
+        check_shape("value", value, MAX_DOCUMENT_BYTES)
         if ttl_seconds is not None and not 0 < ttl_seconds <= 10 * 365 * 86400:
             raise ValidationError("ttl_seconds", f"{ttl_seconds!r} is out of range", allowed="> 0")
         now = self._clock.now()
@@ -286,7 +298,7 @@ class Documents(LongTermService):
         rows = await self._store.get(self.scope.tenant, [self._id(namespace, key)])
         if not rows:
             return None
-        doc = Document.model_validate_json(rows[0].body)
+        doc = _document(rows[0].body)
         if self._expired(doc, now):
             await self._store.delete(self.scope.tenant, [rows[0].id])
             return None
@@ -319,7 +331,7 @@ class Documents(LongTermService):
         def decide(rows: list[StoredRecord]) -> list[StoredRecord]:
             changed = []
             for row in rows:
-                doc = Document.model_validate_json(row.body)
+                doc = _document(row.body)
                 if doc.ttl_seconds is None or self._expired(doc, now):
                     continue
                 new = utc_from_timestamp(now + doc.ttl_seconds)
@@ -344,7 +356,7 @@ class Documents(LongTermService):
                 self.scope.tenant, self._filter(), limit=_PAGE, after=after
             )
             for row in rows:
-                doc = Document.model_validate_json(row.body)
+                doc = _document(row.body)
                 (expired.append(row.id) if self._expired(doc, now) else docs.append(doc))
             if len(rows) < _PAGE:
                 break

@@ -12,6 +12,7 @@ from sedimem.errors import NotFound, ValidationError
 from sedimem.limits import MAX_PROCEDURE_USES
 from sedimem.longterm import records
 from sedimem.longterm.arguments import MAX_K, check_k, check_session, check_text
+from sedimem.longterm.provenance import check_sources
 from sedimem.longterm.search import Mode
 from sedimem.longterm.service import LongTermService
 from sedimem.longterm.vectors import embed_all
@@ -30,6 +31,7 @@ class ProceduralMemory(LongTermService):
     @observe.operation("record.procedure")
     async def record(self, procedure: Procedure) -> Procedure:
         """Store a procedure; one with the same name (and owner) becomes its next version."""
+        await check_sources(self._store, procedure.scope, procedure.source_episode_ids)
         (vector,) = await embed_all(self._embedder, [procedure.search_text()])
         now = utc_from_timestamp(self._clock.now())
         name = records.normalise(procedure.name)

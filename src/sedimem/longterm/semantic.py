@@ -34,6 +34,7 @@ from sedimem.ids import new_id
 from sedimem.longterm import records
 from sedimem.longterm.arguments import aware_timestamp, check_k, check_session, check_text
 from sedimem.longterm.predicates import Predicates
+from sedimem.longterm.provenance import check_sources
 from sedimem.longterm.search import Mode
 from sedimem.longterm.service import LongTermService
 from sedimem.longterm.vectors import embed_all
@@ -136,6 +137,7 @@ class SemanticMemory(LongTermService):
         accumulate; when that is only the default, current values of the same subject and
         predicate with another object are reported as ``possible_conflicts``.
         """
+        await check_sources(self._store, fact.scope, fact.source_episode_ids)
         now = utc_from_timestamp(self._clock.now())
         fact = fact.model_copy(update={"recorded_at": now})
         key = records.statement_key(fact)

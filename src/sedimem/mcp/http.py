@@ -29,7 +29,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sedimem.errors import PermissionDenied, StoreError
 from sedimem.mcp.access import request_key, request_scoped_key
@@ -115,10 +115,40 @@ class _Endpoint:
         reset = request_key.set(key)
         try:
             await self._manager.handle_request(
-                {**scope, "user": AuthenticatedUser(token)}, receive, send
+                {**scope, "user": AuthenticatedUser(token)}, receive, self._problems(scope, send)
             )
         finally:
             request_key.reset(reset)
+
+    def _problems(self, scope: Scope, send: Send) -> Send:
+        """``send`` with the SDK's plain-text 413 (a body over the limit) replaced by our
+        problem JSON, as every other refusal is."""
+        limit = self._memory.settings.server.max_body_bytes
+        replaced = False
+
+        async def nothing() -> Message:
+            return {"type": "http.disconnect"}
+
+        async def sending(message: Message) -> None:
+            nonlocal replaced
+            if message["type"] == "http.response.start" and message["status"] == 413:
+                replaced = True
+                detail = f"the request body exceeds {limit} bytes"
+                problem = _problem(
+                    413,
+                    "too-large",
+                    "Content too large",
+                    detail,
+                    {"Connection": "close"},
+                    field="body",
+                    allowed=f"at most {limit} bytes",
+                )
+                await problem(scope, nothing, send)
+                return
+            if not replaced:  # the SDK's own text body is dropped
+                await send(message)
+
+        return sending
 
 
 def create_http_app(memory: Memory, *, stateless: bool = True) -> McpHttpApp:
@@ -127,11 +157,17 @@ def create_http_app(memory: Memory, *, stateless: bool = True) -> McpHttpApp:
 
 
 def _problem(
-    status: int, slug: str, title: str, detail: str, headers: dict[str, str] | None = None
+    status: int,
+    slug: str,
+    title: str,
+    detail: str,
+    headers: dict[str, str] | None = None,
+    **extra: str,
 ) -> JSONResponse:
-    """RFC 9457 problem JSON, typed as the REST API types its problems."""
+    """RFC 9457 problem JSON, typed as the REST API types its problems (``extra``: the
+    ``field`` and ``allowed`` of a refused input)."""
     body: dict[str, Any] = {"type": f"urn:sedimem:problem:{slug}", "title": title}
-    body.update(status=status, detail=detail)
+    body.update(status=status, detail=detail, **extra)
     return JSONResponse(body, status_code=status, headers=headers, media_type=_PROBLEM)
 
 

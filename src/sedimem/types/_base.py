@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Iterable
 from typing import Any, Self, cast
 
@@ -12,6 +11,7 @@ from pydantic import ValidationError as PydanticValidationError
 from pydantic_core import CoreSchema, SchemaValidator
 
 from sedimem.errors import ValidationError
+from sedimem.types.shape import flatten_deep, loads_stored
 from sedimem.types.text import NUL_ALLOWED, is_nul_error
 
 __all__ = ["Model", "translate", "without_nul"]
@@ -31,7 +31,7 @@ def translate(
         message, allowed = "contains a NUL character", NUL_ALLOWED
     else:
         bounds = [f"{_BOUNDS[k]} {v}" for k, v in ctx.items() if k in _BOUNDS]
-        allowed = ", ".join(bounds) or ctx.get("expected") or None
+        allowed = ", ".join(bounds) or ctx.get("expected") or ctx.get("allowed") or None
         if first["type"] == "extra_forbidden":
             allowed = ", ".join(fields) or None
         message = first["msg"]
@@ -79,9 +79,24 @@ class Model(BaseModel):
         try:
             return cls.model_validate_json(body)
         except PydanticValidationError:
-            if "\\u0000" not in body:
-                raise
-            return cls.model_validate(without_nul(json.loads(body)))
+            data = loads_stored(body)
+            if "\\u0000" in body:
+                data = without_nul(data)
+            return cls.from_stored_data(data)
+
+    @classmethod
+    def from_stored_data(cls, data: Any) -> Self:
+        """The record of stored, parsed JSON ``data``, whatever its ``metadata`` holds.
+
+        Versions before the shape limits (:mod:`sedimem.types.shape`) stored metadata of
+        any depth and size: it is kept as stored (its levels past the depth limit as JSON
+        text), never refused, so a read never fails on its own data."""
+        metadata = data.get("metadata") if isinstance(data, dict) else None
+        if not isinstance(metadata, dict):
+            return cls.model_validate(data)
+        record = cls.model_validate({**data, "metadata": {}})
+        object.__setattr__(record, "metadata", flatten_deep(metadata))
+        return record
 
 
 @functools.cache

@@ -15,6 +15,7 @@ from sedimem.limits import MAX_DECLARED_PREDICATES, MAX_PREDICATES_PER_CALL
 from sedimem.types._base import Model
 from sedimem.types.fields import field_of
 from sedimem.types.longterm import Cardinality, Episode, Fact, Outcome, Procedure
+from sedimem.types.shape import Metadata
 from sedimem.types.text import Label, LongText, ObjectText, Text
 
 __all__ = [
@@ -57,7 +58,7 @@ class EpisodeChanges(_Changes):
     context_summary: LongText | None = _changed(Episode, "context_summary")
     lessons_learned: list[Text] | None = _changed(Episode, "lessons_learned")
     importance: float | None = _changed(Episode, "importance")
-    metadata: dict[str, Any] | None = _changed(Episode, "metadata")
+    metadata: Metadata | None = _changed(Episode, "metadata")
 
 
 class FactChanges(_Changes):
@@ -71,7 +72,7 @@ class FactChanges(_Changes):
     confidence: float | None = _changed(Fact, "confidence")
     valid_from: AwareDatetime | None = _changed(Fact, "valid_from")
     valid_to: AwareDatetime | None = _changed(Fact, "valid_to")
-    metadata: dict[str, Any] | None = _changed(Fact, "metadata")
+    metadata: Metadata | None = _changed(Fact, "metadata")
 
 
 class ProcedureChanges(_Changes):
@@ -79,7 +80,7 @@ class ProcedureChanges(_Changes):
 
     trigger: Text | None = _changed(Procedure, "trigger")
     steps: list[Text] | None = _changed(Procedure, "steps")
-    metadata: dict[str, Any] | None = _changed(Procedure, "metadata")
+    metadata: Metadata | None = _changed(Procedure, "metadata")
 
 
 PredicateName = Label

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Literal, Self
 
 from pydantic import (
     AwareDatetime,
@@ -21,11 +21,14 @@ from sedimem.limits import (
     MAX_ACTIONS,
     MAX_DURATION_SECONDS,
     MAX_ID_CHARS,
+    MAX_JSON_DEPTH,
+    MAX_METADATA_BYTES,
     MAX_STEPS,
     MAX_TOKENS_USED,
 )
 from sedimem.scope import Scope
 from sedimem.types._base import Model
+from sedimem.types.shape import Metadata
 from sedimem.types.text import NO_NUL, Label, LongText, ObjectText, Plain, Text
 
 __all__ = [
@@ -55,7 +58,10 @@ FactValue = ObjectText
 #: or "many" (values accumulate).
 Cardinality = Literal["one", "many"]
 
-_METADATA = "Free-form JSON object kept with the record (not searched)."
+_METADATA = (
+    "Free-form JSON object kept with the record (not searched; nested at most "
+    f"{MAX_JSON_DEPTH} levels, at most {MAX_METADATA_BYTES} bytes)."
+)
 
 
 def utc_now() -> datetime:
@@ -87,7 +93,7 @@ class _Record(Model):
         description="Where the record lives: its tenant and the scope fields it was written "
         "with (`session` is where it came from, not who may read it).",
     )
-    metadata: dict[str, Any] = Field(default_factory=dict, description=_METADATA)
+    metadata: Metadata = Field(default_factory=dict, description=_METADATA)
 
 
 class Episode(_Record):

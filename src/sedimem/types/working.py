@@ -8,8 +8,10 @@ from typing import Any
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
+from sedimem.limits import MAX_JSON_DEPTH, MAX_METADATA_BYTES
 from sedimem.types._base import Model
 from sedimem.types.fields import StepCount
+from sedimem.types.shape import Metadata
 from sedimem.types.text import Label
 
 __all__ = [
@@ -49,8 +51,10 @@ class TaskState(Model):
         default=None, description="When the task state was first set."
     )
     updated_at: AwareDatetime | None = Field(default=None, description="When it last changed.")
-    metadata: dict[str, Any] = Field(
-        default_factory=dict, description="Free-form JSON object kept with the task."
+    metadata: Metadata = Field(
+        default_factory=dict,
+        description="Free-form JSON object kept with the task (nested at most "
+        f"{MAX_JSON_DEPTH} levels, at most {MAX_METADATA_BYTES} bytes).",
     )
 
 

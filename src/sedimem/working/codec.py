@@ -9,8 +9,9 @@ import json
 from typing import Any
 
 from sedimem.errors import LimitExceeded, ValidationError
-from sedimem.limits import MAX_KEY_CHARS
+from sedimem.limits import MAX_JSON_DEPTH, MAX_KEY_CHARS
 from sedimem.storage.working.base import Snapshot, StoredValue
+from sedimem.types.shape import allowed, depth_of, loads_stored, readable
 from sedimem.types.text import check_no_nul
 from sedimem.types.working import ScratchpadEntry, TaskState
 
@@ -21,6 +22,7 @@ __all__ = [
     "check_ttl",
     "decode_snapshot",
     "decode_task",
+    "decode_value",
     "encode_entry",
     "decode_entry",
     "encode_snapshot",
@@ -68,6 +70,10 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(","
 
 
 def encode_value(value: Any, max_bytes: int) -> str:
+    if depth_of(value) > MAX_JSON_DEPTH:  # before encoding: json recurses, this walk does not
+        raise ValidationError(
+            "value", f"nests more than {MAX_JSON_DEPTH} levels deep", allowed=allowed(max_bytes)
+        )
     try:
         text = _ENCODER.encode(value)
         size = len(text.encode())  # a lone surrogate (JSON "\ud800") fails here
@@ -75,13 +81,18 @@ def encode_value(value: Any, max_bytes: int) -> str:
         raise ValidationError(
             "value",
             f"is not JSON-serializable ({exc})",
-            allowed="JSON values (finite numbers, valid Unicode text)",
+            allowed=allowed(max_bytes),
         ) from exc
     if size > max_bytes:
         raise LimitExceeded(
             "value", f"encodes to {size} bytes", allowed=f"at most {max_bytes} bytes"
         )
     return text
+
+
+def decode_value(text: str) -> Any:
+    """A stored value (one an older version stored nested too deep made printable)."""
+    return readable(loads_stored(text), text)
 
 
 def encode_task(state: TaskState) -> dict[str, str]:
@@ -91,7 +102,7 @@ def encode_task(state: TaskState) -> dict[str, str]:
 def decode_task(fields: dict[str, str] | None) -> TaskState | None:
     if fields is None:
         return None
-    return TaskState.model_validate({name: json.loads(v) for name, v in fields.items()})
+    return TaskState.from_stored_data({name: loads_stored(v) for name, v in fields.items()})
 
 
 def encode_entry(entry: ScratchpadEntry) -> str:

@@ -86,7 +86,7 @@ class WorkingMemory:
     async def get(self, key: str, default: Any = None) -> Any:
         codec.check_key(key)
         text = await self._store.get(self._ref, key, self._clock.now())
-        return default if text is None else json.loads(text)
+        return default if text is None else codec.decode_value(text)
 
     async def delete(self, key: str) -> bool:
         codec.check_key(key)
@@ -103,7 +103,7 @@ class WorkingMemory:
 
     async def get_all(self) -> dict[str, Any]:
         items = await self._store.items(self._ref, self._clock.now())
-        return {k: json.loads(v.value) for k, v in sorted(items.items())}
+        return {k: codec.decode_value(v.value) for k, v in sorted(items.items())}
 
     async def entries(self) -> list[KeyEntry]:
         """The user keys, sorted, each with its value and the time it has left."""
@@ -112,7 +112,7 @@ class WorkingMemory:
         return [
             KeyEntry(
                 key=key,
-                value=json.loads(stored.value),
+                value=codec.decode_value(stored.value),
                 expires_at=None
                 if stored.expires_at is None
                 else utc_from_timestamp(stored.expires_at),

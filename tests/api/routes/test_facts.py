@@ -212,3 +212,26 @@ async def test_correct_invalidate_delete_by_id(
     assert (await client.delete(f"/v1/facts/{current}", headers=auth)).status_code == 204
     assert_problem(await client.get(f"/v1/facts/{current}", headers=auth), 404)
     assert_problem(await client.delete(f"/v1/facts/{current}", headers=auth), 404)
+
+
+async def test_a_fact_cites_only_episodes_the_key_may_read(
+    client: httpx.AsyncClient, memory: Memory
+) -> None:
+    ana = await bearer(memory, "acme", user="ana")
+    bob = await bearer(memory, "acme", user="bob")
+    other_tenant = await bearer(memory, "globex")
+    private = await client.post("/v1/episodes", json={"description": "ana's diary"}, headers=ana)
+    theirs = await client.post("/v1/episodes", json={"description": "x"}, headers=other_tenant)
+    for cited in (private.json()["id"], theirs.json()["id"], "no-such-id"):
+        body = {"statement": "bob likes Oslo", "source_episode_ids": [cited]}
+        refused = await client.post("/v1/facts", json=body, headers=bob)
+        assert_problem(refused, 422, "source_episode_ids")
+    assert (await client.get("/v1/facts/current", headers=bob)).json()["items"] == []
+    own = {"statement": "ana keeps a diary", "source_episode_ids": [private.json()["id"]]}
+    assert (await client.post("/v1/facts", json=own, headers=ana)).status_code == 201
+    # erasing ana then keeps what bob has, and ana's fact goes with her episode
+    admin_like = await bearer(memory, "acme")
+    await client.post("/v1/facts", json={"statement": "bob likes tea"}, headers=bob)
+    erased = await client.post("/v1/forget", json={"user": "ana"}, headers=admin_like)
+    assert erased.json()["facts"] == 1
+    assert len((await client.get("/v1/facts/current", headers=bob)).json()["items"]) == 1

@@ -59,6 +59,13 @@ async def test_background_job(
     # another tenant's key does not see the job
     other = await bearer(memory, "globex")
     assert_problem(await client.get(f"/v1/messages/jobs/{pending['job_id']}", headers=other), 404)
+    # nor does a key of the same tenant narrowed to another user (the job names ana's
+    # episodes and facts); ana's own narrowed key does
+    bob = await bearer(memory, "acme", user="bob")
+    assert_problem(await client.get(f"/v1/messages/jobs/{pending['job_id']}", headers=bob), 404)
+    ana = await bearer(memory, "acme", user="ana")
+    mine = await client.get(f"/v1/messages/jobs/{pending['job_id']}", headers=ana)
+    assert mine.json()["status"] == "done"
 
 
 async def test_bad_input(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
@@ -70,4 +77,4 @@ async def test_bad_input(client: httpx.AsyncClient, auth: dict[str, str]) -> Non
     assert_problem(await post([{"role": "robot", "content": "hi"}]), 422, "messages.0.role")
     later = (datetime.now(UTC) + timedelta(hours=2)).isoformat()
     future = await post([{"role": "user", "content": "hi", "timestamp": later}])
-    assert_problem(future, 422, "messages[0].timestamp")
+    assert_problem(future, 422, "messages.0.timestamp")

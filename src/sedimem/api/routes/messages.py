@@ -76,7 +76,8 @@ async def ingest_messages(body: MessagesIn, caller: Writer, memory: MemoryDep) -
 @router.get(
     "/jobs/{job_id}",
     summary="A background ingest's status",
-    description="Kept by the server process that took the ingest, for the caller's tenant.",
+    description="Kept by the server process that took the ingest, for the keys that may "
+    "read what it wrote (a key narrowed to another user gets 404).",
 )
 async def ingest_job(
     job_id: Annotated[
@@ -90,4 +91,4 @@ async def ingest_job(
     caller: Caller,
     memory: MemoryDep,
 ) -> IngestResult:
-    return memory.conversations.job(job_id, tenant=resolve(caller).tenant)
+    return memory.conversations.job(job_id, reader=resolve(caller))

@@ -85,13 +85,14 @@ class AdminTools:
         """Count what memory holds, learn from past episodes before a task or after
         failures (reflect), or see and declare which predicates hold one value at a time
         (a new value replaces the old)."""
+        # every report first: a scope outside the key's narrowing is refused (403)
+        scope = self._read.scope(
+            project=project, user=user, agent_type=agent_type, agent=agent, session=session
+        )
         if report == "predicates":
             return await self._predicates(declare, cardinality, format)
         if declare is not None:
             raise ValidationError("declare", "goes with report 'predicates'")
-        scope = self._read.scope(
-            project=project, user=user, agent_type=agent_type, agent=agent, session=session
-        )
         memory = self._read.memory
         if report == "reflect":
             found = await memory.reflect(

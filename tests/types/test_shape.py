@@ -1,0 +1,101 @@
+"""The shape of free-form JSON values (types/shape.py): the rules, once, for every writer."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from sedimem.errors import ValidationError
+from sedimem.limits import MAX_JSON_DEPTH, MAX_METADATA_BYTES
+from sedimem.scope import Scope
+from sedimem.types import Episode, TaskState
+from sedimem.types.edits import EpisodeChanges
+from sedimem.types.shape import (
+    check_shape,
+    depth_of,
+    dumps_deep,
+    find_flaw,
+    flatten_deep,
+    loads_stored,
+    readable,
+)
+
+
+def nested(depth: int) -> object:
+    value: object = 1
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        (nested(MAX_JSON_DEPTH + 1), "nests more than 64 levels deep (at a.a.a.a.a.a.a.a.…)"),
+        (nested(5000), "nests more than 64 levels"),  # no recursion: any depth is checked
+        ([[1, "\ud800"]], "holds text that is not valid Unicode (at 0.1)"),
+        ({"ok": {"\udfff": 1}}, "has a key that is not valid Unicode (at ok)"),
+        ({"x": math.nan}, "holds nan, which JSON cannot carry (at x)"),
+        ({"x": [1.0, -math.inf]}, "holds -inf"),
+        ({"x": "y" * MAX_METADATA_BYTES}, "encodes to 65545 bytes"),
+        ({(1, 2): 1}, "is not JSON"),
+    ],
+)
+def test_what_is_refused_and_where(value: object, words: str) -> None:
+    flaw = find_flaw(value, MAX_METADATA_BYTES)
+    assert flaw is not None
+    assert words in flaw.message
+
+
+def test_what_is_fine() -> None:
+    for value in (nested(MAX_JSON_DEPTH), {"é": "ü", "n": 10**400, "f": 1.5}, [], "x", None):
+        assert find_flaw(value, MAX_METADATA_BYTES) is None
+
+
+def test_every_record_refuses_alike_naming_the_field() -> None:
+    bad = {"x": math.inf}
+    for build in (
+        lambda: Episode(scope=Scope(tenant="t"), description="d", metadata=bad),
+        lambda: TaskState(task_id="t", metadata=bad),
+        lambda: EpisodeChanges(metadata=bad),
+    ):
+        with pytest.raises(ValidationError) as refused:
+            build()
+        assert refused.value.field == "metadata"
+        assert refused.value.allowed is not None
+        assert "nested at most 64 levels" in refused.value.allowed
+    with pytest.raises(ValidationError, match="value: nests more") as caught:
+        check_shape("value", nested(100), 1000)
+    assert caught.value.field == "value"
+
+
+def test_a_deep_stored_value_is_made_printable_and_nothing_is_lost() -> None:
+    deep = nested(300)
+    assert depth_of(deep) == 300
+    flat = readable(deep, json.dumps(deep))
+    assert depth_of(flat) == MAX_JSON_DEPTH
+    inner = flat
+    for _ in range(MAX_JSON_DEPTH - 1):
+        inner = inner["a"]  # type: ignore[index]
+    assert json.loads(inner["a"]) == nested(300 - MAX_JSON_DEPTH)  # type: ignore[index]
+    shallow = {"a": [1, {"b": None}]}
+    assert readable(shallow, json.dumps(shallow)) is shallow
+    assert flatten_deep(shallow) == shallow
+    for value in (shallow, [], {}, 'x"y', 1.5, [[[]]], {"k": [True, None]}):
+        assert dumps_deep(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    assert dumps_deep(nested(5000)).count("{") == 5000  # written at any depth
+
+
+def test_stored_json_parses_however_deep_the_caller_already_is() -> None:
+    text = '{"a":' * 700 + "1" + "}" * 700
+
+    def deep_in_a_stack(levels: int) -> object:
+        if levels:
+            return deep_in_a_stack(levels - 1)
+        with pytest.raises(RecursionError):
+            json.loads(text)  # what the reads did: too deep for the stack left here
+        return loads_stored(text)
+
+    assert depth_of(deep_in_a_stack(500)) == 700
