@@ -21,7 +21,7 @@ LAYERS = {
     "storage": 1,
     "embed": 2, "retrieval": 2, "llm": 2, "telemetry": 2,
     "working": 3, "longterm": 3, "memory": 3, "lifecycle": 3, "consolidation": 3,
-    "reflection": 3, "context": 3, "gdpr": 3, "evaluation": 3, "sync": 3, "blocks": 3,
+    "reflection": 3, "context": 3, "gdpr": 3, "evaluation": 3, "sync": 3, "runner": 3, "blocks": 3,
     "assembly": 3, "keys": 3, "footprint": 3, "conversation": 3,
     "testing": 4,
     "demo": 5, "cli": 5, "__main__": 5, "api": 5, "mcp": 5, "server": 5, "integrations": 5,
