@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from sedimem.errors import ValidationError
 
-__all__ = ["DEFAULT_SESSION_IDLE_SECONDS", "JOBS", "ConsolidationSettings", "session_idle_seconds"]
+__all__ = [
+    "DEFAULT_SESSION_IDLE_SECONDS",
+    "FRAMEWORK_KEY_PREFIXES",
+    "JOBS",
+    "ConsolidationSettings",
+    "session_idle_seconds",
+]
 
 #: The jobs ``Consolidator.run`` knows, in the order they run: sessions first, so the
 #: episodes of ended sessions feed the other jobs in the same run.
 JOBS = ("sessions", "facts", "procedures", "decay")
 
 DEFAULT_SESSION_IDLE_SECONDS = 3600.0
+
+#: The key prefixes of the framework integrations' state: a LangGraph thread
+#: (``sedimem.integrations.langgraph``) and an OpenAI Agents SDK session
+#: (``sedimem.integrations.openai_agents``). A test checks they match the integrations'.
+FRAMEWORK_KEY_PREFIXES = ("langgraph/", "openai-agents/")
 
 
 class ConsolidationSettings(BaseModel):
@@ -32,6 +45,22 @@ class ConsolidationSettings(BaseModel):
     #: a session unwritten this long is taken as ended by the ``sessions`` job; must be
     #: shorter than working memory's session TTL (None: 1 hour, or half the TTL if shorter)
     session_idle_seconds: float | None = Field(default=None, gt=0, le=365 * 86_400)
+    framework_key_prefixes: tuple[str, ...] = Field(
+        default=FRAMEWORK_KEY_PREFIXES,
+        description=(
+            "A session holding a key that starts with one of these is a framework's state "
+            "(a LangGraph thread, an OpenAI Agents session): the sessions job never removes "
+            "it, however long it idles."
+        ),
+    )
+    framework_sessions: Literal["keep", "file"] = Field(
+        default="keep",
+        description=(
+            "What the sessions job does with an idle framework session: `keep` leaves it "
+            "alone; `file` records it as an episode once, as for any idle session, and keeps "
+            "it."
+        ),
+    )
 
 
 def session_idle_seconds(settings: ConsolidationSettings, session_ttl_seconds: float) -> float:

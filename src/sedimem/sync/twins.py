@@ -160,9 +160,14 @@ class SyncMemoryMethods(Twin[Memory]):
     def longterm_store(self) -> LongTermStore:
         return self._target.longterm_store
 
-    def working(self, scope: Scope) -> SyncWorkingMemory:
+    def working(
+        self, scope: Scope, *, session_ttl_seconds: float | None = None
+    ) -> SyncWorkingMemory:
         """Blocking :meth:`sedimem.memory.Memory.working`."""
-        return SyncWorkingMemory(self._runner.call(self._target.working, scope), self._runner)
+        return SyncWorkingMemory(
+            self._runner.call(self._target.working, scope, session_ttl_seconds=session_ttl_seconds),
+            self._runner,
+        )
 
     def sessions(self, owner: Scope) -> list[Scope]:
         """Blocking :meth:`sedimem.memory.Memory.sessions`."""
