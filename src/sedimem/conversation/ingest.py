@@ -184,7 +184,24 @@ class Conversations:
 
         async def run() -> None:
             self._remember(job_id, scope.tenant, pending.model_copy(update={"status": "running"}))
-            result = await self._extract(stored, duplicates)
+            try:
+                result = await self._extract(stored, duplicates)
+            except BaseException as exc:
+                # whatever ends the job (a bug in an extractor, a cancellation at shutdown)
+                # is its end: never left "running"; the facts job reads the turns again
+                log.error("ingest job %s failed", job_id, exc_info=exc)
+                error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+                failed = pending.model_copy(
+                    update={
+                        "status": "failed",
+                        "error": error,
+                        "finished_at": utc_from_timestamp(self._clock.now()),
+                    }
+                )
+                self._remember(job_id, scope.tenant, failed)
+                if not isinstance(exc, Exception):
+                    raise  # a cancellation goes on; an error is recorded, not lost
+                return
             self._remember(job_id, scope.tenant, result.model_copy(update={"job_id": job_id}))
 
         task = asyncio.create_task(run(), name=f"ingest-{job_id}")
