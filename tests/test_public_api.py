@@ -149,3 +149,12 @@ def test_cli_help_imports_no_rendering_or_event_loop_modules() -> None:
     heavy = {"rich", "asyncio", "numpy", "pydantic", "markdown_it", "pygments", "sedimem.memory"}
     assert not {m for m in loaded if m in heavy or m.split(".")[0] in heavy}
     assert "sedimem.cli.app" in loaded
+
+
+def test_a_model_endpoint_failure_is_not_a_store_error() -> None:
+    from sedimem import errors
+
+    for name in ("ExtractionFailed", "ModelUnavailable"):
+        error = getattr(errors, name)
+        assert issubclass(error, errors.ModelError)
+        assert not issubclass(error, errors.StoreError), name
