@@ -15,7 +15,7 @@ The async methods are the implementation; the sync ones run them on the memory's
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
@@ -46,6 +46,9 @@ from sedimem.limits import KEPT_SESSION_TTL_SECONDS
 from sedimem.memory import Memory
 from sedimem.scope import Scope
 from sedimem.working.memory import WorkingMemory, check_session_ttl
+
+if TYPE_CHECKING:
+    from sedimem.integrations.langgraph.connection import SaverConnection
 
 __all__ = ["SedimemSaver"]
 
@@ -95,6 +98,30 @@ class SedimemSaver(BaseCheckpointSaver[int]):
         #: a thread's idle lifetime: kept until deleted, unless ``ttl_seconds`` is given
         self.ttl_seconds = KEPT_SESSION_TTL_SECONDS if ttl_seconds is None else ttl_seconds
         check_session_ttl(self.ttl_seconds)
+
+    @classmethod
+    def from_conn_string(
+        cls,
+        conn_string: str,
+        *,
+        scope: Scope | None = None,
+        store: str | None = None,
+        ttl_seconds: float | None = None,
+        **memory_options: Any,
+    ) -> SaverConnection:
+        """A saver on a memory of its own, opened from ``conn_string`` (the working store's
+        URL) for the length of a ``with`` or ``async with`` block, as LangGraph's savers
+        offer (see :mod:`sedimem.integrations.langgraph.connection`). ``memory_options``
+        go to ``Memory.open`` (``settings``, ``embedder``...)."""
+        from sedimem.integrations.langgraph.connection import SaverConnection
+
+        return SaverConnection(
+            conn_string,
+            scope=scope,
+            store=store,
+            ttl_seconds=ttl_seconds,
+            memory_options=memory_options,
+        )
 
     def _thread(self, thread_id: object) -> WorkingMemory:
         return self.memory.working(
