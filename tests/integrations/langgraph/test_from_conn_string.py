@@ -63,7 +63,7 @@ async def test_bad_arguments_close_what_was_opened(tmp_path: Path) -> None:
         async with SedimemSaver.from_conn_string(url, ttl_seconds=0, embedder=HashEmbedder()):
             pass
     with (
-        pytest.raises(ValidationError, match="scope.session"),
+        pytest.raises(ValidationError, match=r"scope\.session"),
         SedimemSaver.from_conn_string(url, scope=Scope(session="s"), embedder=HashEmbedder()),
     ):
         pass
