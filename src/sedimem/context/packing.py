@@ -36,10 +36,10 @@ from sedimem.context.render import render_heading, render_line, render_markdown,
 from sedimem.context.selection import Candidate, TierPlan
 from sedimem.context.tokens import Tokenizer, default_tokenizer, sanitize
 from sedimem.errors import ValidationError
+from sedimem.limits import MAX_BUDGET_TOKENS
 
 __all__ = ["MAX_BUDGET_TOKENS", "pack"]
 
-MAX_BUDGET_TOKENS = 1_000_000
 
 _RECOUNT = "removed after the exact recount of the rendered output"
 
