@@ -99,13 +99,8 @@ def test_imports_point_down_only() -> None:
             if target != top and any({top, target} <= group for group in INDEPENDENT):
                 problems.append(f"{rel}: independent siblings import each other ({target})")
             if top in INTERFACES and target in INTERFACES and target != top:
-                if f"sedimem.{top} -> sedimem.{target}" not in _ignored():
-                    problems.append(f"{rel}: interfaces must not import each other ({target})")
+                problems.append(f"{rel}: interfaces must not import each other ({target})")
     assert problems == []
-
-
-def _ignored() -> str:
-    return " ".join(_contracts()["interfaces"].get("ignore_imports", []))  # type: ignore[arg-type]
 
 
 def test_the_architecture_doc_quotes_the_layer_map() -> None:
