@@ -234,6 +234,7 @@ def _report(
                 tokens=c.cost,
                 score=c.item.score,
                 truncated=c.original_tokens is not None,
+                text=c.item.text,
             )
             for c in all_candidates
             if c.included
@@ -246,6 +247,7 @@ def _report(
                 score=c.item.score,
                 reason=c.reason or DropReason.OVER_QUOTA,
                 detail=c.detail,
+                excerpt=_excerpt(c.item.text),
             )
             for c in all_candidates
             if not c.included
@@ -261,3 +263,11 @@ def _report(
             if c.included and c.original_tokens is not None
         ],
     )
+
+
+#: How much of a dropped item's text its report entry shows.
+_EXCERPT_CHARS = 200
+
+
+def _excerpt(text: str) -> str:
+    return text if len(text) <= _EXCERPT_CHARS else text[: _EXCERPT_CHARS - 1] + "\u2026"
