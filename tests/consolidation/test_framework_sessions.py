@@ -11,6 +11,7 @@ from __future__ import annotations
 import uuid
 from typing import Any, TypedDict
 
+import pytest
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, interrupt
 
@@ -144,3 +145,15 @@ def test_the_framework_prefixes_are_the_integrations_own() -> None:
     assert any(openai_agents._PREFIX.startswith(p) for p in FRAMEWORK_KEY_PREFIXES)
     assert ConsolidationSettings().framework_key_prefixes == FRAMEWORK_KEY_PREFIXES
     assert ConsolidationSettings().framework_sessions == "keep"
+
+
+async def test_an_idle_lifetime_out_of_range_is_refused(env: Env) -> None:
+    from sedimem.errors import ValidationError
+    from sedimem.limits import KEPT_SESSION_TTL_SECONDS
+
+    memory = await env.open()
+    for bad in (0, -1.0, KEPT_SESSION_TTL_SECONDS * 2, "soon", True):
+        with pytest.raises(ValidationError, match="session_ttl_seconds"):
+            SedimemSaver(memory, Scope(tenant=new_tenant()), ttl_seconds=bad)  # type: ignore[arg-type]
+    with pytest.raises(ValidationError, match="session_ttl_seconds"):
+        memory.working(Scope(session="s"), session_ttl_seconds=0)

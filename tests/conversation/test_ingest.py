@@ -1,6 +1,7 @@
 """Ingesting chat turns on every long-term backend: episodes once per message, facts by the
 cardinality rules, endings, background jobs and bad input."""
 
+import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator
@@ -247,3 +248,26 @@ async def test_a_background_job_that_meets_an_unexpected_error_is_failed_not_run
         assert failed.error.startswith("RuntimeError: cannot read")
         assert failed.finished_at is not None
         assert failed.stored == pending.stored  # the turns stay filed
+
+
+class _StuckExtractor:
+    """An extractor waiting on a model that never answers."""
+
+    async def extract(self, episode: Episode) -> list[Fact]:
+        await asyncio.Event().wait()
+        return []
+
+
+async def test_a_background_job_cancelled_at_shutdown_is_failed_not_running(
+    memory_urls: tuple[str, str], scope: Scope
+) -> None:
+    working, store = memory_urls
+    memory = await Memory.open(
+        working=working, store=store, embedder=HashEmbedder(64), extractor=_StuckExtractor()
+    )
+    pending = await memory.ingest([turn("I work at Acme.", 0)], scope, background=True)
+    assert pending.job_id is not None
+    await memory.aclose()  # before the job started or while it ran: either way, ended
+    ended = memory.conversations.job(pending.job_id, tenant=scope.tenant)
+    assert ended.status == "failed"
+    assert ended.error == "CancelledError"
