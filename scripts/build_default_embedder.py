@@ -160,7 +160,9 @@ def write_license(out: Path) -> None:
 
 
 def locomo_recall(out: Path, path: Path) -> dict[str, float]:
-    """Vector-only evidence recall@10 on LoCoMo, protocol of shared/data/README.md."""
+    """Vector-only evidence recall@10 on LoCoMo (categories 1-4, questions with evidence):
+    of each question's evidence turns, any / the share among the top 10 of its
+    conversation's turns, and nDCG@10, averaged over the questions."""
     import numpy as np
     from model2vec import StaticModel
 

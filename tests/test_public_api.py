@@ -1,33 +1,50 @@
-"""The curated public surface and the layering rule of DESIGN.md section 4.
+"""The curated public surface, and the layer map of ``pyproject.toml`` applied in the test
+run.
 
-The full rule is the import-linter contracts in pyproject.toml (``make lint``); the check
-here keeps it in the test run too, per top-level package.
+The layer map is written once, in pyproject's import-linter contracts (``make lint``); this
+module reads it from there (and docs/architecture.md quotes it, checked here) rather than
+restating it.
 """
 
 import ast
 import importlib
 import pkgutil
+import tomllib
 from pathlib import Path
 
 import sedimem
 
 PACKAGE_ROOT = Path(sedimem.__file__).parent
+PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
+ARCHITECTURE = PYPROJECT.parent / "docs" / "architecture.md"
 
-# Layer of each top-level module or subpackage; imports may only point to the same
-# layer or a lower one (a higher number is a higher layer).
-LAYERS = {
-    "errors": 0, "scope": 0, "config": 0, "clock": 0, "ids": 0, "types": 0, "limits": 0,
-    "observe": 0, "access": 0, "settings": 0,
-    "storage": 1,
-    "embed": 2, "retrieval": 2, "llm": 2, "telemetry": 2,
-    "extraction": 2.5,  # below conversation and consolidation (both use it), above engines
-    "working": 3, "longterm": 3, "memory": 3, "lifecycle": 3, "consolidation": 3,
-    "reflection": 3, "context": 3, "gdpr": 3, "evaluation": 3, "sync": 3, "blocks": 3,
-    "assembly": 3, "keys": 3, "footprint": 3, "conversation": 3,
-    "testing": 4,
-    "demo": 5, "cli": 5, "__main__": 5, "api": 5, "mcp": 5, "server": 5, "integrations": 5,
-}  # fmt: skip
-INTERFACES = {"cli", "api", "mcp", "integrations"}
+
+def _contracts() -> dict[str, dict[str, object]]:
+    config = tomllib.loads(PYPROJECT.read_text())["tool"]["importlinter"]
+    return {contract["id"]: contract for contract in config["contracts"]}
+
+
+def _layer_map() -> tuple[dict[str, int], list[set[str]]]:
+    """Each top-level module's layer (higher: nearer the top), and the groups of ``|``
+    siblings (independent: they never import each other)."""
+    layers = _contracts()["layers"]["layers"]
+    assert isinstance(layers, list)
+    rank: dict[str, int] = {}
+    independent: list[set[str]] = []
+    for height, layer in enumerate(reversed(layers)):
+        members = {m.strip().removeprefix("sedimem.") for m in layer.replace("|", ":").split(":")}
+        for member in members:
+            rank[member] = height
+        if "|" in layer:
+            independent.append(members)
+    return rank, independent
+
+
+LAYERS, INDEPENDENT = _layer_map()
+INTERFACES = {
+    str(m).removeprefix("sedimem.")
+    for m in _contracts()["interfaces"]["modules"]  # type: ignore[attr-defined]
+}
 
 
 def test_all_names_exist_and_are_sorted() -> None:
@@ -74,16 +91,24 @@ def test_imports_point_down_only() -> None:
         top = rel.parts[0].removesuffix(".py")
         if top == "__init__":
             continue
-        assert top in LAYERS, f"{rel}: module not placed in a layer"
+        assert top in LAYERS, f"{rel}: module not placed in a layer of pyproject.toml"
         for target in _first_party_imports(path):
             assert target in LAYERS, f"{rel} imports unplaced sedimem.{target}"
             if LAYERS[target] > LAYERS[top]:
                 problems.append(f"{rel} imports sedimem.{target} (a higher layer)")
+            if target != top and any({top, target} <= group for group in INDEPENDENT):
+                problems.append(f"{rel}: independent siblings import each other ({target})")
             if top in INTERFACES and target in INTERFACES and target != top:
                 problems.append(f"{rel}: interfaces must not import each other ({target})")
-            if top == "storage" and LAYERS[target] >= 2:
-                problems.append(f"{rel}: a store must not import engines or services ({target})")
     assert problems == []
+
+
+def test_the_architecture_doc_quotes_the_layer_map() -> None:
+    """docs/architecture.md shows the contracts as pyproject.toml states them, verbatim."""
+    text = PYPROJECT.read_text()
+    start = text.index("[tool.importlinter]")
+    section = text[start : text.index("\n[tool.", start + 1)].strip()
+    assert f"```toml\n{section}\n```" in ARCHITECTURE.read_text()
 
 
 def test_import_sedimem_needs_no_framework() -> None:
@@ -150,3 +175,12 @@ def test_cli_help_imports_no_rendering_or_event_loop_modules() -> None:
     heavy = {"rich", "asyncio", "numpy", "pydantic", "markdown_it", "pygments", "sedimem.memory"}
     assert not {m for m in loaded if m in heavy or m.split(".")[0] in heavy}
     assert "sedimem.cli.app" in loaded
+
+
+def test_a_model_endpoint_failure_is_not_a_store_error() -> None:
+    from sedimem import errors
+
+    for name in ("ExtractionFailed", "ModelUnavailable"):
+        error = getattr(errors, name)
+        assert issubclass(error, errors.ModelError)
+        assert not issubclass(error, errors.StoreError), name

@@ -112,6 +112,8 @@ def test_demo_runs_offline(venv: Path, tmp_path: Path) -> None:
     env = {**OFFLINE, "SEDIMEM_HOME": str(tmp_path / "home")}
     out = _run([str(sedimem_cli), "demo"], cwd=tmp_path, env=env)
     assert out.strip()
+    assert not (tmp_path / "home").exists()  # its own temporary home
+    assert _run([str(sedimem_cli), "--version"], cwd=tmp_path, env=env).startswith("sedimem ")
 
 
 def test_readme_example_runs_offline(venv: Path, tmp_path: Path) -> None:

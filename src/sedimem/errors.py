@@ -11,10 +11,15 @@ kept as ``__cause__``::
     ├── Conflict                 the request contradicts stored state
     ├── PermissionDenied         outside the caller's tenant narrowing
     ├── ConfigurationError       settings or wiring are wrong (bad URL, embedder mismatch)
-    └── StoreError               a backing store failed (I/O, connection, protocol)
+    ├── StoreError               a backing store failed (I/O, connection, protocol)
+    │   └── StoreUnavailable     the store cannot be reached at all
+    │       └── OutageJournalFull  during an outage, the bounded journal of writes is full
+    └── ModelError               a model endpoint (chat, embeddings) gave no usable answer
         ├── ExtractionFailed     an LLM gave no valid answer for an episode after retries
-        └── StoreUnavailable     the store cannot be reached at all
-            └── OutageJournalFull  during an outage, the bounded journal of writes is full
+        └── ModelUnavailable     the endpoint cannot be reached, or stayed overloaded
+
+A model endpoint is not a store: its failures say so (REST: 502 ``model-error`` or 503
+``model-unavailable``, with ``Retry-After``), and nothing the stores hold is at fault.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ __all__ = [
     "ConfigurationError",
     "ExtractionFailed",
     "LimitExceeded",
+    "ModelError",
+    "ModelUnavailable",
     "SedimemError",
     "NotFound",
     "OutageJournalFull",
@@ -97,13 +104,27 @@ class StoreError(SedimemError):
     """A backing store failed while serving a request."""
 
 
-class ExtractionFailed(StoreError):
+class ModelError(SedimemError):
+    """A model endpoint (an OpenAI-compatible chat or embeddings API) failed: its answer was
+    unusable, or it could not be had. ``retry_after`` is when to try again, in seconds, if
+    the endpoint said (``Retry-After``) or a retry is worth it at all."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        self.retry_after = retry_after
+        super().__init__(message)
+
+
+class ExtractionFailed(ModelError):
     """A model's replies for one input were not valid JSON of the expected shape, every
     time it was asked (``attempts``); nothing was extracted from them."""
 
-    def __init__(self, message: str, *, attempts: int) -> None:
+    def __init__(self, message: str, *, attempts: int, retry_after: float | None = None) -> None:
         self.attempts = attempts
-        super().__init__(message)
+        super().__init__(message, retry_after=retry_after)
+
+
+class ModelUnavailable(ModelError):
+    """A model endpoint could not be reached, or kept answering 429/5xx, after retries."""
 
 
 class StoreUnavailable(StoreError):

@@ -9,6 +9,7 @@ server's settings (the request body size, the page size cap) is not here: it is 
 from __future__ import annotations
 
 __all__ = [
+    "KEPT_SESSION_TTL_SECONDS",
     "FUTURE_TOLERANCE_SECONDS",
     "MAX_ACTIONS",
     "MAX_BASELINE_DAYS",
@@ -121,6 +122,9 @@ MAX_KEY_CHARS = 256
 MAX_TTL_SECONDS = 365 * 24 * 3600.0
 #: A checkpoint's (or a pause's) description.
 MAX_CHECKPOINT_DESCRIPTION_CHARS = 1024
+#: The idle lifetime of a framework's state (a LangGraph thread, an OpenAI Agents session)
+#: given none: a century, that is kept until it is deleted or erased.
+KEPT_SESSION_TTL_SECONDS = 100 * 365 * 24 * 3600.0
 
 # -- pinned blocks ---------------------------------------------------------------------------
 

@@ -290,10 +290,16 @@ class Memory:
     def longterm_store(self) -> LongTermStore:
         return self._given[1]
 
-    def working(self, scope: Scope) -> WorkingMemory:
-        """The working memory of a session scope."""
+    def working(self, scope: Scope, *, session_ttl_seconds: float | None = None) -> WorkingMemory:
+        """The working memory of a session scope; ``session_ttl_seconds`` overrides the
+        configured idle lifetime for this handle's writes (framework state is kept for
+        :data:`~sedimem.limits.KEPT_SESSION_TTL_SECONDS`)."""
         return WorkingMemory(
-            self._working_store, scope, settings=self.settings.working, clock=self._clock
+            self._working_store,
+            scope,
+            settings=self.settings.working,
+            clock=self._clock,
+            session_ttl_seconds=session_ttl_seconds,
         )
 
     async def sessions(self, owner: Scope) -> list[Scope]:

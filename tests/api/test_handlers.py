@@ -13,7 +13,10 @@ from sedimem.api.problems import phrase
 from sedimem.errors import (
     ConfigurationError,
     Conflict,
+    ExtractionFailed,
     LimitExceeded,
+    ModelError,
+    ModelUnavailable,
     NotFound,
     PermissionDenied,
     SedimemError,
@@ -31,6 +34,15 @@ ERRORS: list[tuple[Exception, int, str]] = [
     (PermissionDenied("not yours"), 403, "permission-denied"),
     (StoreUnavailable("redis://secret-host down"), 503, "store-unavailable"),
     (StoreError("SELECT went wrong on secret-host"), 502, "store-error"),
+    # a model endpoint is not a store: its own problem types, and a retry hint
+    (
+        ModelUnavailable("chat endpoint http://secret-host down", retry_after=2.5),
+        503,
+        "model-unavailable",
+    ),
+    (ModelUnavailable("embedding endpoint http://secret-host down"), 503, "model-unavailable"),
+    (ModelError("chat endpoint http://secret-host answered HTML"), 502, "model-error"),
+    (ExtractionFailed("secret-host: no valid facts JSON", attempts=3), 502, "model-error"),
     (ConfigurationError("bad wiring"), 500, "configuration"),
     (SedimemError("something"), 500, "internal"),
     (RuntimeError("a bug"), 500, "internal"),
@@ -70,8 +82,11 @@ async def test_errors_map_to_statuses(
     if isinstance(error, ValidationError):
         assert problem["field"] == error.field
         assert problem["allowed"] == error.allowed
-    if isinstance(error, StoreUnavailable):
-        assert response.headers["retry-after"] == "1"
+    if isinstance(error, StoreUnavailable | ModelError):
+        asked = error.retry_after if isinstance(error, ModelError) else None
+        assert response.headers["retry-after"] == ("3" if asked == 2.5 else "1")
+    else:
+        assert "retry-after" not in response.headers
 
 
 async def test_http_errors_are_problems(client: httpx.AsyncClient) -> None:

@@ -12,6 +12,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
+from sedimem.access import Access
 from sedimem.cli import app as cli
 from sedimem.limits import MAX_JSON_DEPTH
 from sedimem.longterm import records
@@ -70,7 +71,7 @@ async def test_every_read_of_a_deep_value_answers(
     ]
     for answer in reads:
         assert answer.status_code == 200, (answer.request.url, answer.text[:300])
-    report = await memory.consolidate("acme")
+    report = await memory.consolidate(Access.local("acme"))
     assert [(j.job, j.status) for j in report.jobs if j.status == "failed"] == []
 
 

@@ -12,7 +12,8 @@ from sedimem.cli import app
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("SEDIMEM_HOME", str(tmp_path))
-    assert CliRunner().invoke(app, ["demo"]).exit_code == 0  # ana's memories, tenant default
+    demo = CliRunner().invoke(app, ["demo", "--home", str(tmp_path)])
+    assert demo.exit_code == 0  # ana's memories, tenant default
     return tmp_path
 
 

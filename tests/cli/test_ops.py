@@ -1,6 +1,7 @@
 import asyncio
 import json
 import re
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from sedimem.types.longterm import Episode
 
 def test_demo_runs_on_the_embedded_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SEDIMEM_HOME", str(tmp_path))
-    result = CliRunner().invoke(app, ["demo"])
+    result = CliRunner().invoke(app, ["demo", "--home", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "resumed: destination='Oslo'" in result.output
     assert "one episode recorded" in result.output
@@ -24,6 +25,32 @@ def test_demo_runs_on_the_embedded_default(tmp_path: Path, monkeypatch: pytest.M
     assert "You plan trips carefully" in result.output  # the pinned block leads the context
     assert "sqlite" in result.output
     assert (tmp_path / "sedimem.db").exists()
+
+
+def test_demo_leaves_the_default_home_untouched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run twice, the demo adds nothing to the user's store: its home is temporary."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("SEDIMEM_HOME", str(home))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    for _ in range(2):
+        result = CliRunner().invoke(app, ["demo"])
+        assert result.exit_code == 0, result.output
+        assert "Booked the train to Oslo" in result.output
+        assert "temporary" in result.output
+        assert str(tmp_path / "tmp") in result.output
+    assert not home.exists()
+    assert list((tmp_path / "tmp").glob("sedimem-demo-*")) == []  # removed at the end
+
+
+def test_version_prints_the_version() -> None:
+    import sedimem
+
+    result = CliRunner().invoke(app, ["--version"])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == f"sedimem {sedimem.__version__}"
 
 
 def test_demo_on_other_stores(tmp_path: Path) -> None:
@@ -51,7 +78,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_stats_counts_what_the_demo_wrote(home: Path) -> None:
     runner = CliRunner()
-    assert runner.invoke(app, ["demo"]).exit_code == 0
+    assert runner.invoke(app, ["demo", "--home", str(home)]).exit_code == 0
     result = runner.invoke(app, ["stats", "--tenant", "default", "--user", "ana"])
     assert result.exit_code == 0, result.output
     assert re.search(r"episodes\s*│\s*2\b", result.output), result.output
@@ -69,7 +96,7 @@ def test_stats_counts_what_the_demo_wrote(home: Path) -> None:
 
 def test_consolidate_reports_each_job_and_dry_run_changes_nothing(home: Path) -> None:
     runner = CliRunner()
-    assert runner.invoke(app, ["demo"]).exit_code == 0
+    assert runner.invoke(app, ["demo", "--home", str(home)]).exit_code == 0
     dry = runner.invoke(app, ["consolidate", "--dry-run"])
     assert dry.exit_code == 0, dry.output
     assert "(dry run)" in dry.output

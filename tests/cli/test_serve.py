@@ -36,7 +36,8 @@ def test_first_start_prints_the_key_once_with_a_curl_example(
     out = capsys.readouterr().out
     assert "http://127.0.0.1:8077/docs" in out
     assert "http://127.0.0.1:8077/mcp" in out
-    assert out.count("sdm_" + "s" * 43) == 2  # the key, and the same key in the curl line
+    assert out.count("sdm_" + "s" * 43) == 3  # the key, and the same key in both curl lines
+    assert "curl -s -X POST http://127.0.0.1:8077/v1/messages" in out
     assert "curl -s -X POST http://127.0.0.1:8077/v1/recall" in out
 
 
@@ -85,3 +86,35 @@ def test_serve_workers_on_a_busy_port_exits_1_with_the_reason(home: Path) -> Non
 def test_serve_workers_needs_two_or_more(home: Path) -> None:
     with pytest.raises(ConfigurationError, match="--workers 1"):
         serve_workers(Settings(), announce=_announce, host="127.0.0.1", port=0, workers=1)
+
+
+@pytest.mark.slow
+def test_the_banner_example_works_as_printed_against_a_real_server() -> None:
+    """The two curl lines of the first start's banner, run by a shell as printed: the
+    second finds what the first filed for the user it names."""
+    import json
+    import shutil
+    import subprocess
+
+    from sedimem.testing import SedimemServer
+
+    if shutil.which("curl") is None:
+        pytest.skip("curl is not installed")
+    with SedimemServer() as server:
+        lines = [
+            line.strip() for line in server.output.splitlines() if line.strip().startswith("curl")
+        ]
+        assert len(lines) == 2, server.output
+        answers = [
+            subprocess.run(
+                ["bash", "-c", line], capture_output=True, text=True, check=True, timeout=60
+            ).stdout
+            for line in lines
+        ]
+    filed = json.loads(answers[0])
+    assert filed["status"] == "done"
+    assert len(filed["stored"]) == 1
+    recalled = json.loads(answers[1])
+    texts = json.dumps(recalled)
+    assert "Lisbon" in texts
+    assert any(recalled[tier] for tier in ("facts", "episodes")), recalled

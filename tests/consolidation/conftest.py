@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from sedimem.config import Settings, WorkingSettings
 from sedimem.consolidation import ConsolidationSettings
 from sedimem.embed import HashEmbedder
 from sedimem.longterm.stores import open_longterm_store
@@ -48,8 +49,9 @@ class Env:
 
         return RedisWorkingStore.from_url(self.working_url)
 
-    async def open(self, **settings: object) -> Memory:
-        """A Memory on the shared stores (its own handles), with the test's idle threshold."""
+    async def open(self, *, session_ttl: float | None = None, **settings: object) -> Memory:
+        """A Memory on the shared stores (its own handles), with the test's idle threshold
+        (and working memory's session TTL, when given)."""
         working = await self.open_working()
         longterm = await open_longterm_store(self.store_url)
         await longterm.bind_embedder(EMBEDDER.name, EMBEDDER.dimension)
@@ -58,6 +60,9 @@ class Env:
             longterm,
             EMBEDDER,
             clock=self.clock,
+            settings=None
+            if session_ttl is None
+            else Settings(working=WorkingSettings(session_ttl_seconds=session_ttl)),
             consolidation=ConsolidationSettings.model_validate(
                 {"session_idle_seconds": self.idle, **settings}
             ),

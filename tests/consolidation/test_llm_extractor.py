@@ -9,7 +9,7 @@ import pytest
 
 from sedimem.config import Settings
 from sedimem.consolidation import OpenAIChatExtractor
-from sedimem.errors import ConfigurationError, ExtractionFailed, StoreError, StoreUnavailable
+from sedimem.errors import ConfigurationError, ExtractionFailed, ModelError, ModelUnavailable
 from sedimem.extraction.llm import parse_facts
 from sedimem.scope import Scope
 from sedimem.testing.llm_server import ScriptedLLMServer
@@ -149,7 +149,7 @@ async def test_a_retry_after_past_the_cap_is_not_waited_for(
 ) -> None:
     llm_server.script_chat({"status": 429, "headers": {"Retry-After": "3600"}})
     async with extractor(llm_server, max_retry_after=5) as x:
-        with pytest.raises(StoreUnavailable, match="asked to retry after 3600 s"):
+        with pytest.raises(ModelUnavailable, match="asked to retry after 3600 s"):
             await x.extract(EPISODE)
         assert x.usage.failures == 1
     assert len(llm_server.requests("chat")) == 1
@@ -168,19 +168,19 @@ async def test_http_errors_are_translated(llm_server: ScriptedLLMServer) -> None
     llm_server.script_chat({"status": 503}, {"content": GOOD})
     assert len(await x.extract(EPISODE)) == 2  # a 5xx is retried
     llm_server.script_chat({"status": 500}, {"status": 500})
-    with pytest.raises(StoreUnavailable, match="after 2 attempt"):
+    with pytest.raises(ModelUnavailable, match="after 2 attempt"):
         await x.extract(EPISODE)
     llm_server.script_chat({"status": 401})
     with pytest.raises(ConfigurationError, match="HTTP 401"):
         await x.extract(EPISODE)
     llm_server.script_chat({"body": {"choices": []}})
-    with pytest.raises(StoreError, match="malformed"):
+    with pytest.raises(ModelError, match="malformed"):
         await x.extract(EPISODE)
     llm_server.script_chat({"body": {"choices": [{"message": {"content": None}}]}})
-    with pytest.raises(StoreError, match="no message content"):
+    with pytest.raises(ModelError, match="no message content"):
         await x.extract(EPISODE)
     llm_server.script_chat({"raw": "<html>oops</html>"})
-    with pytest.raises(StoreError, match="not JSON"):
+    with pytest.raises(ModelError, match="not JSON"):
         await x.extract(EPISODE)
     assert x.usage.failures == 5
     await x.aclose()
@@ -243,7 +243,7 @@ async def test_unreachable_and_bad_configuration() -> None:
         OpenAIChatExtractor("http://127.0.0.1:1/v1", "")
     x = OpenAIChatExtractor("http://127.0.0.1:1/v1", "m", retry_wait=0, max_retries=0)
     assert x.url == "http://127.0.0.1:1/v1/chat/completions"
-    with pytest.raises(StoreUnavailable):
+    with pytest.raises(ModelUnavailable):
         await x.extract(EPISODE)
     await x.aclose()
 

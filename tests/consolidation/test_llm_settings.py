@@ -121,7 +121,7 @@ async def test_an_unreachable_llm_fails_the_job_and_the_next_run_resumes(
         llm_server.script_chat({"status": 500}, {"status": 503})
         failed = (await memory.consolidate(Access.local("t"), jobs=["facts"])).job("facts")
         assert failed.status == "failed"
-        assert "StoreUnavailable" in (failed.error or "")
+        assert "ModelUnavailable" in (failed.error or "")
         assert failed.counts_in["llm_failures"] == 1
         assert failed.counts_in["llm_retries"] == 1
         llm_server.script_chat(reply(("Ana", "likes", "tea")))

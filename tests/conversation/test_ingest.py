@@ -1,6 +1,7 @@
 """Ingesting chat turns on every long-term backend: episodes once per message, facts by the
 cardinality rules, endings, background jobs and bad input."""
 
+import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator
@@ -16,6 +17,7 @@ from sedimem.errors import NotFound, ValidationError
 from sedimem.memory import Memory
 from sedimem.scope import Scope
 from sedimem.testing.llm_server import ScriptedLLMServer
+from sedimem.types import Episode, Fact
 from sedimem.types.conversation import MAX_MESSAGE_CHARS, MAX_MESSAGES, Message
 from sedimem.types.longterm import Outcome
 
@@ -267,3 +269,51 @@ async def test_kind_of_names_the_kind_of_an_id_within_the_tenant(
             await memory.kind_of(missing, where)
     with pytest.raises(ValidationError, match="id"):
         await memory.kind_of("a\x00b", scope)
+
+
+class _BrokenExtractor:
+    """A custom extractor with a bug: it raises what is not a SedimemError."""
+
+    async def extract(self, episode: Episode) -> list[Fact]:
+        raise RuntimeError(f"cannot read {episode.id}")
+
+
+async def test_a_background_job_that_meets_an_unexpected_error_is_failed_not_running(
+    memory_urls: tuple[str, str], scope: Scope
+) -> None:
+    working, store = memory_urls
+    async with await Memory.open(
+        working=working, store=store, embedder=HashEmbedder(64), extractor=_BrokenExtractor()
+    ) as memory:
+        pending = await memory.ingest([turn("I work at Acme.", 0)], scope, background=True)
+        assert pending.job_id is not None
+        await memory.conversations.wait()
+        failed = memory.conversations.job(pending.job_id, tenant=scope.tenant)
+        assert failed.status == "failed"
+        assert failed.error is not None
+        assert failed.error.startswith("RuntimeError: cannot read")
+        assert failed.finished_at is not None
+        assert failed.stored == pending.stored  # the turns stay filed
+
+
+class _StuckExtractor:
+    """An extractor waiting on a model that never answers."""
+
+    async def extract(self, episode: Episode) -> list[Fact]:
+        await asyncio.Event().wait()
+        return []
+
+
+async def test_a_background_job_cancelled_at_shutdown_is_failed_not_running(
+    memory_urls: tuple[str, str], scope: Scope
+) -> None:
+    working, store = memory_urls
+    memory = await Memory.open(
+        working=working, store=store, embedder=HashEmbedder(64), extractor=_StuckExtractor()
+    )
+    pending = await memory.ingest([turn("I work at Acme.", 0)], scope, background=True)
+    assert pending.job_id is not None
+    await memory.aclose()  # before the job started or while it ran: either way, ended
+    ended = memory.conversations.job(pending.job_id, tenant=scope.tenant)
+    assert ended.status == "failed"
+    assert ended.error == "CancelledError"

@@ -23,8 +23,8 @@ from sedimem.embed import Embedder, HashEmbedder
 from sedimem.embed.openai import OpenAIEmbedder
 from sedimem.errors import (
     ConfigurationError,
-    StoreError,
-    StoreUnavailable,
+    ModelError,
+    ModelUnavailable,
     ValidationError,
 )
 
@@ -181,7 +181,7 @@ async def test_async_retries_429_and_503(server: EmbeddingServer) -> None:
 
 def test_persistent_5xx_becomes_store_unavailable(server: EmbeddingServer) -> None:
     server.script += [Scripted(502, {"error": "bad gateway"})] * 3
-    with client(server, max_retries=2) as embedder, pytest.raises(StoreUnavailable) as info:
+    with client(server, max_retries=2) as embedder, pytest.raises(ModelUnavailable) as info:
         embedder.embed(["never works"])
     assert "after 3 attempt(s)" in str(info.value)
     assert "HTTP 502" in str(info.value)
@@ -192,7 +192,7 @@ def test_persistent_5xx_becomes_store_unavailable(server: EmbeddingServer) -> No
 async def test_async_persistent_5xx_becomes_store_unavailable(server: EmbeddingServer) -> None:
     server.script += [Scripted(500, {"error": "down"})] * 2
     async with client(server, max_retries=1) as embedder:
-        with pytest.raises(StoreUnavailable):
+        with pytest.raises(ModelUnavailable):
             await embedder.aembed(["never works"])
 
 
@@ -230,9 +230,9 @@ async def test_async_404_on_a_wrong_base_url(server: EmbeddingServer) -> None:
 )
 def test_malformed_response_is_a_store_error(server: EmbeddingServer, body: Any) -> None:
     server.script.append(Scripted(200, body))
-    with client(server) as embedder, pytest.raises(StoreError, match="embedding endpoint") as info:
+    with client(server) as embedder, pytest.raises(ModelError, match="embedding endpoint") as info:
         embedder.embed(["shape check"])
-    assert not isinstance(info.value, StoreUnavailable)
+    assert not isinstance(info.value, ModelUnavailable)
     assert len(server.requests) == 1  # a malformed answer is not retried
 
 
@@ -247,7 +247,7 @@ def test_non_finite_and_uneven_rows_are_malformed(server: EmbeddingServer) -> No
     )
     with client(server) as embedder:
         for _ in range(2):
-            with pytest.raises(StoreError, match="malformed"):
+            with pytest.raises(ModelError, match="malformed"):
                 embedder.embed(["a", "b"])
 
 
@@ -256,7 +256,7 @@ def test_repeated_index_is_malformed(server: EmbeddingServer) -> None:
     server.script.append(
         Scripted(200, {"data": [{"index": 0, "embedding": row}, {"index": 0, "embedding": row}]})
     )
-    with client(server) as embedder, pytest.raises(StoreError, match="index"):
+    with client(server) as embedder, pytest.raises(ModelError, match="index"):
         embedder.embed(["a", "b"])
 
 
@@ -281,7 +281,7 @@ def test_connection_refused_becomes_store_unavailable() -> None:
     embedder = OpenAIEmbedder(
         f"http://127.0.0.1:{port}/v1", "m", dimension=4, max_retries=1, retry_wait=0.01
     )
-    with embedder, pytest.raises(StoreUnavailable, match="ConnectError"):
+    with embedder, pytest.raises(ModelUnavailable, match="ConnectError"):
         embedder.embed(["nobody listens"])
 
 
@@ -292,14 +292,14 @@ async def test_async_connection_refused_becomes_store_unavailable() -> None:
     async with OpenAIEmbedder(
         f"http://127.0.0.1:{port}/v1", "m", dimension=4, max_retries=0
     ) as embedder:
-        with pytest.raises(StoreUnavailable, match="1 attempt"):
+        with pytest.raises(ModelUnavailable, match="1 attempt"):
             await embedder.aembed(["nobody listens"])
 
 
 def test_timeout_is_retried_then_store_unavailable(server: EmbeddingServer) -> None:
     server.script += [Scripted(200, {"data": []}, delay=1.0)] * 2
     embedder = client(server, timeout=0.2, max_retries=1)
-    with embedder, pytest.raises(StoreUnavailable, match="Timeout"):
+    with embedder, pytest.raises(ModelUnavailable, match="Timeout"):
         embedder.embed(["slow"])
     assert len(server.requests) == 2
 

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from sedimem.access import Access
 from sedimem.config import Settings
 from sedimem.errors import SedimemError, ValidationError
 from sedimem.memory import Memory
@@ -258,5 +259,5 @@ async def test_hostile_values_through_the_python_api(python_urls: StoreUrls, tmp
         await memory.facts.recall("s", scope=scope)
         await memory.working(session).get_all()
         await memory.assemble("d s", scope=scope, budget_tokens=1000)
-        report = await memory.consolidate("hostile-python")
+        report = await memory.consolidate(Access.local("hostile-python"))
         assert [j.job for j in report.jobs if j.status == "failed"] == []

@@ -1,6 +1,6 @@
 """Journeys across sessions: what one session learns, the next one knows.
 
-Long-term memory outlives its session (DESIGN.md section 3, "Visibility rule"): a fact, an
+Long-term memory outlives its session (docs/longterm.md, "Visibility"): a fact, an
 episode, a lesson filed in session 1 is in session 2's assembled context, and an episode is
 found by the words of its session's goal.
 """

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from sedimem.embed.openai import OpenAIEmbedder
-from sedimem.errors import StoreUnavailable
+from sedimem.errors import ModelUnavailable
 from sedimem.llm.http import retry_after_seconds
 from sedimem.llm.usage import Usage
 from sedimem.testing.llm_server import ScriptedLLMServer
@@ -52,7 +52,7 @@ def test_the_sync_embedder_honours_retry_after_and_counts(
         assert times[1] - times[0] >= 0.9
         llm_server.script_embeddings({"status": 503, "headers": {"Retry-After": "100"}})
         started = time.monotonic()
-        with pytest.raises(StoreUnavailable, match="asked to retry after 100 s"):
+        with pytest.raises(ModelUnavailable, match="asked to retry after 100 s"):
             embedder.embed(["again"])
         assert time.monotonic() - started < 30  # the cap (60 s) was not waited for
         assert embedder.usage.failures == 1

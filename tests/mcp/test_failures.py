@@ -9,7 +9,7 @@ from typing import Any, NoReturn
 import pytest
 from mcp.client import Client
 
-from sedimem.errors import StoreError, StoreUnavailable
+from sedimem.errors import ExtractionFailed, ModelUnavailable, StoreError, StoreUnavailable
 from sedimem.mcp import build_server
 from sedimem.mcp.access import request_key, request_scoped_key
 from sedimem.mcp.tools.base import time_range
@@ -44,13 +44,21 @@ async def test_a_crash_is_a_generic_tool_error_and_is_logged(
     [
         (StoreUnavailable("redis at 10.0.0.7:6379 refused"), "unavailable right now; retry later"),
         (StoreError("disk /var/lib/x full"), "failed to serve this call; retry later"),
+        (
+            ModelUnavailable("chat endpoint http://10.0.0.7/v1 refused", retry_after=30),
+            "the model endpoint (LLM) is unavailable right now; retry in 30 s",
+        ),
+        (
+            ExtractionFailed("episode e: reply from /var/llm not JSON", attempts=3),
+            "the model endpoint (LLM) gave no usable answer; retry later",
+        ),
     ],
 )
 async def test_store_failures_do_not_leak_deployment_details(
     memory: Memory,
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
-    error: StoreError,
+    error: Exception,
     expected: str,
 ) -> None:
     async with client_as(memory, local_key()) as client:

@@ -1,4 +1,5 @@
-"""What a host receives from ``tools/list``: at most 10 tools, at most 12 KB in all."""
+"""What a host receives from ``tools/list``: at most 10 tools, at most 16 KB in all, every
+argument described."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from sedimem.memory import Memory
 from tests.mcp.conftest import client_as, local_key
 
 MAX_TOOLS = 10
-MAX_TOOLS_LIST_BYTES = 12_000
+# every argument described, in a few words (issue 25: 11.8 KB before the descriptions)
+MAX_TOOLS_LIST_BYTES = 16_000
 
 
 async def test_tools_list_is_small_enough_for_every_prompt(memory: Memory) -> None:
@@ -34,6 +36,7 @@ async def test_schemas_state_limits_and_when_to_use_each_tool(memory: Memory) ->
         assert '"title"' not in schema
         assert '"null"' not in schema
         assert tool.input_schema["properties"]["format"] == {
+            "description": "Answer as text or json.",
             "enum": ["text", "json"],
             "type": "string",
         }
@@ -58,3 +61,19 @@ async def test_schemas_state_limits_and_when_to_use_each_tool(memory: Memory) ->
     assert tools["update_memory"].annotations.destructive_hint is False
     for word in ("project", "user", "session", "json"):
         assert word in INSTRUCTIONS
+
+
+async def test_every_argument_of_every_tool_is_described(memory: Memory) -> None:
+    async with client_as(memory, local_key()) as client:
+        tools = (await client.list_tools()).tools
+    undescribed = [
+        f"{tool.name}.{name}"
+        for tool in tools
+        for name, argument in tool.input_schema["properties"].items()
+        if not argument.get("description")
+    ]
+    assert undescribed == []
+    by_name = {t.name: t.input_schema["properties"] for t in tools}
+    # the same words as REST's, and the truth: an unset TTL is the session's lifetime
+    assert "as long as the session" in by_name["working_memory"]["ttl_seconds"]["description"]
+    assert "private" in by_name["recall"]["user"]["description"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Sequence
 
 from fastapi import FastAPI, Request
@@ -21,18 +22,29 @@ from sedimem.api.problems import (
     respond,
 )
 from sedimem.api.validation import allowed_for, problem_for_request
-from sedimem.errors import SedimemError, StoreUnavailable
+from sedimem.errors import ModelError, SedimemError, StoreUnavailable
 
-__all__ = ["allowed_methods", "http_error", "install"]
+__all__ = ["allowed_methods", "http_error", "install", "retry_after"]
 
 logger = logging.getLogger("sedimem.api")
 
 _METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
 
 
+def _retried(exc: SedimemError) -> bool:
+    return isinstance(exc, StoreUnavailable | ModelError)
+
+
+def retry_after(exc: SedimemError) -> str:
+    """``Retry-After`` for a failure worth retrying: what a model endpoint asked for (whole
+    seconds, at least 1), else 1 s."""
+    asked = exc.retry_after if isinstance(exc, ModelError) else None
+    return str(max(1, math.ceil(asked))) if asked is not None else "1"
+
+
 async def _sedimem_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, SedimemError)
-    headers = {"Retry-After": "1"} if isinstance(exc, StoreUnavailable) else None
+    headers = {"Retry-After": retry_after(exc)} if _retried(exc) else None
     problem = problem_for(exc)
     if problem.field is not None and problem.allowed is None:
         # the rule that failed said nothing of what is allowed: the schema may

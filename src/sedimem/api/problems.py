@@ -19,6 +19,8 @@ from sedimem.api.request_id import current_request_id
 from sedimem.errors import (
     ConfigurationError,
     Conflict,
+    ModelError,
+    ModelUnavailable,
     NotFound,
     PermissionDenied,
     SedimemError,
@@ -115,6 +117,8 @@ _STATUSES: tuple[tuple[type[SedimemError], int, str, str], ...] = (
     (PermissionDenied, 403, "permission-denied", "Forbidden"),
     (StoreUnavailable, 503, "store-unavailable", "Store unavailable"),
     (StoreError, 502, "store-error", "Store error"),
+    (ModelUnavailable, 503, "model-unavailable", "Model endpoint unavailable"),
+    (ModelError, 502, "model-error", "Model endpoint failed"),
     (ConfigurationError, 500, "configuration", "Server misconfigured"),
     (SedimemError, 500, "internal", "Internal error"),
 )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from sedimem.cli import data, ops, serve, worker
@@ -18,6 +20,27 @@ app = typer.Typer(
     # highlighting and traceback modules, which made `sedimem --help` take ~1 s.
     rich_markup_mode=None,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        import sedimem
+
+        typer.echo(f"sedimem {sedimem.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Print the version and exit.", is_eager=True, callback=_print_version
+        ),
+    ] = False,
+) -> None:
+    """Layered memory for AI agents: serve it (REST + MCP), inspect it, erase or export it."""
+
 
 app.command()(serve.serve)
 app.command()(serve.mcp)

@@ -137,15 +137,35 @@ def demo(
     ] = None,
     working: Working = None,
     store: Store = None,
+    home: Annotated[
+        Path | None,
+        typer.Option(
+            help="Keep what the demo writes in this home's SQLite file (default: a temporary "
+            "home, removed at the end; your own store is left untouched)."
+        ),
+    ] = None,
 ) -> None:
     """A scripted agent: spawn, work, pause, resume, terminate, recall, assemble context."""
+    import tempfile
+
     from sedimem.demo import run_demo
 
-    async def main() -> None:
-        async with open_memory(working or url, store or url) as memory:
+    async def main(default: str | None) -> None:
+        async with open_memory(working or url or default, store or url or default) as memory:
             await run_demo(memory, console.get())
 
-    run(main())
+    if home is not None:
+        home.mkdir(parents=True, exist_ok=True)
+        run(main(f"sqlite:///{home / 'sedimem.db'}"))
+        return
+    if url or (working and store):
+        run(main(None))
+        return
+    # the demo's memories must not land in the user's store (the README's own recall
+    # example would find the demo's episode first): a home of its own, removed afterwards
+    with tempfile.TemporaryDirectory(prefix="sedimem-demo-") as temporary:
+        console.print(f"[dim]demo home: {temporary} (temporary; --home PATH keeps it)[/]")
+        run(main(f"sqlite:///{Path(temporary) / 'sedimem.db'}"))
 
 
 def bench(

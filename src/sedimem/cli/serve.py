@@ -12,7 +12,7 @@ from sedimem.errors import SedimemError
 if TYPE_CHECKING:
     from sedimem.server import Announcement
 
-__all__ = ["mcp", "serve"]
+__all__ = ["mcp", "serve", "try_it"]
 
 
 def serve(
@@ -67,19 +67,31 @@ def _announce(what: "Announcement") -> None:
             highlight=False,
         )
         console.print(f"  {secret}\n", highlight=False, soft_wrap=True)
-        console.print("Try it:", highlight=False)
-        console.print(
-            f"  curl -s -X POST {what.base_url}/v1/recall -H 'Authorization: Bearer {secret}' "
-            "-H 'Content-Type: application/json' -d '{\"query\": \"what did we learn?\"}'",
-            highlight=False,
-            soft_wrap=True,
-        )
+        console.print("Try it: tell it something about a user, then ask:", highlight=False)
+        for command in try_it(what.base_url, secret):
+            console.print(f"  {command}", highlight=False, soft_wrap=True)
     elif what.keys == 0:
         console.print(
             "\n[yellow]No API key exists:[/] every /v1 route will refuse. Create one with "
             "`sedimem keys create --tenant NAME`.",
             highlight=False,
         )
+
+
+#: What the banner's example files for a user, and asks back.
+_TRY_TURN = '{"role": "user", "name": "Ana", "content": "I live in Lisbon and I love trains."}'
+_TRY_MESSAGES = '{"user": "ana", "session": "hello", "messages": [' + _TRY_TURN + "]}"
+_TRY_RECALL = '{"user": "ana", "query": "Where does Ana live?", "k": 3}'
+
+
+def try_it(base_url: str, secret: str) -> list[str]:
+    """The banner's example, as shell commands that work as printed: file a chat turn for
+    the user ``ana``, then recall what was learned about her (a fact and the turn)."""
+    headers = f"-H 'Authorization: Bearer {secret}' -H 'Content-Type: application/json'"
+    return [
+        f"curl -s -X POST {base_url}/v1/messages {headers} -d '{_TRY_MESSAGES}'",
+        f"curl -s -X POST {base_url}/v1/recall {headers} -d '{_TRY_RECALL}'",
+    ]
 
 
 def mcp(

@@ -9,9 +9,9 @@ highest rate, then alphabetical) is recorded as the procedure named after the ta
 
 A group is one task type within one visibility: episodes are grouped by their ``project``,
 ``user``, ``agent_type`` and ``agent`` too, and the procedure carries exactly those values.
-A derived record thus inherits the narrowest visibility of its sources (DESIGN.md section
-3): one user's episodes never combine with another user's, nor an agent's private episodes
-with a sibling's, into a record the other can read. The procedure's provenance
+A derived record thus inherits the narrowest visibility of its sources (docs/longterm.md,
+"Visibility"): one user's episodes never combine with another user's, nor an agent's
+private episodes with a sibling's, into a record the other can read. The procedure's provenance
 (``source_episode_ids``) is the episodes that used its steps; erasure follows it.
 Recording the same steps again only adds new sources; other steps make a new version.
 """

@@ -10,6 +10,9 @@ this job, nor two runs of it, ever record a second episode for a session.
 - Outcome: the task's own verdict when it has one (``completed`` -> success, ``failed`` ->
   failure), otherwise ``partial`` (abandoned), with ``outcome_details`` saying so.
 - A ``paused`` task is left alone: pausing means the session is to be resumed.
+- A framework's state is durable: a session holding a key under one of
+  ``framework_key_prefixes`` (a LangGraph thread, an OpenAI Agents session) is never
+  removed. With ``framework_sessions="file"`` it is recorded as an episode once, and kept.
 - A session with nothing in it (no task state, scratchpad or key) is removed unrecorded.
 - Crash-safe: the episode is written before the session is removed; a run that dies in
   between is finished by the next one (the episode exists, so only the removal is left).
@@ -101,6 +104,13 @@ async def _end(ctx: JobContext, working: WorkingStore, idle: IdleSession) -> Non
     state = await read_session(wm)
     if state.task is not None and state.task.status is TaskStatus.PAUSED:
         ctx.add(ctx.counts_out, "paused")
+        return
+    prefixes = ctx.settings.framework_key_prefixes
+    if prefixes and any(key.startswith(prefixes) for key in state.values):
+        # a checkpointer's thread or an agent's conversation: its owner decides when it ends
+        ctx.add(ctx.counts_out, "framework")
+        if ctx.settings.framework_sessions == "file":
+            await _record(ctx, scope, state, idle)
         return
     if state.empty:
         ctx.add(ctx.counts_out, "empty")

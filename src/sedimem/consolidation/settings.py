@@ -5,9 +5,19 @@ from __future__ import annotations
 from sedimem.errors import ValidationError
 
 # configured in Settings.consolidation
-from sedimem.settings.consolidation import DEFAULT_SESSION_IDLE_SECONDS, ConsolidationSettings
+from sedimem.settings.consolidation import (
+    DEFAULT_SESSION_IDLE_SECONDS,
+    FRAMEWORK_KEY_PREFIXES,
+    ConsolidationSettings,
+)
 
-__all__ = ["DEFAULT_SESSION_IDLE_SECONDS", "JOBS", "ConsolidationSettings", "session_idle_seconds"]
+__all__ = [
+    "DEFAULT_SESSION_IDLE_SECONDS",
+    "FRAMEWORK_KEY_PREFIXES",
+    "JOBS",
+    "ConsolidationSettings",
+    "session_idle_seconds",
+]
 
 #: The jobs ``Consolidator.run`` knows, in the order they run: sessions first, so the
 #: episodes of ended sessions feed the other jobs in the same run.

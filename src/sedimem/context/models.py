@@ -89,6 +89,9 @@ class IncludedItem(_Frozen):
     """Its rank score within the tier."""
     truncated: bool = False
     """Whether it was cut to fit (pinned blocks only)."""
+    text: str = ""
+    """What it says: the item's text as rendered (a cut block: all of it, of which the
+    context holds the beginning), so a reader of the report sees more than an id."""
 
 
 class DroppedItem(_Frozen):
@@ -106,6 +109,8 @@ class DroppedItem(_Frozen):
     """Why it was left out."""
     detail: str = ""
     """More on the reason (e.g. which item it duplicates)."""
+    excerpt: str = ""
+    """The beginning of what it says (at most 200 characters)."""
 
 
 class TruncatedItem(_Frozen):

@@ -40,10 +40,10 @@ from sedimem.context.render import render_heading, render_line, render_markdown,
 from sedimem.context.selection import Candidate, TierPlan
 from sedimem.context.tokens import Tokenizer, default_tokenizer, sanitize
 from sedimem.errors import ValidationError
+from sedimem.limits import MAX_BUDGET_TOKENS
 
 __all__ = ["MAX_BUDGET_TOKENS", "pack"]
 
-MAX_BUDGET_TOKENS = 1_000_000
 
 _RECOUNT = "removed after the exact recount of the rendered output"
 
@@ -277,6 +277,7 @@ def _report(
                 tokens=c.cost,
                 score=c.item.score,
                 truncated=c.original_tokens is not None,
+                text=c.item.text,
             )
             for c in all_candidates
             if c.included
@@ -289,6 +290,7 @@ def _report(
                 score=c.item.score,
                 reason=c.reason or DropReason.OVER_QUOTA,
                 detail=c.detail,
+                excerpt=_excerpt(c.item.text),
             )
             for c in all_candidates
             if not c.included
@@ -304,3 +306,11 @@ def _report(
             if c.included and c.original_tokens is not None
         ],
     )
+
+
+#: How much of a dropped item's text its report entry shows.
+_EXCERPT_CHARS = 200
+
+
+def _excerpt(text: str) -> str:
+    return text if len(text) <= _EXCERPT_CHARS else text[: _EXCERPT_CHARS - 1] + "\u2026"

@@ -200,12 +200,24 @@ class Conversations:
 
         async def run() -> None:
             self._remember(job_id, scope, pending.model_copy(update={"status": "running"}))
-            result = await self._extract(stored, duplicates)
+            try:
+                result = await self._extract(stored, duplicates)
+            except Exception as exc:
+                # an unexpected failure (a bug in an extractor) is the job's end too: recorded,
+                # never left "running"; the facts job reads the turns again
+                log.error("ingest job %s failed", job_id, exc_info=exc)
+                self._end(job_id, scope, f"{type(exc).__name__}: {exc}")
+                return
             self._remember(job_id, scope, result.model_copy(update={"job_id": job_id}))
+
+        def done(task: asyncio.Task[None]) -> None:
+            self._tasks.discard(task)
+            if task.cancelled():  # at shutdown, before or while it ran
+                self._end(job_id, scope, "CancelledError")
 
         task = asyncio.create_task(run(), name=f"ingest-{job_id}")
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(done)
         return pending
 
     @observe.operation("remember")
@@ -256,6 +268,18 @@ class Conversations:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    def _end(self, job_id: str, scope: Scope, error: str) -> None:
+        """Record a background job as failed with ``error``, unless it finished already."""
+        found = self._jobs.get(job_id)
+        if found is None or found[1].status in ("done", "failed"):
+            return
+        update = {
+            "status": "failed",
+            "error": error,
+            "finished_at": utc_from_timestamp(self._clock.now()),
+        }
+        self._remember(job_id, scope, found[1].model_copy(update=update))
 
     def _remember(self, job_id: str, scope: Scope, result: IngestResult) -> None:
         self._jobs[job_id] = (scope, result)

@@ -2,9 +2,9 @@
 
 OpenAI, vLLM, Ollama, llama.cpp server, LM Studio and others speak this API. Texts are sent in
 batches; connection errors, timeouts, 429 and 5xx answers are retried with exponential backoff
-(tenacity); what still fails becomes :class:`~sedimem.errors.StoreUnavailable`, other 4xx
+(tenacity); what still fails becomes :class:`~sedimem.errors.ModelUnavailable`, other 4xx
 answers (bad key, unknown model) :class:`~sedimem.errors.ConfigurationError`, and a response
-of the wrong shape :class:`~sedimem.errors.StoreError`. Rows are normalised here, since not
+of the wrong shape :class:`~sedimem.errors.ModelError`. Rows are normalised here, since not
 every server returns unit vectors. Empty or blank texts are not sent (most servers reject
 them): they embed to the zero row.
 """
@@ -19,7 +19,7 @@ import numpy as np
 from tenacity import wait_exponential, wait_random
 
 from sedimem.embed.base import Matrix, check_texts, normalize_rows
-from sedimem.errors import ConfigurationError, StoreError, ValidationError
+from sedimem.errors import ConfigurationError, ModelError, ValidationError
 from sedimem.llm.http import JsonEndpoint, endpoint_url
 from sedimem.llm.usage import Usage
 
@@ -218,8 +218,8 @@ class OpenAIEmbedder:
             )
         return normalize_rows(np.ascontiguousarray(matrix))
 
-    def _malformed(self, detail: str) -> StoreError:
-        return StoreError(f"embedding endpoint {self._url} returned a malformed response: {detail}")
+    def _malformed(self, detail: str) -> ModelError:
+        return ModelError(f"embedding endpoint {self._url} returned a malformed response: {detail}")
 
     def _assemble(self, total: int, sendable: list[int], rows: list[Matrix]) -> Matrix:
         out = np.zeros((total, self.dimension), dtype=np.float32)

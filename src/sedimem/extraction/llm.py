@@ -10,7 +10,7 @@ object, a truncated one, or only invalid facts is invalid and asked for again
 (``invalid_retries`` times); still invalid, :class:`~sedimem.errors.ExtractionFailed` is
 raised (the facts job reports it and goes on). Transport failures are retried by
 :class:`~sedimem.llm.http.JsonEndpoint` (``Retry-After`` honoured) and then raise
-:class:`~sedimem.errors.StoreUnavailable`; other 4xx raise
+:class:`~sedimem.errors.ModelUnavailable`; other 4xx raise
 :class:`~sedimem.errors.ConfigurationError`. Requests and tokens are counted (``usage``).
 """
 
@@ -25,7 +25,7 @@ from pydantic import ValidationError as PydanticError
 from tenacity import wait_exponential
 
 from sedimem.config import Settings
-from sedimem.errors import ConfigurationError, ExtractionFailed, StoreError, ValidationError
+from sedimem.errors import ConfigurationError, ExtractionFailed, ModelError, ValidationError
 from sedimem.extraction.checks import RULES, checked
 from sedimem.extraction.rules import fact_for, unique
 from sedimem.llm.http import JsonEndpoint, Refused, endpoint_url
@@ -302,12 +302,12 @@ class OpenAIChatExtractor:
             content = choice["message"]["content"]
         except (KeyError, IndexError, TypeError) as exc:
             self._count(usage, failures=1)
-            raise StoreError(
+            raise ModelError(
                 f"chat endpoint {self._url} returned a malformed completion: {str(payload)[:300]}"
             ) from exc
         if not isinstance(content, str):
             self._count(usage, failures=1)
-            raise StoreError(f"chat endpoint {self._url} returned no message content")
+            raise ModelError(f"chat endpoint {self._url} returned no message content")
         finish = choice.get("finish_reason") if isinstance(choice, dict) else None
         return content, finish if isinstance(finish, str) else None
 

@@ -7,7 +7,8 @@ runs every operation there: awaited directly when the caller is on that loop, ha
 memory's own loop would wait for itself forever, so it is refused with a clear error.
 
 Sync code (a LangGraph graph run with ``invoke``) opens its memory with
-:meth:`BackgroundMemory.open`: a ``Memory`` living on a loop in a thread of its own.
+:meth:`BackgroundMemory.open`: a ``Memory`` living on a loop in a thread of its own (the
+package's one :class:`~sedimem.runner.LoopRunner`, which ``SyncMemory`` runs on too).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any, Self, TypeVar
 
 from sedimem.errors import ConfigurationError
 from sedimem.memory import Memory
-from sedimem.sync import _Loop
+from sedimem.runner import LoopRunner
 
 __all__ = ["BackgroundMemory", "LoopBridge"]
 
@@ -69,29 +70,27 @@ class LoopBridge:
 class BackgroundMemory:
     """A ``Memory`` on an event loop in a daemon thread, for adapters used from sync code."""
 
-    def __init__(self, memory: Memory, loop: _Loop) -> None:
+    def __init__(self, memory: Memory, runner: LoopRunner) -> None:
         self.memory = memory
-        self.bridge = LoopBridge(loop.loop)
-        self._loop = loop
+        self.bridge = LoopBridge(runner.loop)
+        self._runner = runner
 
     @classmethod
     def open(cls, *args: Any, **kwargs: Any) -> Self:
         """Takes the arguments of ``Memory.open``."""
-        loop = _Loop()
+        runner = LoopRunner()
         try:
-            memory = asyncio.run_coroutine_threadsafe(
-                Memory.open(*args, **kwargs), loop.loop
-            ).result()
+            memory = runner.submit(Memory.open(*args, **kwargs)).result()
         except BaseException:
-            loop.stop()
+            runner.stop()
             raise
-        return cls(memory, loop)
+        return cls(memory, runner)
 
     def close(self) -> None:
         try:
-            asyncio.run_coroutine_threadsafe(self.memory.aclose(), self._loop.loop).result()
+            self._runner.submit(self.memory.aclose()).result()
         finally:
-            self._loop.stop()
+            self._runner.stop()
 
     def __enter__(self) -> Self:
         return self

@@ -2,9 +2,11 @@
 
 The SDK's ``session_id`` is a session of the given scope; each conversation item is one key
 of that session's working memory (``openai-agents/item/<UUIDv7>``, the id orders the items),
-so the history lives in the SQLite file, Redis or in-process store, expires after
-``session_ttl_seconds`` without a write, is erased by ``forget`` and, left idle, becomes an
-episode like any session. Needs ``sedimem[openai-agents]``.
+so the history lives in the SQLite file, Redis or in-process store and is erased by
+``forget``. Like the SDK's own ``SQLiteSession``, it is durable: kept until it is cleared or
+deleted (``ttl_seconds`` sets an idle lifetime instead), and never removed by the
+consolidation ``sessions`` job (its keys are framework state,
+``ConsolidationSettings.framework_key_prefixes``). Needs ``sedimem[openai-agents]``.
 
 With ``ingest="inline"`` (or ``"background"``), ``add_items`` also files each chat turn it
 adds (an item with a ``role`` of user, assistant, system or developer, and text content) as
@@ -30,7 +32,7 @@ from agents.memory.session_settings import SessionSettings, resolve_session_limi
 from sedimem.errors import LimitExceeded, ValidationError
 from sedimem.ids import new_id
 from sedimem.integrations.loop import LoopBridge
-from sedimem.limits import MAX_MESSAGE_CHARS, MAX_MESSAGES
+from sedimem.limits import KEPT_SESSION_TTL_SECONDS, MAX_MESSAGE_CHARS, MAX_MESSAGES
 from sedimem.memory import Memory
 from sedimem.scope import Scope
 from sedimem.types.conversation import IngestResult, Message, Role
@@ -101,6 +103,7 @@ class SedimemSession(SessionABC):
         session_settings: SessionSettings | None = None,
         ingest: IngestMode | None = None,
         names: Mapping[str, str] | None = None,
+        ttl_seconds: float | None = None,
     ) -> None:
         scope = scope or Scope()
         if scope.session is not None:
@@ -116,7 +119,11 @@ class SedimemSession(SessionABC):
         #: What the last ``add_items`` filed and learned (``ingest`` set, turns among them).
         self.last_ingest: IngestResult | None = None
         self._memory = memory
-        self._working: WorkingMemory = memory.working(scope.with_session(session_id))
+        # kept until cleared, unless an idle lifetime is given
+        ttl = KEPT_SESSION_TTL_SECONDS if ttl_seconds is None else ttl_seconds
+        self._working: WorkingMemory = memory.working(
+            scope.with_session(session_id), session_ttl_seconds=ttl
+        )
         self._bridge = bridge or LoopBridge.current()
 
     @property

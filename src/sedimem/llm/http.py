@@ -4,9 +4,10 @@ The embedder (``/embeddings``) and the chat extractor (``/chat/completions``) sh
 transport rules: connection errors, timeouts, 429 and 5xx answers are retried (tenacity),
 waiting at least what a ``Retry-After`` header asks (seconds or an HTTP date); an answer
 asking for more than ``max_retry_after`` seconds is not waited for. What still fails becomes
-:class:`~sedimem.errors.StoreUnavailable`, other 4xx answers (bad key, unknown model,
-an unsupported field) :class:`Refused` (a :class:`~sedimem.errors.ConfigurationError`), and
-a body that is not JSON :class:`~sedimem.errors.StoreError`. What the JSON must contain is
+:class:`~sedimem.errors.ModelUnavailable` (with the endpoint's ``Retry-After`` when it gave
+one), other 4xx answers (bad key, unknown model, an unsupported field) :class:`Refused` (a
+:class:`~sedimem.errors.ConfigurationError`), and a body that is not JSON
+:class:`~sedimem.errors.ModelError`. What the JSON must contain is
 the caller's rule. Every request and the tokens the answers report are counted
 (:class:`~sedimem.llm.usage.Usage`).
 """
@@ -31,7 +32,7 @@ from tenacity import (
 )
 from tenacity.wait import wait_base
 
-from sedimem.errors import ConfigurationError, StoreError, StoreUnavailable
+from sedimem.errors import ConfigurationError, ModelError, ModelUnavailable
 from sedimem.llm.usage import Usage
 
 __all__ = ["JsonEndpoint", "Refused", "endpoint_url", "excerpt", "retry_after_seconds"]
@@ -179,8 +180,8 @@ class JsonEndpoint:
             raise self._unavailable(exc) from exc.last_attempt.exception()
         except httpx.HTTPError as exc:  # not retryable (e.g. an invalid header)
             self._count(usage, failures=1)
-            raise StoreError(f"{self._what} request to {self.url} failed: {exc}") from exc
-        except (StoreError, ConfigurationError):
+            raise ModelError(f"{self._what} request to {self.url} failed: {exc}") from exc
+        except (ModelError, ConfigurationError):
             self._count(usage, failures=1)
             raise
         raise AssertionError("unreachable")  # pragma: no cover
@@ -201,8 +202,8 @@ class JsonEndpoint:
             raise self._unavailable(exc) from exc.last_attempt.exception()
         except httpx.HTTPError as exc:
             self._count(usage, failures=1)
-            raise StoreError(f"{self._what} request to {self.url} failed: {exc}") from exc
-        except (StoreError, ConfigurationError):
+            raise ModelError(f"{self._what} request to {self.url} failed: {exc}") from exc
+        except (ModelError, ConfigurationError):
             self._count(usage, failures=1)
             raise
         raise AssertionError("unreachable")  # pragma: no cover
@@ -242,14 +243,15 @@ class JsonEndpoint:
         try:
             return response.json()
         except ValueError as exc:
-            raise StoreError(
+            raise ModelError(
                 f"{self._what} endpoint {self.url} answered HTTP {status} with a body that is "
                 f"not JSON: {excerpt(response)}"
             ) from exc
 
-    def _unavailable(self, exc: RetryError) -> StoreUnavailable:
+    def _unavailable(self, exc: RetryError) -> ModelUnavailable:
         cause = exc.last_attempt.exception()
         tries = exc.last_attempt.attempt_number
+        asked: float | None = None
         if isinstance(cause, _Retryable):
             detail = f"HTTP {cause.response.status_code}: {excerpt(cause.response)}"
             asked = retry_after_seconds(cause.response)
@@ -260,6 +262,7 @@ class JsonEndpoint:
                 )
         else:
             detail = f"{type(cause).__name__}: {cause}"
-        return StoreUnavailable(
-            f"{self._what} endpoint {self.url} failed after {tries} attempt(s): {detail}"
+        return ModelUnavailable(
+            f"{self._what} endpoint {self.url} failed after {tries} attempt(s): {detail}",
+            retry_after=asked,
         )

@@ -4,7 +4,8 @@ The SDK turns a tool's exception into an ``isError`` result. Arguments that fail
 schema arrive as pydantic's multi-line report; :func:`describe_invalid_arguments` rewrites
 it as ``field: problem, got X (allowed: range)``, the range read from the tool's own JSON
 schema so the message and the schema never disagree. Our errors keep their message, except
-store failures, whose text may describe the deployment (paths, hosts): those get a generic one.
+store and model-endpoint failures, whose text may describe the deployment (paths, hosts):
+those get a generic one, with a retry hint.
 """
 
 from __future__ import annotations
@@ -14,7 +15,14 @@ from typing import Any
 
 from pydantic import ValidationError as PydanticValidationError
 
-from sedimem.errors import SedimemError, StoreError, StoreUnavailable, ValidationError
+from sedimem.errors import (
+    ModelError,
+    ModelUnavailable,
+    SedimemError,
+    StoreError,
+    StoreUnavailable,
+    ValidationError,
+)
 from sedimem.types.text import NUL_ALLOWED, is_nul_error
 
 __all__ = ["describe_error", "describe_invalid_arguments"]
@@ -29,6 +37,11 @@ def describe_error(exc: SedimemError, schema: Mapping[str, Any]) -> str:
         return "the memory store is unavailable right now; retry later"
     if isinstance(exc, StoreError):
         return "the memory store failed to serve this call; retry later"
+    if isinstance(exc, ModelError):
+        when = "later" if exc.retry_after is None else f"in {exc.retry_after:g} s"
+        if isinstance(exc, ModelUnavailable):
+            return f"the model endpoint (LLM) is unavailable right now; retry {when}"
+        return f"the model endpoint (LLM) gave no usable answer; retry {when}"
     if isinstance(exc, ValidationError) and exc.allowed is None:
         allowed = _allowed(_field_schema(schema, (exc.field,)))
         if allowed:

@@ -20,7 +20,7 @@ from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import ValidationError as PydanticValidationError
 
 from sedimem import __version__
-from sedimem.errors import SedimemError, StoreError
+from sedimem.errors import ModelError, SedimemError, StoreError
 from sedimem.mcp.access import KeySource
 from sedimem.mcp.failures import describe_error, describe_invalid_arguments
 from sedimem.mcp.schema import compact_schema
@@ -74,8 +74,8 @@ class MemoryServer(MCPServer[Any]):
             cause = exc.__cause__
             if not isinstance(cause, SedimemError):
                 raise  # a crash: the SDK logs it and answers with a generic message
-            if isinstance(cause, StoreError):
-                logger.warning("tool %r: store failure", name, exc_info=cause)
+            if isinstance(cause, StoreError | ModelError):
+                logger.warning("tool %r: store or model failure", name, exc_info=cause)
             text = describe_error(cause, schema)
             raise ToolError(f"Error executing tool {name}: {text}") from cause
         except ToolError as exc:

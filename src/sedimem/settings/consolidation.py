@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["DEFAULT_SESSION_IDLE_SECONDS", "ConsolidationSettings"]
+__all__ = ["DEFAULT_SESSION_IDLE_SECONDS", "FRAMEWORK_KEY_PREFIXES", "ConsolidationSettings"]
 
 #: A session unwritten this long is taken as ended, unless configured (or the TTL is shorter).
 DEFAULT_SESSION_IDLE_SECONDS = 3600.0
+
+#: The key prefixes of the framework integrations' state: a LangGraph thread
+#: (``sedimem.integrations.langgraph``) and an OpenAI Agents SDK session
+#: (``sedimem.integrations.openai_agents``). A test checks they match the integrations'.
+FRAMEWORK_KEY_PREFIXES = ("langgraph/", "openai-agents/")
 
 
 class ConsolidationSettings(BaseModel):
@@ -65,4 +72,15 @@ class ConsolidationSettings(BaseModel):
         description="A session unwritten this long is taken as ended by the sessions job; "
         "must be shorter than working memory's session TTL (unset: 1 hour, or half the TTL "
         "if shorter).",
+    )
+    framework_key_prefixes: tuple[str, ...] = Field(
+        default=FRAMEWORK_KEY_PREFIXES,
+        description="A session holding a key that starts with one of these is a framework's "
+        "state (a LangGraph thread, an OpenAI Agents session): the sessions job never removes "
+        "it, however long it idles.",
+    )
+    framework_sessions: Literal["keep", "file"] = Field(
+        default="keep",
+        description="What the sessions job does with an idle framework session: `keep` leaves "
+        "it alone; `file` records it as an episode once, as for any idle session, and keeps it.",
     )

@@ -12,7 +12,11 @@ from sedimem.clock import Clock, SystemClock, utc_from_timestamp
 from sedimem.config import WorkingSettings
 from sedimem.errors import NotFound, ValidationError
 from sedimem.ids import new_id
-from sedimem.limits import MAX_CHECKPOINT_DESCRIPTION_CHARS, MAX_TTL_SECONDS
+from sedimem.limits import (
+    KEPT_SESSION_TTL_SECONDS,
+    MAX_CHECKPOINT_DESCRIPTION_CHARS,
+    MAX_TTL_SECONDS,
+)
 from sedimem.scope import Scope
 from sedimem.storage.working.base import SessionRef, WorkingStore
 from sedimem.types.text import check_no_nul
@@ -27,7 +31,12 @@ from sedimem.types.working import (
 from sedimem.working import codec
 
 # the limits working memory enforces (of sedimem.limits), re-exported where they apply
-__all__ = ["MAX_CHECKPOINT_DESCRIPTION_CHARS", "MAX_TTL_SECONDS", "WorkingMemory"]
+__all__ = [
+    "MAX_CHECKPOINT_DESCRIPTION_CHARS",
+    "MAX_TTL_SECONDS",
+    "WorkingMemory",
+    "check_session_ttl",
+]
 
 logger = logging.getLogger("sedimem.working")
 
@@ -47,11 +56,18 @@ class WorkingMemory:
         settings: WorkingSettings | None = None,
         clock: Clock | None = None,
         owns_store: bool = False,
+        session_ttl_seconds: float | None = None,
     ) -> None:
         scope.require_session()
         self._store = store
         self._scope = scope
         self._settings = settings or WorkingSettings()
+        if session_ttl_seconds is not None:
+            # this handle's idle lifetime (a framework's durable state), renewed by its writes
+            check_session_ttl(session_ttl_seconds)
+            self._settings = self._settings.model_copy(
+                update={"session_ttl_seconds": session_ttl_seconds}
+            )
         self._clock = clock or SystemClock()
         self._owns_store = owns_store
         self._ref = SessionRef(
@@ -254,7 +270,13 @@ class WorkingMemory:
             )
         now = self._clock.now()
         content = await self._checkpoint_content(checkpoint_id, now)
-        forked = WorkingMemory(self._store, scope, settings=self._settings, clock=self._clock)
+        forked = WorkingMemory(
+            self._store,
+            scope,
+            settings=self._settings,
+            clock=self._clock,
+            session_ttl_seconds=self._settings.session_ttl_seconds,
+        )
         await self._store.restore(forked._ref, codec.decode_snapshot(content, now), now)
         return forked
 
@@ -317,3 +339,19 @@ class WorkingMemory:
         tb: TracebackType | None,
     ) -> None:
         await self.close()
+
+
+def check_session_ttl(ttl: float) -> None:
+    """A session's own idle lifetime: above 0, at most a century."""
+    if isinstance(ttl, bool) or not isinstance(ttl, int | float):
+        raise ValidationError(
+            "session_ttl_seconds",
+            "must be a number",
+            allowed=f"0 < ttl <= {KEPT_SESSION_TTL_SECONDS:g}",
+        )
+    if not 0 < ttl <= KEPT_SESSION_TTL_SECONDS:
+        raise ValidationError(
+            "session_ttl_seconds",
+            f"{ttl:g} is out of range",
+            allowed=f"0 < ttl <= {KEPT_SESSION_TTL_SECONDS:g} (a century: kept until deleted)",
+        )

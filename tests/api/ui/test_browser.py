@@ -536,3 +536,55 @@ def test_the_views_can_be_reached_by_keyboard(page: Any, seeded: Seeded) -> None
         ".filter(el => !el.labels?.length && !el.getAttribute('aria-label')).map(el => el.id)"
     )
     assert unlabelled == []
+
+
+@pytest.mark.parametrize(
+    ("view", "count", "words"),
+    [("episodes", "episodes", "pinning the payment mock"), ("facts", "current_facts", "Porto")],
+)
+def test_with_no_user_chosen_a_view_says_a_user_must_be_chosen(
+    page: Any, seeded: Seeded, view: str, count: str, words: str
+) -> None:
+    """The Overview counts every user's records; a view with no user lists only those naming
+    none, so it says so and offers the users whose records it leaves out."""
+    sign_in(page, seeded, seeded.key_a)
+    with api(seeded) as a:
+        users = a.get("/v1/stats", params={"by_user": "true"}).json()["by_user"]
+    private = {u["user"]: u[count] for u in users if u["user"] and u[count]}
+    open_view(page, view)
+    hint = page.locator("#choose-user")
+    expect(hint).to_contain_text("No user chosen")
+    assert {b.get_attribute("data-user") for b in hint.get_by_role("button").all()} == set(private)
+    assert words not in page.locator(f"#view-{view}").inner_text()  # ana's: not listed
+    page.evaluate("document.querySelector('.view')?.classList.add('stale')")
+    hint.get_by_role("button", name=re.compile("^ana ")).click()
+    ready(page, view)
+    assert page.locator("#scope-user").input_value() == "ana"
+    assert page.locator("#choose-user").count() == 0
+    assert words in page.locator(f"#view-{view}").inner_text()
+
+
+def test_a_key_narrowed_to_a_user_is_never_asked_to_choose_one(page: Any, seeded: Seeded) -> None:
+    sign_in(page, seeded, seeded.key_ana)
+    for view in ("episodes", "facts", "procedures"):
+        open_view(page, view)
+        assert page.locator("#choose-user").count() == 0, view
+
+
+def test_the_context_view_shows_what_each_item_says(page: Any, seeded: Seeded) -> None:
+    sign_in(page, seeded, seeded.key_a)
+    narrow_to(page, "ana")
+    with page.expect_response("**/v1/context") as answered:
+        open_view(page, "context", "q=checkout%20mock%20Porto&budget=120")
+    report = answered.value.json()["report"]
+    settled(page, 120)
+    assert report["included"]
+    for item in report["included"]:
+        row = page.locator(f"#context-result tr[data-id='{item['id']}']").first
+        assert item["text"]
+        assert row.locator(".item-text").inner_text() == item["text"]
+        assert row.locator(".item-text").get_attribute("title") == item["id"]
+    for item in report["dropped"]:
+        row = page.locator(f"#context-result tr.dropped[data-id='{item['id']}']").first
+        if item["excerpt"]:
+            assert row.locator(".item-text").inner_text() == item["excerpt"]

@@ -3,17 +3,16 @@ key may read its own description (what the web inspector shows and obeys)."""
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 
 from sedimem.api.auth import Admin, AdminOrCaller, Caller
+from sedimem.api.paths import id_path
 from sedimem.api.responses import KeyList, NewKey
 from sedimem.api.schemas import KeyRequest
 from sedimem.api.state import MemoryDep
 from sedimem.api.values import AS_BOOLEAN
 from sedimem.keys import ApiKey
-from sedimem.limits import MAX_ID_CHARS
 from sedimem.scope import Identifier
-from sedimem.types.text import NO_NUL
 
 __all__ = ["router"]
 
@@ -63,9 +62,7 @@ async def own_key(caller: Caller) -> ApiKey:
 
 @router.delete("/{key_id}", summary="Revoke a key (admin, or a key of the same tenant)")
 async def revoke_key(
-    key_id: Annotated[
-        str, Path(max_length=MAX_ID_CHARS, pattern=NO_NUL, description="The key's id.")
-    ],
+    key_id: Annotated[str, id_path("The key's id.")],
     caller: AdminOrCaller,
     memory: MemoryDep,
 ) -> ApiKey:

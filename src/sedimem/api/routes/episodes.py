@@ -6,27 +6,24 @@ belongs in the published schema, where a client reads it.
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 
 from sedimem.api.auth import Caller, Writer
 from sedimem.api.narrowing import ScopeQuery, resolve
+from sedimem.api.paths import Cursor, id_path
 from sedimem.api.responses import Created
 from sedimem.api.schemas import EpisodeIn, EpisodePatch, time_range
 from sedimem.api.state import MemoryDep
 from sedimem.api.values import AS_BOOLEAN, AS_INTEGER, AS_NUMBER, Instant, OutcomeName
 from sedimem.errors import NotFound
-from sedimem.limits import MAX_ID_CHARS
 from sedimem.longterm.episodic import MAX_PAGE
 from sedimem.scope import Identifier
 from sedimem.types.longterm import Episode, Label
 from sedimem.types.search import Page
-from sedimem.types.text import NO_NUL
 
 __all__ = ["router"]
 
-EpisodeId = Annotated[
-    str, Path(max_length=MAX_ID_CHARS, pattern=NO_NUL, description="The episode's id.")
-]
+EpisodeId = Annotated[str, id_path("The episode's id.")]
 
 
 async def record_episode(body: EpisodeIn, caller: Writer, memory: MemoryDep) -> Created:
@@ -76,14 +73,7 @@ def router(max_page_size: int) -> APIRouter:
         limit: Annotated[int, Query(ge=1, le=cap, description="Page size."), AS_INTEGER] = min(
             50, cap
         ),
-        cursor: Annotated[
-            str | None,
-            Query(
-                max_length=MAX_ID_CHARS,
-                pattern=NO_NUL,
-                description="`next_cursor` of the previous page.",
-            ),
-        ] = None,
+        cursor: Cursor = None,
         outcome: Annotated[
             OutcomeName | None, Query(description="Only episodes that ended so.")
         ] = None,

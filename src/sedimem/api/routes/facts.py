@@ -9,20 +9,20 @@ By-id routes go through the service with the key's scope: another tenant's id is
 from datetime import UTC, datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 
 from sedimem.api.auth import Caller, Writer
 from sedimem.api.narrowing import ScopeQuery, resolve
+from sedimem.api.paths import Cursor, id_path
 from sedimem.api.responses import FactList, Learned
 from sedimem.api.schemas import FactIn, FactPatch, PredicatesIn
 from sedimem.api.state import MemoryDep
 from sedimem.api.values import AS_BOOLEAN, AS_INTEGER, Instant
 from sedimem.errors import NotFound
-from sedimem.limits import MAX_ID_CHARS, MAX_LISTING
+from sedimem.limits import MAX_LISTING
 from sedimem.types.edits import PredicateCardinalities
 from sedimem.types.longterm import Fact, Label
 from sedimem.types.search import Page
-from sedimem.types.text import NO_NUL
 
 __all__ = ["router"]
 
@@ -98,14 +98,7 @@ async def current_facts(
     query: ScopeQuery,
     subject: Annotated[Label | None, Query(description="Only this subject's facts.")] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_LISTING, description="Page size."), AS_INTEGER] = 100,
-    cursor: Annotated[
-        str | None,
-        Query(
-            max_length=MAX_ID_CHARS,
-            pattern=NO_NUL,
-            description="`next_cursor` of the previous page.",
-        ),
-    ] = None,
+    cursor: Cursor = None,
 ) -> Page[Fact]:
     """Pages through the facts believed now that the scope sees, oldest first, optionally of one
     subject.
@@ -135,10 +128,7 @@ async def declare_predicates(
     return await memory.facts.declare(body.predicates, body.cardinality, scope=resolve(caller))
 
 
-FactId = Annotated[
-    str,
-    Path(max_length=MAX_ID_CHARS, pattern=NO_NUL, description="The fact's id (of any version)."),
-]
+FactId = Annotated[str, id_path("The fact's id (of any version).")]
 
 
 @router.get("/{fact_id}", summary="One fact (any version)")

@@ -6,15 +6,14 @@ The rules (limits, idempotency, extraction) are the service's: see
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter
 from pydantic import ConfigDict, Field
 
 from sedimem.api.auth import Caller, Writer
 from sedimem.api.narrowing import ScopeFields, resolve
+from sedimem.api.paths import id_path
 from sedimem.api.state import MemoryDep
-from sedimem.limits import MAX_ID_CHARS
 from sedimem.types.conversation import MAX_MESSAGES, IngestResult, MessageFields
-from sedimem.types.text import NO_NUL
 
 __all__ = ["MessagesIn", "router"]
 
@@ -80,14 +79,7 @@ async def ingest_messages(body: MessagesIn, caller: Writer, memory: MemoryDep) -
     "read what it wrote (a key narrowed to another user gets 404).",
 )
 async def ingest_job(
-    job_id: Annotated[
-        str,
-        Path(
-            max_length=MAX_ID_CHARS,
-            pattern=NO_NUL,
-            description="The job id the ingest answered with.",
-        ),
-    ],
+    job_id: Annotated[str, id_path("The job id the ingest answered with.")],
     caller: Caller,
     memory: MemoryDep,
 ) -> IngestResult:

@@ -3,27 +3,25 @@ count uses."""
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 
 from sedimem.api.auth import Caller, Writer
 from sedimem.api.narrowing import ScopeQuery, resolve
+from sedimem.api.paths import Cursor, id_path
 from sedimem.api.responses import ProcedureMatches
 from sedimem.api.schemas import MatchRequest, OutcomeRequest, ProcedureIn, ProcedurePatch
 from sedimem.api.state import MemoryDep
 from sedimem.api.values import AS_INTEGER
 from sedimem.errors import NotFound
-from sedimem.limits import MAX_ID_CHARS, MAX_LISTING
+from sedimem.limits import MAX_LISTING
 from sedimem.types.longterm import Procedure
 from sedimem.types.search import Page
-from sedimem.types.text import NO_NUL
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/v1/procedures", tags=["procedures"])
 
-ProcedureId = Annotated[
-    str, Path(max_length=MAX_ID_CHARS, pattern=NO_NUL, description="The procedure's id.")
-]
+ProcedureId = Annotated[str, id_path("The procedure's id.")]
 
 
 @router.post("", status_code=201, summary="Record a procedure")
@@ -40,14 +38,7 @@ async def list_procedures(
     memory: MemoryDep,
     query: ScopeQuery,
     limit: Annotated[int, Query(ge=1, le=MAX_LISTING, description="Page size."), AS_INTEGER] = 100,
-    cursor: Annotated[
-        str | None,
-        Query(
-            max_length=MAX_ID_CHARS,
-            pattern=NO_NUL,
-            description="`next_cursor` of the previous page.",
-        ),
-    ] = None,
+    cursor: Cursor = None,
 ) -> Page[Procedure]:
     """Pages through the procedures the scope sees, oldest first."""
     return await memory.catalog.procedures(resolve(caller, query), limit=limit, cursor=cursor)

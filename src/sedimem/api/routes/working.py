@@ -6,6 +6,7 @@ from fastapi import APIRouter, Path
 
 from sedimem.api.auth import Caller, Writer
 from sedimem.api.narrowing import OwnerFields, OwnerQuery, resolve
+from sedimem.api.paths import id_path
 from sedimem.api.responses import (
     CheckpointList,
     Created,
@@ -27,7 +28,7 @@ from sedimem.api.schemas import (
 from sedimem.api.state import MemoryDep
 from sedimem.errors import NotFound
 from sedimem.keys import ApiKey
-from sedimem.limits import MAX_ID_CHARS, MAX_KEY_CHARS
+from sedimem.limits import MAX_KEY_CHARS
 from sedimem.memory import Memory
 from sedimem.scope import Identifier
 from sedimem.types.text import NO_NUL
@@ -49,9 +50,7 @@ Key = Annotated[
         description=f"A key: 1..{MAX_KEY_CHARS} characters, no NUL, not starting with `__`.",
     ),
 ]
-CheckpointId = Annotated[
-    str, Path(max_length=MAX_ID_CHARS, pattern=NO_NUL, description="The checkpoint's id.")
-]
+CheckpointId = Annotated[str, id_path("The checkpoint's id.")]
 
 _ABSENT = object()
 

@@ -2,9 +2,11 @@
 
 A thread is a session of the saver's scope (``thread_id`` is the session id), so a thread
 lives in whichever working store the ``Memory`` uses (SQLite file, Redis, in-process), is
-isolated per tenant like any session, expires after ``session_ttl_seconds`` without a write,
-is erased by ``forget`` and, left idle, is consolidated into an episode like any session.
-See :mod:`sedimem.integrations.langgraph.layout` for what the session holds.
+isolated per tenant like any session and is erased by ``forget``. A checkpointer is durable:
+a thread is kept until it is deleted (``ttl_seconds`` sets an idle lifetime instead), and
+the consolidation ``sessions`` job never removes it (its keys are framework state,
+``ConsolidationSettings.framework_key_prefixes``), however long a graph waits at an
+``interrupt``. See :mod:`sedimem.integrations.langgraph.layout` for what the session holds.
 
 The async methods are the implementation; the sync ones run them on the memory's loop
 (:mod:`sedimem.integrations.loop`).
@@ -13,7 +15,7 @@ The async methods are the implementation; the sync ones run them on the memory's
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
@@ -40,9 +42,13 @@ from sedimem.integrations.langgraph.layout import (
     write_key,
 )
 from sedimem.integrations.loop import LoopBridge
+from sedimem.limits import KEPT_SESSION_TTL_SECONDS
 from sedimem.memory import Memory
 from sedimem.scope import Scope
-from sedimem.working.memory import WorkingMemory
+from sedimem.working.memory import WorkingMemory, check_session_ttl
+
+if TYPE_CHECKING:
+    from sedimem.integrations.langgraph.connection import SaverConnection
 
 __all__ = ["SedimemSaver"]
 
@@ -78,6 +84,7 @@ class SedimemSaver(BaseCheckpointSaver[int]):
         *,
         bridge: LoopBridge | None = None,
         serde: SerializerProtocol | None = None,
+        ttl_seconds: float | None = None,
     ) -> None:
         super().__init__(serde=serde)
         scope = scope or Scope()
@@ -88,9 +95,38 @@ class SedimemSaver(BaseCheckpointSaver[int]):
         self.memory = memory
         self.scope = scope
         self.bridge = bridge or LoopBridge.current()
+        #: a thread's idle lifetime: kept until deleted, unless ``ttl_seconds`` is given
+        self.ttl_seconds = KEPT_SESSION_TTL_SECONDS if ttl_seconds is None else ttl_seconds
+        check_session_ttl(self.ttl_seconds)
+
+    @classmethod
+    def from_conn_string(
+        cls,
+        conn_string: str,
+        *,
+        scope: Scope | None = None,
+        store: str | None = None,
+        ttl_seconds: float | None = None,
+        **memory_options: Any,
+    ) -> SaverConnection:
+        """A saver on a memory of its own, opened from ``conn_string`` (the working store's
+        URL) for the length of a ``with`` or ``async with`` block, as LangGraph's savers
+        offer (see :mod:`sedimem.integrations.langgraph.connection`). ``memory_options``
+        go to ``Memory.open`` (``settings``, ``embedder``...)."""
+        from sedimem.integrations.langgraph.connection import SaverConnection
+
+        return SaverConnection(
+            conn_string,
+            scope=scope,
+            store=store,
+            ttl_seconds=ttl_seconds,
+            memory_options=memory_options,
+        )
 
     def _thread(self, thread_id: object) -> WorkingMemory:
-        return self.memory.working(self.scope.with_session(str(thread_id)))
+        return self.memory.working(
+            self.scope.with_session(str(thread_id)), session_ttl_seconds=self.ttl_seconds
+        )
 
     async def _state(self, wm: WorkingMemory) -> ThreadState:
         items = await wm.get_all()
@@ -266,7 +302,7 @@ class SedimemSaver(BaseCheckpointSaver[int]):
         if not wanted:
             return
         for scope in await self.memory.sessions(self.scope):
-            wm = self.memory.working(scope)
+            wm = self._thread(scope.session)
             state = await self._state(wm)
             for cp in state.all_checkpoints():
                 if load(self.serde, cp.metadata).get("run_id") in wanted:

@@ -17,6 +17,8 @@ from sedimem.mcp.arguments import (
     OptionalTime,
     Project,
     Session,
+    Since,
+    Until,
     User,
 )
 from sedimem.mcp.reply import dump, reply
@@ -63,10 +65,14 @@ class AdminTools:
                 "predicates: which hold one value."
             ),
         ] = "stats",
-        since: OptionalTime = None,
-        until: OptionalTime = None,
-        task_types: list[Label] | None = None,
-        baseline_days: Annotated[float, Field(gt=7, le=MAX_BASELINE_DAYS)] = 30.0,
+        since: Since = None,
+        until: Until = None,
+        task_types: Annotated[
+            list[Label] | None, Field(description="reflect: only these task types.")
+        ] = None,
+        baseline_days: Annotated[
+            float, Field(gt=7, le=MAX_BASELINE_DAYS, description="reflect: days of baseline.")
+        ] = 30.0,
         declare: Annotated[
             list[Label] | None,
             Field(
@@ -74,7 +80,9 @@ class AdminTools:
                 description="Set these predicates' cardinality for the tenant.",
             ),
         ] = None,
-        cardinality: Cardinality = "one",
+        cardinality: Annotated[
+            Cardinality, Field(description="predicates: what to declare.")
+        ] = "one",
         project: Project = None,
         user: User = None,
         agent_type: AgentType = None,

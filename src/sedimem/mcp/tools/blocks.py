@@ -41,7 +41,7 @@ class CoreMemoryTool:
         name: Annotated[
             BlockName | None, Field(description="e.g. persona, user_profile, instructions.")
         ] = None,
-        text: BlockContent | None = None,
+        text: Annotated[BlockContent | None, Field(description="The block's text.")] = None,
         position: Annotated[BlockPosition | None, Field(description="Lower first.")] = None,
         project: Project = None,
         user: User = None,

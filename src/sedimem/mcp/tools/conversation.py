@@ -21,7 +21,10 @@ class ConversationTool:
 
     async def ingest_messages(
         self,
-        messages: Annotated[list[MessageFields], Field(min_length=1, max_length=MAX_MESSAGES)],
+        messages: Annotated[
+            list[MessageFields],
+            Field(min_length=1, max_length=MAX_MESSAGES, description="The turns, oldest first."),
+        ],
         project: Project = None,
         user: User = None,
         agent_type: AgentType = None,

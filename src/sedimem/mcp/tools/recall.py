@@ -20,6 +20,8 @@ from sedimem.mcp.arguments import (
     Project,
     Query,
     Session,
+    Since,
+    Until,
     User,
 )
 from sedimem.mcp.reply import dump_hits, hit_lines, reply
@@ -42,17 +44,19 @@ class RecallTool:
         kinds: Annotated[
             list[Kind] | None, Field(min_length=1, description="Default: all three.")
         ] = None,
-        outcome: OutcomeName | None = None,
-        task_type: Label | None = None,
-        min_importance: Importance | None = None,
-        since: OptionalTime = None,
-        until: OptionalTime = None,
+        outcome: OutcomeName = None,
+        task_type: Annotated[Label | None, Field(description="Only this task type.")] = None,
+        min_importance: Annotated[
+            Importance | None, Field(description="Only episodes this important.")
+        ] = None,
+        since: Since = None,
+        until: Until = None,
         valid_at: Annotated[
             OptionalTime, Field(description="Facts true then (default now).")
         ] = None,
         known_at: Annotated[OptionalTime, Field(description="Facts as believed then.")] = None,
-        subject: Label | None = None,
-        predicate: Label | None = None,
+        subject: Annotated[Label | None, Field(description="Only facts about it.")] = None,
+        predicate: Annotated[Label | None, Field(description="Only this relation.")] = None,
         include_history: Annotated[bool, Field(description="Also facts no longer true.")] = False,
         from_session: Annotated[
             Session, Field(description="Only what this session recorded.")

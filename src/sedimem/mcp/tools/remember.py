@@ -15,8 +15,9 @@ from sedimem.mcp.arguments import (
     Cardinality,
     FactValue,
     Format,
-    Importance,
+    ImportanceArg,
     Label,
+    Lessons,
     OutcomeName,
     Project,
     Session,
@@ -86,11 +87,13 @@ class RememberTool:
             Cardinality | None,
             Field(description="fact: one = replaces the current value; many = adds."),
         ] = None,
-        outcome: OutcomeName | None = None,
-        lessons_learned: TextList | None = None,
-        importance: Importance | None = None,
+        outcome: OutcomeName = None,
+        lessons_learned: Lessons = None,
+        importance: ImportanceArg = None,
         name: Annotated[Label | None, Field(description="procedure: its name.")] = None,
-        steps: TextList | None = None,
+        steps: Annotated[
+            TextList | None, Field(description="procedure: its steps, in order.")
+        ] = None,
         fields: Annotated[
             dict[str, Any] | None,
             Field(description="More fields, e.g. {metadata: {...}, valid_from} or {actions}."),

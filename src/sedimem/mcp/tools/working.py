@@ -14,7 +14,6 @@ from sedimem.mcp.arguments import (
     AgentType,
     Format,
     Project,
-    RecordId,
     Ttl,
     User,
     WorkingKey,
@@ -22,6 +21,7 @@ from sedimem.mcp.arguments import (
 from sedimem.mcp.reply import dump, reply, when
 from sedimem.mcp.tools.base import ToolEnv
 from sedimem.scope import Identifier
+from sedimem.types.longterm import RecordId as RecordIdText
 from sedimem.types.working import TaskState
 from sedimem.working.memory import WorkingMemory
 
@@ -40,7 +40,7 @@ class WorkingTool:
 
     async def working_memory(
         self,
-        session: Identifier,
+        session: Annotated[Identifier, Field(description="The session to work in.")],
         action: Annotated[
             Action,
             Field(
@@ -49,11 +49,13 @@ class WorkingTool:
                 "checkpoint: snapshot (text: label). restore: to checkpoint_id."
             ),
         ] = "get",
-        key: WorkingKey | None = None,
+        key: Annotated[WorkingKey | None, Field(description="get/set/delete: the key.")] = None,
         value: Annotated[Any, Field(description="Any JSON value.")] = None,
-        ttl_seconds: Ttl | None = None,
-        text: str | None = None,
-        checkpoint_id: RecordId | None = None,
+        ttl_seconds: Ttl = None,
+        text: Annotated[str | None, Field(description="note, checkpoint: the text.")] = None,
+        checkpoint_id: Annotated[
+            RecordIdText | None, Field(description="restore: the checkpoint.")
+        ] = None,
         project: Project = None,
         user: User = None,
         agent_type: AgentType = None,

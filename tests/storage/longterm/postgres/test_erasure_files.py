@@ -13,6 +13,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from sedimem.access import Access
 from sedimem.embed import HashEmbedder
 from sedimem.memory import Memory
 from sedimem.scope import Scope
@@ -63,7 +64,7 @@ async def test_forget_then_the_operators_steps_leave_no_byte(
             await memory.episodes.record(Episode(scope=ana, description=text))
         await memory.episodes.record(Episode(scope=bo, description="bo stays"))
         assert sum(_hits(postgres_url, data_dir).values()) > 0  # the probe sees it at all
-        receipt = await memory.forget("t", user="ana")
+        receipt = await memory.forget(Access.local("t"), user="ana")
         assert receipt.episodes == 20
         assert "VACUUM" in receipt.scrubbed
     after_forget = _hits(postgres_url, data_dir)

@@ -60,11 +60,12 @@ function view(result) {
       h("td", {}, t.quota_tokens), h("td", {}, t.granted_tokens), h("td", {}, t.used_tokens),
       h("td", {}, t.included), h("td", {}, t.dropped))), "Sections and their token quotas");
   const included = r.included.length ? table(["Tier", "Item", "Tokens", "Score", ""],
-    r.included.map((i) => h("tr", {}, h("td", {}, i.tier), h("td", {}, h("code", {}, i.id)),
+    r.included.map((i) => h("tr", { dataset: { id: i.id } }, h("td", {}, i.tier), h("td", {}, item(i.id, i.text)),
       h("td", {}, i.tokens), h("td", {}, num(i.score, 3)), h("td", {}, i.truncated ? "truncated" : ""))))
     : empty("Nothing fits.");
   const dropped = r.dropped.length ? table(["Tier", "Item", "Tokens", "Score", "Reason"],
-    r.dropped.map((d) => h("tr", { class: "dropped" }, h("td", {}, d.tier), h("td", {}, h("code", {}, d.id)),
+    r.dropped.map((d) => h("tr", { class: "dropped", dataset: { id: d.id } }, h("td", {}, d.tier),
+      h("td", {}, item(d.id, d.excerpt)),
       h("td", {}, d.tokens), h("td", {}, num(d.score, 3)),
       h("td", {}, h("strong", {}, d.reason), d.detail ? ` — ${d.detail}` : ""))), "Dropped items and why")
     : empty("Nothing was dropped.");
@@ -72,4 +73,9 @@ function view(result) {
   return [used, section("Sections", tiers), section(`Included (${r.included.length})`, included),
     section(`Dropped (${r.dropped.length})`, dropped),
     section("Assembled text", h("pre", { class: "context-text", tabindex: 0 }, text || ""))];
+}
+
+// An item as its text says it (its id on hover); a server that sends no text: its id.
+function item(id, text) {
+  return text ? h("span", { class: "item-text", title: id }, text) : h("code", {}, id);
 }

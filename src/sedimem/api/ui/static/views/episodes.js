@@ -1,6 +1,7 @@
 // Episodes: a timeline filtered by outcome, task type, time and user; one episode in full.
 
 import { call, get, offers } from "../api.js";
+import { userHint } from "./users.js";
 import { announce, attempt, confirmDialog, empty, h, num, section, svg, timeEl, when } from "../dom.js";
 
 export const title = "Episodes";
@@ -27,6 +28,8 @@ export async function render(root, ctx) {
     disabled: !!ctx.who.user })),
   h("button", { type: "submit" }, "Filter"));
   root.append(form);
+  const hint = await userHint(ctx, "episodes", filters.user);
+  if (hint) root.append(hint);
   const query = { ...ctx.scope(), newest_first: true, limit: 200 };
   if (filters.user && !ctx.who.user) query.user = filters.user;
   if (filters.outcome) query.outcome = filters.outcome;

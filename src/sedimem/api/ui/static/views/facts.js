@@ -2,6 +2,7 @@
 // (valid time: when it was true in the world; record time: when the system believed it).
 
 import { call, get, offers } from "../api.js";
+import { userHint } from "./users.js";
 import { announce, attempt, confirmDialog, empty, formDialog, h, num, section, svg, table, timeEl, when } from "../dom.js";
 
 export const title = "Facts";
@@ -15,6 +16,8 @@ export async function render(root, ctx) {
   } }, h("span", { class: "field" }, h("label", { for: "f-subject" }, "Subject"),
     h("input", { id: "f-subject", name: "subject", value: subject })), h("button", { type: "submit" }, "Show"));
   root.append(form);
+  const hint = await userHint(ctx, "current_facts");
+  if (hint) root.append(hint);
   const page = await get("v1/facts/current", { ...ctx.scope(), subject: subject || null, limit: 500 });
   const bySubject = new Map();
   for (const fact of page.items) {

@@ -1,11 +1,14 @@
 // Procedures: each with its versions, steps and how often it worked.
 
 import { call, get, offers } from "../api.js";
+import { userHint } from "./users.js";
 import { announce, attempt, confirmDialog, empty, h, num, section, svg, timeEl, when } from "../dom.js";
 
 export const title = "Procedures";
 
 export async function render(root, ctx) {
+  const hint = await userHint(ctx, "procedures");
+  if (hint) root.append(hint);
   const page = await get("v1/procedures", { ...ctx.scope(), limit: 500 });
   if (!page.items.length) {
     root.append(empty("No procedure in this scope."));
