@@ -22,7 +22,9 @@ from __future__ import annotations
 import hashlib
 import math
 from collections import OrderedDict
+from collections.abc import Hashable
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -30,7 +32,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from sedimem.api.problems import Problem, problem_type, respond
 from sedimem.clock import Clock, MonotonicClock
 
-__all__ = ["LIMITED_PREFIXES", "RateLimit", "RateLimiter", "TokenBucket"]
+__all__ = ["LIMITED_PREFIXES", "Buckets", "RateLimit", "RateLimiter", "TokenBucket"]
+
+K = TypeVar("K", bound=Hashable)
 
 #: Paths under these prefixes are limited (each prefix itself and everything below it).
 LIMITED_PREFIXES = ("/v1", "/mcp")
@@ -61,8 +65,10 @@ class TokenBucket:
         return 0.0 if tokens >= 1 else (1 - tokens) / self.rate
 
 
-class RateLimiter:
-    """One :class:`TokenBucket` per identity, at most ``max_keys`` of them (LRU)."""
+class Buckets(Generic[K]):
+    """A :class:`TokenBucket` per key, created full on first use, at most ``max_keys`` of
+    them (least recently used dropped first): what a per-key limit and the per-address
+    failure throttle (:mod:`sedimem.api.throttle`) both keep."""
 
     def __init__(
         self, rate: float, burst: int, *, max_keys: int, clock: Clock | None = None
@@ -73,23 +79,38 @@ class RateLimiter:
         self.burst = burst
         self.max_keys = max_keys
         self._clock = clock or MonotonicClock()  # a wall clock set back would refill nothing
-        self._buckets: OrderedDict[bytes, TokenBucket] = OrderedDict()
+        self._buckets: OrderedDict[K, TokenBucket] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._buckets)
 
-    def admit(self, identity: bytes) -> float:
-        """0 if ``identity`` may go ahead now, else the seconds it should wait."""
-        now = self._clock.now()
-        bucket = self._buckets.get(identity)
-        if bucket is None:
-            bucket = TokenBucket(self.rate, self.burst, float(self.burst), now)
-            self._buckets[identity] = bucket
+    def now(self) -> float:
+        return self._clock.now()
+
+    def peek(self, key: K) -> TokenBucket | None:
+        """The bucket of ``key``, if it has one (its place in the LRU order unchanged)."""
+        return self._buckets.get(key)
+
+    def bucket(self, key: K, now: float) -> TokenBucket:
+        """The bucket of ``key``, created full when it has none; made the most recent."""
+        found = self._buckets.get(key)
+        if found is None:
+            found = TokenBucket(self.rate, self.burst, float(self.burst), now)
+            self._buckets[key] = found
             if len(self._buckets) > self.max_keys:
                 self._buckets.popitem(last=False)
         else:
-            self._buckets.move_to_end(identity)
-        return bucket.take(now)
+            self._buckets.move_to_end(key)
+        return found
+
+
+class RateLimiter(Buckets[bytes]):
+    """One :class:`TokenBucket` per identity, at most ``max_keys`` of them (LRU)."""
+
+    def admit(self, identity: bytes) -> float:
+        """0 if ``identity`` may go ahead now, else the seconds it should wait."""
+        now = self.now()
+        return self.bucket(identity, now).take(now)
 
     def describe(self) -> str:
         return f"{self.rate:g} requests per second per API key, bursts of {self.burst}"

@@ -20,14 +20,12 @@ shared store, and two mechanisms for one idea would be one too many.
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sedimem.api.problems import Problem, problem_type, respond
-from sedimem.api.ratelimit import TokenBucket, limited, retry_after
-from sedimem.clock import Clock, MonotonicClock
+from sedimem.api.ratelimit import Buckets, limited, retry_after
+from sedimem.clock import Clock
 
 __all__ = ["AuthThrottle", "FailureLimiter", "mark_failed"]
 
@@ -41,40 +39,29 @@ def mark_failed(connection: HTTPConnection) -> None:
     connection.scope[_FAILED] = True
 
 
-class FailureLimiter:
+class FailureLimiter(Buckets[str]):
     """One :class:`TokenBucket` of failures per client address, at most ``max_addresses``."""
 
     def __init__(
         self, rate: float, burst: int, *, max_addresses: int, clock: Clock | None = None
     ) -> None:
-        if rate <= 0 or burst < 1 or max_addresses < 1:
+        if max_addresses < 1:
             raise ValueError("rate must be > 0, burst and max_addresses >= 1")
-        self.rate = rate
-        self.burst = burst
-        self.max_addresses = max_addresses
-        self._clock = clock or MonotonicClock()
-        self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
+        super().__init__(rate, burst, max_keys=max_addresses, clock=clock)
 
-    def __len__(self) -> int:
-        return len(self._buckets)
+    @property
+    def max_addresses(self) -> int:
+        return self.max_keys
 
     def wait(self, address: str) -> float:
         """0 if ``address`` may try now, else the seconds until it may."""
-        bucket = self._buckets.get(address)
-        return 0.0 if bucket is None else bucket.wait(self._clock.now())
+        bucket = self.peek(address)
+        return 0.0 if bucket is None else bucket.wait(self.now())
 
     def fail(self, address: str) -> None:
         """Count one failed authentication of ``address``."""
-        now = self._clock.now()
-        bucket = self._buckets.get(address)
-        if bucket is None:
-            bucket = TokenBucket(self.rate, self.burst, float(self.burst), now)
-            self._buckets[address] = bucket
-            if len(self._buckets) > self.max_addresses:
-                self._buckets.popitem(last=False)
-        else:
-            self._buckets.move_to_end(address)
-        bucket.take(now)
+        now = self.now()
+        self.bucket(address, now).take(now)
 
     def describe(self) -> str:
         return (

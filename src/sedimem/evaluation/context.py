@@ -38,7 +38,7 @@ from rich.table import Table
 
 from sedimem.context.tokens import Tokenizer, default_tokenizer
 from sedimem.errors import ValidationError
-from sedimem.evaluation.locomo import CATEGORIES, session_date
+from sedimem.evaluation.locomo import CATEGORIES, read_locomo, session_date
 from sedimem.retrieval.terms import STOPWORDS
 from sedimem.scope import Scope
 
@@ -114,12 +114,7 @@ def _turn_text(turn: dict[str, Any]) -> str:
 
 def load_dialogues(path: Path) -> list[Dialogue]:
     """LoCoMo's conversations with the questions whose answer an evidence turn writes."""
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise ValidationError(
-            "data", f"cannot read {path}: {exc}", allowed="locomo10.json"
-        ) from exc
+    data = read_locomo(path)
     dialogues = []
     for index, item in enumerate(data):
         conv = item["conversation"]

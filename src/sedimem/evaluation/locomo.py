@@ -39,6 +39,7 @@ __all__ = [
     "evaluate",
     "ingest",
     "load_locomo",
+    "read_locomo",
     "session_date",
 ]
 
@@ -90,14 +91,22 @@ def _turn_text(turn: dict[str, Any]) -> str:
     return f"{text} [shares a photo: {caption}]" if caption else text
 
 
-def load_locomo(path: Path, *, tenant: str = "locomo") -> list[Conversation]:
-    """Read the dataset; turns keep their dialogue id in ``metadata['dia_id']``."""
+def read_locomo(path: Path) -> list[dict[str, Any]]:
+    """The dataset's JSON (:class:`ValidationError` naming ``data`` if it cannot be read)."""
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
         raise ValidationError(
             "data", f"cannot read {path}: {exc}", allowed="locomo10.json"
         ) from exc
+    if not isinstance(data, list):
+        raise ValidationError("data", f"{path} is not a list of conversations")
+    return data
+
+
+def load_locomo(path: Path, *, tenant: str = "locomo") -> list[Conversation]:
+    """Read the dataset; turns keep their dialogue id in ``metadata['dia_id']``."""
+    data = read_locomo(path)
     conversations = []
     for item in data:
         conv = item["conversation"]
