@@ -62,7 +62,7 @@ async def write_everything(memory: Memory) -> None:
     await memory.facts.learn(Fact(scope=U, statement=f"Ulla's diagnosis is {MARK}"))
     await memory.documents(U).put(("notes",), f"doc-{MARK}", {"text": f"a note on {MARK}"})
     await memory.ingest(  # a conversation: an episode, and the facts read from it
-        [{"role": "user", "content": f"My doctor is Dr {MARK} in Bergen."}],
+        [{"role": "user", "content": f"I work at {MARK} Insurance in Bergen."}],
         U.with_session("chat"),
     )
     await memory.procedures.record(
