@@ -6,6 +6,8 @@ import json
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sedimem.errors import ValidationError
 from sedimem.limits import MAX_JSON_DEPTH, MAX_METADATA_BYTES
@@ -99,3 +101,31 @@ def test_stored_json_parses_however_deep_the_caller_already_is() -> None:
         return loads_stored(text)
 
     assert depth_of(deep_in_a_stack(500)) == 700
+
+
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12),
+    lambda inner: (
+        st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=6), inner, max_size=5)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_JSON, slack=st.integers(min_value=-3, max_value=3))
+def test_the_size_limit_holds_to_the_byte_whatever_the_value(value: object, slack: int) -> None:
+    # find_flaw skips encoding a value whose size bound is under the limit: the decision
+    # must still be exactly the encoded size's, at the limit and either side of it.
+    size = len(json.dumps(value, ensure_ascii=False, allow_nan=False).encode())
+    limit = max(1, size + slack)
+    flaw = find_flaw(value, limit)
+    if size <= limit:
+        assert flaw is None
+    else:
+        assert flaw is not None
+        assert f"encodes to {size} bytes" in flaw.message

@@ -83,23 +83,42 @@ def _where(path: tuple[str | int, ...]) -> str:
 def find_flaw(value: Any, max_bytes: int) -> Flaw | None:
     """The first problem of ``value`` as stored JSON, or None if it has none."""
     stack: list[tuple[Any, int, tuple[str | int, ...]]] = [(value, 0, ())]
+    # An upper bound of the encoded size, summed on the walk: a value well under the limit
+    # (nearly all, and every record read back) is not encoded a second time to be measured.
+    bound = 0
     while stack:
         item, depth, path = stack.pop()
         if isinstance(item, dict | list | tuple):
             if depth + 1 > MAX_JSON_DEPTH:
                 return Flaw(f"nests more than {MAX_JSON_DEPTH} levels deep (at {_where(path)})")
+            bound += 2 + 2 * len(item)
             if isinstance(item, dict):
                 for key, inner in item.items():
-                    if isinstance(key, str) and not is_valid_text(key):
-                        return Flaw(f"has a key that is not valid Unicode (at {_where(path)})")
+                    if isinstance(key, str):
+                        if not is_valid_text(key):
+                            return Flaw(f"has a key that is not valid Unicode (at {_where(path)})")
+                        bound += _text_bound(key) + 2
+                    else:
+                        bound += max_bytes  # a number or another key type: measured below
                     stack.append((inner, depth + 1, (*path, str(key))))
             else:
                 stack.extend((inner, depth + 1, (*path, i)) for i, inner in enumerate(item))
         elif isinstance(item, str):
             if not is_valid_text(item):
                 return Flaw(f"holds text that is not valid Unicode (at {_where(path)})")
-        elif isinstance(item, float) and not math.isfinite(item):
-            return Flaw(f"holds {item!r}, which JSON cannot carry (at {_where(path)})")
+            bound += _text_bound(item)
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return Flaw(f"holds {item!r}, which JSON cannot carry (at {_where(path)})")
+            bound += _FLOAT_BOUND
+        elif item is None or isinstance(item, bool):
+            bound += 5
+        elif isinstance(item, int):
+            bound += item.bit_length() // 3 + 2  # decimal digits < bits / 3.3, and a sign
+        else:
+            bound += max_bytes  # encoded by ``default=str``: measured below
+    if bound <= max_bytes:
+        return None
     try:
         size = len(json.dumps(value, ensure_ascii=False, allow_nan=False, default=str).encode())
     except (TypeError, ValueError) as exc:  # e.g. a key JSON cannot take (a tuple)
@@ -107,6 +126,16 @@ def find_flaw(value: Any, max_bytes: int) -> Flaw | None:
     if size > max_bytes:
         return Flaw(f"encodes to {size} bytes")
     return None
+
+
+#: The longest JSON form of a finite float (``-2.2250738585072014e-308``), rounded up.
+_FLOAT_BOUND = 32
+
+
+def _text_bound(text: str) -> int:
+    """Most bytes ``text`` takes as a JSON string: its quotes, and each character at most
+    six bytes (a control character escaped as ``\\u001f``; others at most four in UTF-8)."""
+    return 2 + 6 * len(text)
 
 
 def check_shape(field: str, value: Any, max_bytes: int) -> Any:
