@@ -1,0 +1,99 @@
+"""What ``assemble`` hands a model after a user/assistant chat over three sessions, through
+Python, a real server over REST and an MCP client session, on SQLite and on
+Redis + PostgreSQL (the ``drive`` fixture):
+
+- a long assistant answer contributes the passage that answers, with its date and its id
+  (so an agent can fetch the rest), never the whole list;
+- of two counts of one thing, the newer comes first and the older is marked ``earlier``;
+- every fact and episode shows its date.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.journeys.conftest import Drive
+from tests.journeys.drivers.base import Who
+
+pytestmark = pytest.mark.slow  # real server processes, six runs
+
+SAM = Who(user="sam", agent_type="assistant")
+
+ANSWER = (
+    "Good question. Here is how to choose:\n"
+    "1. Magnification: 8x is steadier in the hand than 10x.\n"
+    "2. Objective size: 42 mm gathers enough light for dawn and dusk.\n"
+    "3. Weight: under 700 g, or your neck will tell you after an hour.\n"
+    "4. Waterproofing: nitrogen-filled bodies do not fog up.\n"
+    "5. Close focus: under 2.5 m helps with butterflies too.\n"
+    "Within 200 euros I recommend the Nikon Prostaff P7 8x42; the Kite Lynx 8x30 is a "
+    "lighter option.\n"
+    "6. Try them in a shop before you buy, if you can.\n"
+    "7. Keep the lens caps on when you walk."
+)
+
+
+def turn(month: int, minute: int, role: str, content: str) -> dict[str, str]:
+    return {"role": role, "content": content,
+            "timestamp": f"2026-0{month}-02T18:{minute:02d}:00+00:00"}  # fmt: skip
+
+
+SESSIONS = [
+    [
+        turn(3, 0, "user", "Hi! I'm Sam. I just started birdwatching and I live in Berlin."),
+        turn(3, 1, "assistant", "Welcome to birding, Sam! Do you have binoculars yet?"),
+        turn(3, 2, "user", "Not yet. Which binoculars should I buy? My budget is 200 euros."),
+        turn(3, 3, "assistant", ANSWER),
+    ],
+    [
+        turn(4, 0, "user", "Update: I've seen 27 species so far this year!"),
+        turn(4, 1, "assistant", "That's a great start! Which one was your favourite?"),
+        turn(4, 2, "user", "A kingfisher on the Spree. I go out every Saturday morning now."),
+    ],
+    [
+        turn(5, 0, "user", "Big news: I moved to Hamburg last week!"),
+        turn(5, 1, "assistant", "Congratulations! The Elbe marshes are wonderful for waders."),
+        turn(5, 2, "user", "And I'm at 32 species now."),
+    ],
+]
+
+#: An item line of the markdown context: "- **<date>[ <label>]**: <text>".
+ITEM = re.compile(r"^- \*\*(\d{4}-\d{2}-\d{2})( earlier)?\*\*: (.*)$")
+
+
+def items(context: str, title: str) -> list[tuple[str, bool, str]]:
+    """(date, marked earlier, text) of each item of one ``## title`` section."""
+    _, found, rest = context.partition(f"## {title}")
+    assert found, f"no {title!r} section in:\n{context}"
+    lines = rest.split("\n## ", 1)[0].splitlines()
+    parsed = [ITEM.match(line) for line in lines if line.startswith("- ")]
+    assert all(parsed), f"an item of {title!r} without its date:\n{context}"
+    return [(m[1], m[2] is not None, m[3]) for m in parsed if m is not None]
+
+
+async def test_a_chat_gives_passages_newer_values_first_and_dates(drive: Drive) -> None:
+    async with drive() as d:
+        for n, turns in enumerate(SESSIONS, start=1):
+            await d.ingest(SAM.in_session(f"chat-{n}"), turns)
+        asking = SAM.in_session("chat-4")
+
+        context = await d.assemble(asking, "Which binoculars did you recommend?", 250)
+        (answer,) = [text for _, _, text in items(context, "Past episodes") if "Nikon" in text]
+        # the passage around the line that answers, with the id to fetch the rest ...
+        assert "Within 200 euros I recommend the Nikon Prostaff P7 8x42" in answer
+        assert re.search(r"\(id [0-9a-f-]{36}\)$", answer), answer
+        # ... not the whole seven-point list
+        assert "1. Magnification" not in answer
+        assert "…" in answer
+
+        context = await d.assemble(asking, "How many bird species have I seen?", 250)
+        episodes = items(context, "Past episodes")
+        counts = [(date, earlier) for date, earlier, text in episodes if "species" in text]
+        assert counts[:2] == [("2026-05-02", False), ("2026-04-02", True)], context
+        # facts are dated too, by since when they hold: "last week", told on Saturday
+        # 2 May, is the week that began on Monday 20 April; Berlin was closed by the move
+        facts = {text: date for date, _, text in items(context, "Known facts")}
+        assert facts.get("sam lives in Hamburg.") == "2026-04-20", context
+        assert not any("Berlin" in text for text in facts)
