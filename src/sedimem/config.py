@@ -48,7 +48,7 @@ DEFAULT_SINGLE_VALUED = frozenset(
     {
         "lives_in", "located_in", "works_at", "works_as", "job_title", "role", "age",
         "email", "phone", "address", "name", "status", "married_to", "spouse", "birthday",
-        "date_of_birth", "nationality", "timezone", "favorite", "prefers", "manager",
+        "date_of_birth", "nationality", "timezone", "favorite", "manager",
         "reports_to", "owner", "version", "current_project",
     }
 )  # fmt: skip

@@ -86,6 +86,24 @@ async def test_a_default_multi_valued_predicate_reports_possible_conflicts(
     assert bob.possible_conflicts == []
 
 
+async def test_preferences_accumulate_by_default(facts: SemanticMemory) -> None:
+    # "prefers" is not among the default single-valued predicates: a second preference
+    # learned without a cardinality stands beside the first, as extraction's do
+    scope = Scope(tenant="t", user="ana")
+
+    def prefers(thing: str, since: datetime) -> Fact:
+        return Fact(
+            scope=scope, statement=f"Ana prefers {thing}", subject="Ana",
+            predicate="prefers", object=thing, valid_from=since,
+        )  # fmt: skip
+
+    await facts.learn(prefers("quiet cafés", Y[1]))
+    tea = await facts.learn(prefers("tea", Y[2]))
+    assert tea.action == "inserted"
+    current = await facts.current("Ana", "prefers", scope=scope)
+    assert {f.object for f in current} == {"quiet cafés", "tea"}
+
+
 async def test_a_tenant_declares_predicates_durably(
     facts: SemanticMemory, lt_store: LongTermStore, embedder: HashEmbedder
 ) -> None:

@@ -6,8 +6,8 @@ Cardinality follows meaning. Single-valued predicates (:data:`SINGLE_VALUED`, pl
 one (``lives_in``, ``works_at``, ``name``, ``age``, ``diet``, a measure such as ``budget``).
 Every other predicate accumulates (``likes``, ``prefers``, ``dislikes``, ``has_pet``,
 ``allergic_to``, ``has_condition``, ``habit``, events such as ``visited``). The extractor
-states the cardinality on every fact it emits, so a tenant's defaults (where ``prefers`` may
-be single-valued) do not turn "prefers quiet cafés" into the end of "prefers tea".
+states the cardinality on every fact it emits, so a tenant's declarations (which may make
+``prefers`` single-valued) do not turn "prefers quiet cafés" into the end of "prefers tea".
 
 A statement is phrased from its parts by :func:`phrase`, never kept from the source text, so
 an edit of the object re-phrases it and parts and text cannot disagree.
