@@ -22,7 +22,7 @@ from sedimem.scope import Scope
 from sedimem.storage.longterm.base import LongTermStore, RecordFilter
 from sedimem.types.longterm import Fact
 
-__all__ = ["Counts", "MemoryProfile", "UserCounts", "count", "profile"]
+__all__ = ["Counts", "MemoryProfile", "MemoryStats", "UserCounts", "count", "profile"]
 
 
 class Counts(BaseModel):
@@ -40,6 +40,24 @@ class UserCounts(Counts):
     """The records of one user (``None``: the records naming no user)."""
 
     user: str | None = Field(description="The user (unset: the records naming no user).")
+
+
+class MemoryStats(Counts):
+    """How much a scope holds, counted in the stores (nothing is fetched).
+
+    With no user named, the counts cover every user's records (a tenant-wide view);
+    ``by_user`` (when asked for) splits them per user and adds up to them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tenant: str = Field(description="The tenant counted in.")
+    user: str | None = Field(default=None, description="Whose view; unset: every user's.")
+    working_backend: str = Field(description="The working store's name.")
+    using_fallback: bool = Field(description="Whether working memory runs on its fallback.")
+    longterm_backend: str = Field(description="The long-term store's name.")
+    by_user: list[UserCounts] | None = Field(
+        default=None, description="The counts per user, when asked for (`by_user`)."
+    )
 
 
 class MemoryProfile(BaseModel):

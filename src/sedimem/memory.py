@@ -14,8 +14,6 @@ from datetime import datetime
 from types import TracebackType
 from typing import Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from sedimem import footprint, gdpr, observe
 from sedimem.access import LOCAL, Access
 from sedimem.assembly import assemble, prepare
@@ -39,7 +37,8 @@ from sedimem.embed.factory import open_embedder
 from sedimem.errors import NotFound
 from sedimem.extraction.llm import OpenAIChatExtractor
 from sedimem.extraction.rules import RuleExtractor
-from sedimem.footprint import Counts, MemoryProfile, UserCounts
+from sedimem.footprint import Counts, MemoryProfile, MemoryStats, UserCounts
+from sedimem.health import MemoryHealth, StoreHealth
 from sedimem.keys import API_KEY, ApiKeys
 from sedimem.lifecycle import Lifecycle
 from sedimem.llm.usage import Metered
@@ -79,53 +78,6 @@ _RECORD_KINDS: dict[str | None, RecordKind] = {
 }
 
 _SESSION_PAGE = 500
-
-
-class MemoryStats(Counts):
-    """How much a scope holds, counted in the stores (nothing is fetched).
-
-    With no user named, the counts cover every user's records (a tenant-wide view);
-    ``by_user`` (when asked for) splits them per user and adds up to them."""
-
-    model_config = ConfigDict(frozen=True)
-
-    tenant: str = Field(description="The tenant counted in.")
-    user: str | None = Field(default=None, description="Whose view; unset: every user's.")
-    working_backend: str = Field(description="The working store's name.")
-    using_fallback: bool = Field(description="Whether working memory runs on its fallback.")
-    longterm_backend: str = Field(description="The long-term store's name.")
-    by_user: list[UserCounts] | None = Field(
-        default=None, description="The counts per user, when asked for (`by_user`)."
-    )
-
-
-class StoreHealth(BaseModel):
-    """Whether one store answers."""
-
-    model_config = ConfigDict(frozen=True)
-
-    backend: str = Field(description="The store's name (sqlite, redis, postgresql...).")
-    reachable: bool = Field(
-        description="Whether it answered (working memory: the store itself; false while its "
-        "fallback serves in its place)."
-    )
-    fallback: bool | None = Field(
-        default=None, description="Working memory only: served by its in-process fallback."
-    )
-
-
-class MemoryHealth(BaseModel):
-    """``ready``: every store answers; ``degraded``: working memory runs on its fallback
-    (nothing acknowledged is lost, see the fallback store); ``unavailable``: a store does
-    not answer."""
-
-    model_config = ConfigDict(frozen=True)
-
-    status: Literal["ready", "degraded", "unavailable"] = Field(
-        description="`ready`, `degraded` (working memory on its fallback) or `unavailable`."
-    )
-    working: StoreHealth = Field(description="The working-memory store.")
-    longterm: StoreHealth = Field(description="The long-term store.")
 
 
 class Memory:

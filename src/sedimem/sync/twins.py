@@ -43,7 +43,8 @@ if TYPE_CHECKING:
     from sedimem.consolidation.settings import ConsolidationSettings
     from sedimem.context.models import AssembledContext, ContextFormat
     from sedimem.embed.base import Embedder
-    from sedimem.footprint import Counts, MemoryProfile
+    from sedimem.footprint import Counts, MemoryProfile, MemoryStats
+    from sedimem.health import MemoryHealth
     from sedimem.keys import ApiKey, IssuedKey
     from sedimem.lifecycle.manager import H
     from sedimem.lifecycle.results import LifecycleResult, TerminateResult
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
     from sedimem.longterm.documents import Document
     from sedimem.longterm.oversized import OversizedValue
     from sedimem.longterm.search import Mode
-    from sedimem.memory import MemoryHealth, MemoryStats, RecordKind
+    from sedimem.memory import RecordKind
     from sedimem.reflection import ReflectionReport
     from sedimem.reflection.models import (
         AnomalyReport,
