@@ -20,6 +20,8 @@ import numpy as np
 import pytest
 
 from sedimem.embed import Embedder, HashEmbedder
+from sedimem.embed.base import forget_cached_text
+from sedimem.embed.cache import EmbeddingCache
 from sedimem.embed.openai import OpenAIEmbedder
 from sedimem.errors import (
     ConfigurationError,
@@ -338,3 +340,63 @@ def test_configuration_is_validated() -> None:
     with pytest.raises(ValidationError) as info:
         embedder.embed(["ok", 1])  # type: ignore[list-item]
     assert info.value.field == "texts.1"
+
+
+# -- the vector cache ---------------------------------------------------------------------
+
+
+async def test_cached_texts_are_not_sent_again(server: EmbeddingServer) -> None:
+    async with client(server, dimension=DIM, cache_size=100) as embedder:
+        first = await embedder.aembed(["where does Ana live", "Ana moved to Oslo"])
+        again = await embedder.aembed(["Ana moved to Oslo", "where does Ana live", "new"])
+        sync = embedder.embed(["new", "new", "where does Ana live"])
+        counts = embedder.cache.counts()
+    assert [r["input"] for r in server.requests] == [
+        ["where does Ana live", "Ana moved to Oslo"],
+        ["new"],
+    ]
+    np.testing.assert_allclose(again[:2], first[::-1], atol=1e-6)
+    np.testing.assert_allclose(sync, expected(["new", "new", "where does Ana live"]), atol=1e-6)
+    assert (counts.hits, counts.misses, counts.entries) == (5, 3, 3)
+
+
+async def test_a_text_repeated_in_a_batch_is_sent_once(server: EmbeddingServer) -> None:
+    texts = ["hello", "", "hello", "world", "hello"]
+    async with client(server, dimension=DIM, cache_size=10) as embedder:
+        vectors = await embedder.aembed(texts)
+    assert [r["input"] for r in server.requests] == [["hello", "world"]]
+    np.testing.assert_allclose(vectors, expected(texts), atol=1e-6)
+    assert not vectors[1].any()  # blank: the zero row, never sent
+
+
+async def test_embedders_sharing_a_cache_keep_their_own_vectors(server: EmbeddingServer) -> None:
+    shared = EmbeddingCache(100)
+    one = client(server, dimension=DIM, cache=shared)
+    other = OpenAIEmbedder(server.base_url, "other-model", dimension=DIM, cache=shared)
+    async with one, other:
+        await one.aembed(["same"])
+        await other.aembed(["same"])
+        await one.aembed(["same"])
+        await other.aembed(["same"])
+    assert [r["model"] for r in server.requests] == ["test-embed", "other-model"]
+    assert one.identity != other.identity
+    assert shared.counts().entries == 2
+
+
+async def test_erasure_clears_the_cache(server: EmbeddingServer) -> None:
+    async with client(server, dimension=DIM, cache_size=10) as embedder:
+        await embedder.aembed(["secret"])
+        forget_cached_text(embedder)
+        assert embedder.cache.counts().entries == 0
+        await embedder.aembed(["secret"])
+    assert len(server.requests) == 2
+
+
+async def test_without_a_dimension_the_first_request_is_not_cached_from_nothing(
+    server: EmbeddingServer,
+) -> None:
+    async with client(server, cache_size=10) as embedder:
+        await embedder.aembed(["a"])  # learns the dimension, nothing to look up yet
+        await embedder.aembed(["a"])
+        await embedder.aembed(["a"])
+    assert len(server.requests) == 2
