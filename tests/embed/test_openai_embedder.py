@@ -7,6 +7,7 @@ queue scripted answers (status, body, delay) that are served first.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import threading
@@ -400,3 +401,28 @@ async def test_without_a_dimension_the_first_request_is_not_cached_from_nothing(
         await embedder.aembed(["a"])
         await embedder.aembed(["a"])
     assert len(server.requests) == 2
+
+
+async def test_concurrent_calls_for_one_text_send_it_once(server: EmbeddingServer) -> None:
+    """A recall embeds its question for each tier at once: one request, not three."""
+    async with client(server, dimension=DIM, cache_size=10) as embedder:
+        results = await asyncio.gather(*(embedder.aembed(["q", f"t{i}"]) for i in range(3)))
+        counts = embedder.cache.counts()
+    assert sorted(t for r in server.requests for t in r["input"]) == ["q", "t0", "t1", "t2"]
+    for i, vectors in enumerate(results):
+        np.testing.assert_allclose(vectors, expected(["q", f"t{i}"]), atol=1e-6)
+    assert (counts.hits, counts.misses) == (2, 4)
+
+
+async def test_when_the_fetching_call_fails_its_waiters_fetch_for_themselves(
+    server: EmbeddingServer,
+) -> None:
+    server.script.append(Scripted(400, {"error": {"message": "no"}}))
+    async with client(server, dimension=DIM, cache_size=10) as embedder:
+        results = await asyncio.gather(
+            *(embedder.aembed(["q"]) for _ in range(3)), return_exceptions=True
+        )
+    assert isinstance(results[0], ConfigurationError)
+    for vectors in results[1:]:
+        assert isinstance(vectors, np.ndarray)
+        np.testing.assert_allclose(vectors, expected(["q"]), atol=1e-6)

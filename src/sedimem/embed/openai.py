@@ -136,12 +136,12 @@ class OpenAIEmbedder:
         """Drop every cached vector (erasure: nothing derived from erased text stays)."""
         self._cache.clear()
 
-    def _plan(self, items: list[str]) -> Plan | None:
-        """The cache's lookup of ``items``; None while the dimension is unknown (the first
-        request tells it) or with no cache."""
+    def _plan(self, items: list[str], *, wait: bool = False) -> Plan | None:
+        """The cache's lookup of ``items`` (``wait``: for texts another call is fetching);
+        None while the dimension is unknown (the first request tells it) or with no cache."""
         if self._dimension is None or not self._cache.capacity:
             return None
-        return self._cache.plan(self.identity, items, self._dimension)
+        return self._cache.plan(self.identity, items, self._dimension, wait=wait)
 
     # -- sync -------------------------------------------------------------------------------
 
@@ -176,10 +176,21 @@ class OpenAIEmbedder:
 
     async def aembed(self, texts: Sequence[str]) -> Matrix:
         items = check_texts(texts)
-        plan = self._plan(items)
+        plan = self._plan(items, wait=True)
         if plan is None:
             return await self._aembed(items)
-        return plan.fill(await self._aembed(plan.missing))
+        try:
+            vectors = await self._aembed(plan.missing)
+        except BaseException:
+            plan.abandon()
+            raise
+        out = plan.fill(vectors)  # first: another call may be waiting for these
+        failed = await plan.waited(out)
+        if failed:  # the call fetching them failed: fetch them here
+            again = await self._aembed([text for text, _ in failed])
+            for row, (_, positions) in enumerate(failed):
+                out[positions] = again[row]
+        return out
 
     async def _aembed(self, items: list[str]) -> Matrix:
         sendable = [i for i, text in enumerate(items) if text.strip()]
