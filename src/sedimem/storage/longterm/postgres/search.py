@@ -122,7 +122,7 @@ _KEYWORD = sql.SQL(
 _NEAREST = sql.SQL(
     "SELECT {columns}, distance FROM ("
     "SELECT {inner}, embedding <=> %s AS distance FROM {table} "
-    "WHERE tenant = %s AND embedding IS NOT NULL ORDER BY distance LIMIT {ef}) AS {table} "
+    "WHERE embedding IS NOT NULL ORDER BY distance LIMIT {ef}) AS {table} "
     "WHERE {where} ORDER BY distance LIMIT {k}"
 )
 # pgvector >= 0.8 with statistics: the filter beside the index scan, which the iterative
@@ -310,7 +310,7 @@ def nearest_query(
             k=sql.Literal(k),
         ),
     )
-    return statement, [vector, where.params[0], *where.params]
+    return statement, [vector, *where.params]
 
 
 async def _nearest(
