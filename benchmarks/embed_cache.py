@@ -16,7 +16,7 @@ the throughput of the whole mix. The scripted server answers in well under a mil
 so latency saved here is the round trip on loopback only; a real endpoint (tens of ms per
 request) saves far more per hit.
 
-    python -m benchmarks.embed_cache [--conversations 2] [--questions 200]
+    python -m benchmarks.embed_cache [--conversations 2] [--questions 200] [--sessions 0]
         [--resend 0.3] [--zipf 1.1] [--cache-size 10000] [--seed 5]
 
 The last line printed is a JSON object ``{"metrics": {...}}``.
@@ -98,11 +98,11 @@ async def run_mix(
         operations = 0
         begin = time.perf_counter()
         try:
-            for number, sample in enumerate(conversations(args.conversations)):
+            for number, sample in enumerate(conversations(args.conversations, args.data)):
                 scope = Scope(tenant="bench", user=f"user{number}")
                 questions = [qa["question"] for qa in sample["qa"]]
                 rng.shuffle(questions)  # which questions are popular
-                parts = sessions(sample)
+                parts = sessions(sample)[: args.sessions or None]
                 draws = zipf_draws(questions, args.questions, args.zipf, rng)
                 per_session = max(1, len(draws) // len(parts))
                 for index, turns in enumerate(parts):
@@ -148,7 +148,9 @@ async def run_mix(
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--conversations", type=int, default=2)
+    parser.add_argument("--data", type=Path, default=DATA, help="LoCoMo's locomo10.json")
     parser.add_argument("--questions", type=int, default=200, help="per conversation")
+    parser.add_argument("--sessions", type=int, default=0, help="per conversation (0: all)")
     parser.add_argument("--resend", type=float, default=0.3, help="share of sessions sent twice")
     parser.add_argument("--zipf", type=float, default=1.1, help="popularity of questions")
     parser.add_argument("--cache-size", type=int, default=10_000)
