@@ -132,3 +132,23 @@ def test_threads_sharing_a_cache_get_right_vectors_and_stay_within_bounds() -> N
     counts = cache.counts()
     assert counts.entries <= 50
     assert counts.hits + counts.misses == 8 * 200 * 8
+
+
+async def test_a_waiter_gets_the_fetched_vector_or_none_when_the_fetch_fails() -> None:
+    cache = EmbeddingCache(10)
+    owner = cache.plan("e", ["a", "b"], DIM, wait=True)
+    waiter = cache.plan("e", ["b", "a", "b"], DIM, wait=True)
+    assert owner.missing == ["a", "b"]
+    assert waiter.missing == []
+    out = owner.fill(rows(1.0, 2.0))
+    owner.abandon()  # after a fill: changes nothing
+    into = np.zeros((3, DIM), dtype=np.float32)
+    assert await waiter.waited(into) == []
+    np.testing.assert_array_equal(into[:, 0], [2, 1, 2])
+    np.testing.assert_array_equal(out[:, 0], [1, 2])
+
+    failing = cache.plan("e", ["c"], DIM, wait=True)
+    hoping = cache.plan("e", ["c"], DIM, wait=True)
+    failing.abandon()
+    assert await hoping.waited(np.zeros((1, DIM), dtype=np.float32)) == [("c", [0])]
+    assert cache.plan("e", ["c"], DIM, wait=True).missing == ["c"]  # nobody fetches it now

@@ -209,7 +209,8 @@ class EmbeddingCache:
                 if self._pending.get(key) is pending:
                     del self._pending[key]
         for pending, result in zip(owned, results, strict=True):
-            pending.set_result(result)
+            if not pending.done():  # (abandoning after a fill that failed part way)
+                pending.set_result(result)
 
     def clear(self) -> None:
         """Drop every vector (erasure); the counts stay."""

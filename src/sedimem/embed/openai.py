@@ -180,11 +180,10 @@ class OpenAIEmbedder:
         if plan is None:
             return await self._aembed(items)
         try:
-            vectors = await self._aembed(plan.missing)
+            out = plan.fill(await self._aembed(plan.missing))  # first: others may wait
         except BaseException:
-            plan.abandon()
+            plan.abandon()  # never leave a waiter waiting
             raise
-        out = plan.fill(vectors)  # first: another call may be waiting for these
         failed = await plan.waited(out)
         if failed:  # the call fetching them failed: fetch them here
             again = await self._aembed([text for text, _ in failed])
