@@ -370,6 +370,15 @@ class Settings(BaseSettings):
     embedder_threads: int = Field(
         default=1, ge=1, le=64, description="onnxruntime intra-op threads (embedder=minilm)."
     )
+    embedder_cache_size: int = Field(
+        default=10_000,
+        ge=0,
+        le=1_000_000,
+        description=(
+            "Vectors the openai embedder keeps of texts it embedded (an LRU: a repeated "
+            "question or re-ingested turn sends no request; dimension x 4 bytes each); 0: none."
+        ),
+    )
 
     # -- tracing (unset endpoint: no tracing, nothing of OpenTelemetry's SDK is imported) --
     otlp_endpoint: str | None = Field(

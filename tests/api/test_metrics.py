@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import httpx
 from fastapi import FastAPI
 
 from sedimem.api import create_app
 from sedimem.config import Settings
 from sedimem.memory import Memory
+from sedimem.testing.llm_server import ScriptedLLMServer
+from tests.api.conftest import bearer
 
 
 async def test_counters_after_requests(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
@@ -35,6 +39,7 @@ async def test_counters_after_requests(client: httpx.AsyncClient, auth: dict[str
     ):
         assert line in text, line
     assert "sedimem_llm_" not in text  # no model endpoint configured: no such series
+    assert "sedimem_embed_cache" not in text  # nor an embedder with a cache
     assert (
         'sedimem_http_request_duration_seconds_bucket{backend="sqlite",le="0.005",'
         'method="POST",operation="/v1/episodes"}' in text
@@ -82,3 +87,41 @@ def test_model_calls_are_exported_per_endpoint() -> None:
         assert line in text, line
     chat.usage.add(requests=1)  # read at scrape time
     assert 'sedimem_llm_requests_total{endpoint="chat"} 6.0' in metrics.render().decode()
+
+
+async def test_the_embedders_cache_is_counted(
+    llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    """Repeated recalls and an identical write through the REST app of a Memory whose
+    embedder is the OpenAI-compatible one (the scripted server process), cache on."""
+    from sedimem.embed.openai import OpenAIEmbedder
+
+    embedder = OpenAIEmbedder(llm_server.base_url, "embed-model", dimension=16, cache_size=100)
+    settings = Settings(home=tmp_path)
+    memory = await Memory.open(
+        f"sqlite:///{tmp_path / 'm.db'}", settings=settings, embedder=embedder
+    )
+    try:
+        app = create_app(memory, settings)
+        headers = await bearer(memory)
+        transport = httpx.ASGITransport(app)
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://t", headers=headers
+        ) as c:
+            for _ in range(2):
+                await c.post("/v1/episodes", json={"description": "Ana lives in Oslo"})
+            for _ in range(3):
+                found = await c.post("/v1/recall", json={"query": "where does Ana live"})
+                assert found.status_code == 200, found.text
+            text = (await c.get("/metrics")).text
+    finally:
+        await memory.aclose()
+        await embedder.aclose()
+    sent = [t for r in llm_server.requests("embeddings") for t in r["body"]["input"]]
+    assert sent.count("Ana lives in Oslo") == 1
+    assert sent.count("where does Ana live") == 1
+    counts = embedder.cache.counts()
+    assert f"sedimem_embed_cache_hits_total {float(counts.hits)}" in text
+    assert f"sedimem_embed_cache_misses_total {float(counts.misses)}" in text
+    assert f"sedimem_embed_cache_entries {float(counts.entries)}" in text
+    assert counts.hits >= 3 + 2  # the second write, the later recalls, the tiers that waited

@@ -7,6 +7,7 @@ queue scripted answers (status, body, delay) that are served first.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import threading
@@ -20,6 +21,8 @@ import numpy as np
 import pytest
 
 from sedimem.embed import Embedder, HashEmbedder
+from sedimem.embed.base import forget_cached_text
+from sedimem.embed.cache import EmbeddingCache
 from sedimem.embed.openai import OpenAIEmbedder
 from sedimem.errors import (
     ConfigurationError,
@@ -338,3 +341,88 @@ def test_configuration_is_validated() -> None:
     with pytest.raises(ValidationError) as info:
         embedder.embed(["ok", 1])  # type: ignore[list-item]
     assert info.value.field == "texts.1"
+
+
+# -- the vector cache ---------------------------------------------------------------------
+
+
+async def test_cached_texts_are_not_sent_again(server: EmbeddingServer) -> None:
+    async with client(server, dimension=DIM, cache_size=100) as embedder:
+        first = await embedder.aembed(["where does Ana live", "Ana moved to Oslo"])
+        again = await embedder.aembed(["Ana moved to Oslo", "where does Ana live", "new"])
+        sync = embedder.embed(["new", "new", "where does Ana live"])
+        counts = embedder.cache.counts()
+    assert [r["input"] for r in server.requests] == [
+        ["where does Ana live", "Ana moved to Oslo"],
+        ["new"],
+    ]
+    np.testing.assert_allclose(again[:2], first[::-1], atol=1e-6)
+    np.testing.assert_allclose(sync, expected(["new", "new", "where does Ana live"]), atol=1e-6)
+    assert (counts.hits, counts.misses, counts.entries) == (5, 3, 3)
+
+
+async def test_a_text_repeated_in_a_batch_is_sent_once(server: EmbeddingServer) -> None:
+    texts = ["hello", "", "hello", "world", "hello"]
+    async with client(server, dimension=DIM, cache_size=10) as embedder:
+        vectors = await embedder.aembed(texts)
+    assert [r["input"] for r in server.requests] == [["hello", "world"]]
+    np.testing.assert_allclose(vectors, expected(texts), atol=1e-6)
+    assert not vectors[1].any()  # blank: the zero row, never sent
+
+
+async def test_embedders_sharing_a_cache_keep_their_own_vectors(server: EmbeddingServer) -> None:
+    shared = EmbeddingCache(100)
+    one = client(server, dimension=DIM, cache=shared)
+    other = OpenAIEmbedder(server.base_url, "other-model", dimension=DIM, cache=shared)
+    async with one, other:
+        await one.aembed(["same"])
+        await other.aembed(["same"])
+        await one.aembed(["same"])
+        await other.aembed(["same"])
+    assert [r["model"] for r in server.requests] == ["test-embed", "other-model"]
+    assert one.identity != other.identity
+    assert shared.counts().entries == 2
+
+
+async def test_erasure_clears_the_cache(server: EmbeddingServer) -> None:
+    async with client(server, dimension=DIM, cache_size=10) as embedder:
+        await embedder.aembed(["secret"])
+        forget_cached_text(embedder)
+        assert embedder.cache.counts().entries == 0
+        await embedder.aembed(["secret"])
+    assert len(server.requests) == 2
+
+
+async def test_without_a_dimension_the_first_request_is_not_cached_from_nothing(
+    server: EmbeddingServer,
+) -> None:
+    async with client(server, cache_size=10) as embedder:
+        await embedder.aembed(["a"])  # learns the dimension, nothing to look up yet
+        await embedder.aembed(["a"])
+        await embedder.aembed(["a"])
+    assert len(server.requests) == 2
+
+
+async def test_concurrent_calls_for_one_text_send_it_once(server: EmbeddingServer) -> None:
+    """A recall embeds its question for each tier at once: one request, not three."""
+    async with client(server, dimension=DIM, cache_size=10) as embedder:
+        results = await asyncio.gather(*(embedder.aembed(["q", f"t{i}"]) for i in range(3)))
+        counts = embedder.cache.counts()
+    assert sorted(t for r in server.requests for t in r["input"]) == ["q", "t0", "t1", "t2"]
+    for i, vectors in enumerate(results):
+        np.testing.assert_allclose(vectors, expected(["q", f"t{i}"]), atol=1e-6)
+    assert (counts.hits, counts.misses) == (2, 4)
+
+
+async def test_when_the_fetching_call_fails_its_waiters_fetch_for_themselves(
+    server: EmbeddingServer,
+) -> None:
+    server.script.append(Scripted(400, {"error": {"message": "no"}}))
+    async with client(server, dimension=DIM, cache_size=10) as embedder:
+        results = await asyncio.gather(
+            *(embedder.aembed(["q"]) for _ in range(3)), return_exceptions=True
+        )
+    assert isinstance(results[0], ConfigurationError)
+    for vectors in results[1:]:
+        assert isinstance(vectors, np.ndarray)
+        np.testing.assert_allclose(vectors, expected(["q"]), atol=1e-6)

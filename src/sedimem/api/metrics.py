@@ -35,6 +35,15 @@ Read from the stores at scrape time, recounted at most every
 - ``sedimem_metrics_refresh_failures_total``: recounts that failed (a store did not answer;
   the last figures stay)
 
+From the embedder's vector cache (an ``openai`` embedder with ``embedder_cache_size`` > 0;
+absent otherwise), over the process's life:
+
+- ``sedimem_embed_cache_hits_total``: texts whose vector came from the cache (or repeated a
+  text of the same batch): no request for them
+- ``sedimem_embed_cache_misses_total``: texts sent to the endpoint (each distinct text of a
+  batch once)
+- ``sedimem_embed_cache_entries``: vectors held now (at most ``embedder_cache_size``)
+
 ``operation`` is the route template (``/v1/episodes/{episode_id}``), never the raw path, so
 the number of series stays bounded; requests matching no route count as ``unmatched``.
 (Starlette's few fixed routes, such as ``/openapi.json``, are labelled with their path.)
@@ -49,7 +58,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from prometheus_client.core import CounterMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -57,10 +66,18 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from sedimem import observe
 from sedimem.api.access_log import route_of
 from sedimem.consolidation import ConsolidationReport
+from sedimem.embed.cache import EmbeddingCache
 from sedimem.llm.usage import Metered
 from sedimem.memory import Memory
 
-__all__ = ["CONTENT_TYPE", "Backends", "Metrics", "MetricsMiddleware", "Operations"]
+__all__ = [
+    "CONTENT_TYPE",
+    "Backends",
+    "EmbedCacheCounts",
+    "Metrics",
+    "MetricsMiddleware",
+    "Operations",
+]
 
 log = logging.getLogger(__name__)
 
@@ -200,6 +217,31 @@ class ConsolidationJobs(Collector):
         yield family
 
 
+class EmbedCacheCounts(Collector):
+    """Reads the embedder's cache counts at scrape time (every caller's lookups)."""
+
+    def __init__(self, cache: EmbeddingCache) -> None:
+        self._cache = cache
+
+    def collect(self) -> Iterator[Metric]:
+        counts = self._cache.counts()
+        yield CounterMetricFamily(
+            "sedimem_embed_cache_hits",
+            "Texts whose vector came from the embedder's cache: no request sent for them.",
+            value=counts.hits,
+        )
+        yield CounterMetricFamily(
+            "sedimem_embed_cache_misses",
+            "Texts looked up in the embedder's cache and sent to the endpoint.",
+            value=counts.misses,
+        )
+        yield GaugeMetricFamily(
+            "sedimem_embed_cache_entries",
+            "Vectors held by the embedder's cache (at most embedder_cache_size).",
+            value=counts.entries,
+        )
+
+
 class Metrics:
     def __init__(
         self,
@@ -261,6 +303,9 @@ class Metrics:
     def watch(self, memory: Memory) -> None:
         """Export ``memory``'s consolidation job tally."""
         self.registry.register(ConsolidationJobs(memory))
+        cache = getattr(memory.embedder, "cache", None)
+        if isinstance(cache, EmbeddingCache) and cache.capacity:
+            self.registry.register(EmbedCacheCounts(cache))
 
     async def refresh(self, memory: Memory, max_age: float) -> None:
         """Recount records per tier and the consolidation lag, unless done less than

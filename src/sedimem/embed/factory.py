@@ -40,6 +40,7 @@ async def open_embedder(settings: Settings) -> Embedder:
             settings.embedder_dimension,
             timeout=settings.embedder_timeout_seconds,
             max_retries=settings.embedder_max_retries,
+            cache_size=settings.embedder_cache_size,
         )
         try:
             await embedder.aembed([])  # learns the dimension (one probe) if not configured

@@ -6,7 +6,10 @@ batches; connection errors, timeouts, 429 and 5xx answers are retried with expon
 answers (bad key, unknown model) :class:`~sedimem.errors.ConfigurationError`, and a response
 of the wrong shape :class:`~sedimem.errors.ModelError`. Rows are normalised here, since not
 every server returns unit vectors. Empty or blank texts are not sent (most servers reject
-them): they embed to the zero row.
+them): they embed to the zero row. Vectors already fetched are kept in a bounded LRU
+(:mod:`sedimem.embed.cache`, ``cache_size`` of them, keyed by this embedder's identity:
+endpoint, model and dimension), so a repeated question or a re-ingested turn sends nothing,
+and a text repeated within a batch is sent once.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import numpy as np
 from tenacity import wait_exponential, wait_random
 
 from sedimem.embed.base import Matrix, check_texts, normalize_rows
+from sedimem.embed.cache import EmbeddingCache, Plan
 from sedimem.errors import ConfigurationError, ModelError, ValidationError
 from sedimem.llm.http import JsonEndpoint, endpoint_url
 from sedimem.llm.usage import Usage
@@ -36,6 +40,8 @@ class OpenAIEmbedder:
     :attr:`dimension` before any embedding sends one probe request). ``request_dimensions``
     sends ``dimension`` to the server (OpenAI's ``text-embedding-3-*`` shorten vectors on
     request; other servers may reject the field). ``name`` defaults to ``openai/{model}``.
+    ``cache_size`` vectors are kept in an LRU of their own (0: none), or in ``cache`` when
+    given (several embedders may share one: each only finds its own vectors).
     Close it with :meth:`close` / :meth:`aclose` or use it as a (async) context manager.
     """
 
@@ -53,6 +59,8 @@ class OpenAIEmbedder:
         concurrency: int = 4,
         request_dimensions: bool = False,
         name: str | None = None,
+        cache_size: int = 0,
+        cache: EmbeddingCache | None = None,
     ) -> None:
         url = endpoint_url(base_url, "/embeddings", what="embedding")
         if not model:
@@ -78,6 +86,7 @@ class OpenAIEmbedder:
         self._batch_size = batch_size
         self._concurrency = concurrency
         self._request_dimensions = request_dimensions and dimension is not None
+        self._cache = cache if cache is not None else EmbeddingCache(cache_size)
         self._endpoint = JsonEndpoint(
             url,
             what="embedding",
@@ -113,10 +122,37 @@ class OpenAIEmbedder:
     def url(self) -> str:
         return self._url
 
+    @property
+    def cache(self) -> EmbeddingCache:
+        """The vectors kept of texts already embedded, with their hit and miss counts."""
+        return self._cache
+
+    @property
+    def identity(self) -> str:
+        """What the cache keys this embedder's vectors by: endpoint, model, dimension."""
+        return f"{self._url} {self._model} {self._dimension}"
+
+    def clear_cache(self) -> None:
+        """Drop every cached vector (erasure: nothing derived from erased text stays)."""
+        self._cache.clear()
+
+    def _plan(self, items: list[str], *, wait: bool = False) -> Plan | None:
+        """The cache's lookup of ``items`` (``wait``: for texts another call is fetching);
+        None while the dimension is unknown (the first request tells it) or with no cache."""
+        if self._dimension is None or not self._cache.capacity:
+            return None
+        return self._cache.plan(self.identity, items, self._dimension, wait=wait)
+
     # -- sync -------------------------------------------------------------------------------
 
     def embed(self, texts: Sequence[str]) -> Matrix:
         items = check_texts(texts)
+        plan = self._plan(items)
+        if plan is None:
+            return self._embed(items)
+        return plan.fill(self._embed(plan.missing))
+
+    def _embed(self, items: list[str]) -> Matrix:
         sendable = [i for i, text in enumerate(items) if text.strip()]
         rows: list[Matrix] = []
         for start in range(0, len(sendable), self._batch_size):
@@ -140,6 +176,22 @@ class OpenAIEmbedder:
 
     async def aembed(self, texts: Sequence[str]) -> Matrix:
         items = check_texts(texts)
+        plan = self._plan(items, wait=True)
+        if plan is None:
+            return await self._aembed(items)
+        try:
+            out = plan.fill(await self._aembed(plan.missing))  # first: others may wait
+        except BaseException:
+            plan.abandon()  # never leave a waiter waiting
+            raise
+        failed = await plan.waited(out)
+        if failed:  # the call fetching them failed: fetch them here
+            again = await self._aembed([text for text, _ in failed])
+            for row, (_, positions) in enumerate(failed):
+                out[positions] = again[row]
+        return out
+
+    async def _aembed(self, items: list[str]) -> Matrix:
         sendable = [i for i, text in enumerate(items) if text.strip()]
         batches = [
             [items[i] for i in sendable[start : start + self._batch_size]]

@@ -83,6 +83,8 @@ _SESSION_SETTINGS = "SET jit = off; SET plan_cache_mode = force_custom_plan"
 # iterative index scans exists from pgvector 0.8 on (NULL before: no such setting).
 _LOAD_VECTOR = "SELECT '[1]'::vector"
 _ITERATIVE_SCANS = "SELECT current_setting('hnsw.iterative_scan', true) IS NOT NULL"
+# Citus in this database: the records table is (to be) distributed by tenant
+_DISTRIBUTED = "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')"
 
 
 def _positive(k: int, field: str = "k") -> None:
@@ -104,10 +106,12 @@ class PostgresLongTermStore:
         analyze_rows: int = 0,
         estimated_rows: float = 0.0,
         iterative_scans: bool = False,
+        distributed: bool = False,
     ) -> None:
         """Use :meth:`open`."""
         self._pool = pool
         self._iterative = iterative_scans
+        self._distributed = distributed
         self._dimension = dimension
         self._ef_search = ef_search
         self._exact_threshold = exact_threshold
@@ -134,6 +138,7 @@ class PostgresLongTermStore:
         keyword_budget: int = 1_000,
         analyze_rows: int = 1_000,
         iterative_scans: bool = True,
+        distributed: bool | None = None,
     ) -> Self:
         """Connect, set up the schema (idempotent) and open a pool of connections.
 
@@ -147,6 +152,11 @@ class PostgresLongTermStore:
         ``iterative_scans``: filtered vector searches use pgvector's iterative index scans
         where the server has them (pgvector >= 0.8; see :mod:`.search`), else the path
         older servers take.
+        ``distributed``: the records table is distributed by tenant (Citus; None: so when
+        the database has the ``citus`` extension). The coordinator then has no planner
+        statistics of it (each worker plans its shards with its own), so searches never
+        take the paths meant for a table without statistics, whose fenced scans do not
+        name the tenant and would reach every shard (see docs/deployment.md).
         """
         if not 1 <= min_size <= max_size:
             raise ConfigurationError(f"need 1 <= min_size <= max_size, got {min_size}, {max_size}")
@@ -168,6 +178,10 @@ class PostgresLongTermStore:
                 info = await TypeInfo.fetch(setup, "vector")
                 dimension = await _bound_dimension(setup)
                 rows = await table_rows(setup)
+                if distributed is None:
+                    cursor = await setup.execute(_DISTRIBUTED)
+                    found = await cursor.fetchone()
+                    distributed = bool(found is not None and found[0])
                 if iterative_scans:
                     await setup.execute(_LOAD_VECTOR)  # its own statement: loaded first
                     cursor = await setup.execute(_ITERATIVE_SCANS)
@@ -211,11 +225,17 @@ class PostgresLongTermStore:
             analyze_rows=analyze_rows,
             estimated_rows=rows,
             iterative_scans=iterative_scans,
+            distributed=distributed,
         )
 
     @property
     def name(self) -> str:
         return "postgres"
+
+    @property
+    def distributed(self) -> bool:
+        """Whether the records table is taken as distributed by tenant (Citus)."""
+        return self._distributed
 
     @property
     def iterative_scans(self) -> bool:
@@ -491,7 +511,7 @@ class PostgresLongTermStore:
         with translated("keyword_search", field="terms"):
             async with self._pool.connection() as conn:
                 lexemes = await self._keywords.lexemes(conn, words)
-                plan = await self._keywords.plan(conn, lexemes)  # no tiers: only stopwords
+                plan = self._routable(await self._keywords.plan(conn, lexemes))
                 return await postgres_search.keyword_search(
                     conn,
                     where,
@@ -519,7 +539,7 @@ class PostgresLongTermStore:
             async with self._pool.connection() as conn:
                 # the planner chooses between HNSW and B-tree by its statistics: without
                 # them, the fenced path (see .search)
-                iterative = self._iterative and await self._keywords.analysed(conn)
+                iterative = self._iterative and await self._analysed(conn)
                 return await postgres_search.vector_search(
                     conn,
                     where,
@@ -530,6 +550,17 @@ class PostgresLongTermStore:
                     select=select,
                     iterative=iterative,
                 )
+
+    def _routable(self, plan: KeywordPlan) -> KeywordPlan:
+        """``plan``, as planned with statistics when the table is distributed (the fence
+        of a table without them scans every tenant: every shard)."""
+        if self._distributed and not plan.analysed:
+            return KeywordPlan(plan.tiers, analysed=True)
+        return plan
+
+    async def _analysed(self, conn: AsyncConnection[Any]) -> bool:
+        """Whether searches may trust the planner (see :meth:`_routable`)."""
+        return self._distributed or await self._keywords.analysed(conn)
 
     async def fused_search(
         self,
@@ -552,8 +583,8 @@ class PostgresLongTermStore:
                 plan = KeywordPlan([], analysed=True)
                 if words:
                     lexemes = await self._keywords.lexemes(conn, words)
-                    plan = await self._keywords.plan(conn, lexemes)
-                analysed = await self._keywords.analysed(conn)
+                    plan = self._routable(await self._keywords.plan(conn, lexemes))
+                analysed = await self._analysed(conn)
                 settings = FusedSettings(
                     ef_search=self._ef_search,
                     exact_threshold=self._exact_threshold,
