@@ -420,9 +420,11 @@ class Settings(BaseSettings):
     @field_validator("store_read_urls")
     @classmethod
     def _postgres_urls(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for url in value:
-            if urlsplit(url).scheme not in ("postgresql", "postgres"):
-                raise ValueError(f"{url!r} is not a postgresql:// URL")
+        for n, url in enumerate(value):
+            parts = urlsplit(url)
+            if parts.scheme not in ("postgresql", "postgres"):
+                shown = f"URL {n + 1}" if parts.password else repr(url)  # never a password
+                raise ValueError(f"{shown} is not a postgresql:// URL")
         return value
 
     @model_validator(mode="after")
@@ -481,7 +483,8 @@ def load_settings(**overrides: object) -> Settings:
             message = str(error["msg"]).removeprefix("Value error, ")
             if where:
                 name = _ENV_PREFIX + "__".join(where).upper()
-                got = "" if "key" in name.lower() else f" (got {error.get('input')!r})"
+                secret = "key" in name.lower() or "urls" in name.lower()  # URLs hold passwords
+                got = "" if secret else f" (got {error.get('input')!r})"
                 problems.append(f"{name}: {message}{got}")
             else:  # a rule across settings: the message names them
                 problems.append(message)
