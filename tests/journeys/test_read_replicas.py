@@ -31,6 +31,7 @@ from sedimem.storage.longterm.postgres.replicas import (
     redacted,
     system_identifier,
 )
+from sedimem.testing import SedimemServer
 from sedimem.testing.postgres_replica import PostgresReplica, execute
 from sedimem.testing.postgres_server import PostgresServer
 from sedimem.testing.process import free_port
@@ -386,3 +387,23 @@ async def test_a_write_that_reaches_a_standby_is_retryable(cluster: Cluster) -> 
     cluster.caught_up()
     with pytest.raises(StoreUnavailable, match="read-only"):
         await PostgresLongTermStore.open(cluster.read_url)
+
+
+# -- through `sedimem serve`, configured by the environment ---------------------------------------
+
+
+def _serve_env(cluster: Cluster, read_urls: str) -> dict[str, str]:
+    return {
+        "SEDIMEM_EMBEDDER": "hash",
+        "SEDIMEM_STORE_URL": cluster.url,
+        "SEDIMEM_STORE_READ_URLS": read_urls,
+    }
+
+
+@pytest.mark.slow
+def test_serve_refuses_a_primary_as_a_replica_naming_it(cluster: Cluster) -> None:
+    """The variable is read, split on spaces, and each URL checked before serving."""
+    server = SedimemServer(env=_serve_env(cluster, f"{cluster.read_url} {cluster.url}"))
+    with pytest.raises(StoreUnavailable, match="exited") as refused:
+        server.__enter__()
+    assert f"{cluster.url} is a primary" in str(refused.value)
