@@ -80,11 +80,21 @@ def cluster() -> Iterator[Cluster]:
             replica.start()
         except StoreUnavailable as exc:
             unavailable(f"PostgreSQL replica: {exc}")
-        yield Cluster(primary, replica)
+        made = Cluster(primary, replica)
+        # the schema and the embedder's binding written, and replayed: a replica that has
+        # replayed no transaction since it started cannot tell its lag (see .replicas)
+        asyncio.run(_opened(made))
+        made.caught_up()
+        yield made
     finally:
         if replica is not None:
             replica.close()
         primary.close()
+
+
+async def _opened(cluster: Cluster) -> None:
+    async with _client(cluster, replicas=False):
+        pass
 
 
 @asynccontextmanager
@@ -407,3 +417,31 @@ def test_serve_refuses_a_primary_as_a_replica_naming_it(cluster: Cluster) -> Non
     with pytest.raises(StoreUnavailable, match="exited") as refused:
         server.__enter__()
     assert f"{cluster.url} is a primary" in str(refused.value)
+
+
+async def test_a_replica_cut_off_from_its_primary_falls_behind(cluster: Cluster) -> None:
+    """Not streaming, a replica cannot tell what it misses: its lag grows with the time
+    since the last transaction it replayed."""
+    async with _client(cluster, replicas=False) as writer:
+        await writer.episodes.record(_episode("lemming burrow under the moss"))
+    cluster.caught_up()
+    conn = await psycopg.AsyncConnection.connect(cluster.read_url, autocommit=True)
+    try:
+        assert (await replicas.read_status(conn)).lag == 0  # streaming, all replayed
+        cluster.primary.stop()
+        try:
+            await asyncio.sleep(1.2)
+            status = await replicas.read_status(conn)
+            assert status.in_recovery
+            assert status.lag > 1.0
+        finally:
+            cluster.primary.start()
+    finally:
+        await conn.close()
+    deadline = time.monotonic() + 30  # streaming again, once its primary is back
+    while True:
+        async with await psycopg.AsyncConnection.connect(cluster.read_url) as again:
+            if (await replicas.read_status(again)).lag == 0:
+                break
+        assert time.monotonic() < deadline, "the replica did not stream again"
+        await asyncio.sleep(0.1)

@@ -8,8 +8,9 @@ the edited one. A search goes to a replica only if that replica
   ``pg_control_system()`` system identifier): checked when the store opens, which refuses a
   URL that is neither with a :class:`~sedimem.errors.ConfigurationError` naming it, and
   again on every status check (a replica promoted since is no longer read from);
-- lags by at most ``max_lag_seconds``: it has replayed all the WAL it received, or its
-  last replayed transaction committed at most that long ago;
+- lags by at most ``max_lag_seconds``: it streams from the primary and has replayed all
+  the WAL it received, or its last replayed transaction committed at most that long ago
+  (a replica cut off from its primary falls behind by this measure as time passes);
 - has replayed the WAL of this process's last write for the tenant (read-your-writes):
   after each write the store remembers the primary's WAL insert position
   (``pg_current_wal_insert_lsn()``) for the tenant, and a search of that tenant reads from a
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import math
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
@@ -69,12 +71,18 @@ MAX_TENANTS = 100_000
 #: recovery (a replayed vacuum removed rows the search still needed).
 _RETRY_ON_PRIMARY = frozenset({"40001", "40P01"})
 
+#: A replica's lag: 0 while it streams from the primary and has replayed all it received;
+#: else the time since the commit of the last transaction it replayed (NULL: none yet, so
+#: unknown). Not streaming (its primary unreachable, a network partition) counts as behind:
+#: nothing then tells how much it misses. ``status`` is only shown to roles with
+#: pg_read_all_stats; for others, a WAL receiver process at all stands for it.
 _STATUS = (
     "SELECT pg_is_in_recovery(),"
     " (SELECT system_identifier FROM pg_control_system()),"
     " (pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::bigint,"
-    " CASE WHEN pg_last_wal_receive_lsn() IS NULL"
-    "   OR pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn() THEN 0"
+    " CASE WHEN EXISTS (SELECT FROM pg_stat_wal_receiver"
+    "     WHERE pid IS NOT NULL AND coalesce(status, 'streaming') = 'streaming')"
+    "   AND pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn() THEN 0"
     "   ELSE extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp()) END"
 )
 _WRITE_POSITION = "SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint"
@@ -110,7 +118,7 @@ async def read_status(conn: AsyncConnection[Any]) -> ReplicaStatus:
         in_recovery=bool(recovering),
         system=int(system),
         position=-1 if position is None else int(position),
-        lag=0.0 if lag is None else float(lag),
+        lag=math.inf if lag is None else float(lag),
     )
 
 
