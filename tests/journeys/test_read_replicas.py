@@ -361,6 +361,10 @@ async def test_a_replica_unreachable_at_start_is_let_through(
 
 
 async def test_a_malformed_replica_url_is_refused(cluster: Cluster) -> None:
+    with pytest.raises(ConfigurationError, match="replica_max_lag > 0"):
+        await PostgresLongTermStore.open(
+            cluster.url, read_urls=[cluster.read_url], replica_max_lag=0
+        )
     with pytest.raises(ConfigurationError, match="store_read_urls"):
         await PostgresLongTermStore.open(
             cluster.url, read_urls=[cluster.read_url + "?bogus_option=1"]

@@ -28,6 +28,7 @@ only once that process's replica has replayed them (within ``max_lag_seconds``).
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import logging
 import math
@@ -294,11 +295,17 @@ async def check_replica(url: str, *, system: int, connect_timeout: int) -> None:
     again before each use, and skipped while it is not one.
     """
     try:
-        conn = await AsyncConnection.connect(url, autocommit=True, connect_timeout=connect_timeout)
+        # bounded as a whole: connect_timeout does not cover resolving the host name
+        conn = await asyncio.wait_for(
+            AsyncConnection.connect(url, autocommit=True, connect_timeout=connect_timeout),
+            connect_timeout + 1,
+        )
     except psycopg.ProgrammingError as exc:
         raise ConfigurationError(f"store_read_urls: invalid PostgreSQL URL: {exc}") from exc
-    except psycopg.OperationalError as exc:
-        log.warning("PostgreSQL read replica %s cannot be reached yet: %s", redacted(url), exc)
+    except (psycopg.OperationalError, TimeoutError) as exc:
+        log.warning(
+            "PostgreSQL read replica %s cannot be reached yet: %s", redacted(url), str(exc) or "timed out"
+        )
         return
     async with conn:
         try:

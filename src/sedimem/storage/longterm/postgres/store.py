@@ -177,6 +177,11 @@ class PostgresLongTermStore:
                 f"need keyword_budget >= 1 and analyze_rows >= 0, got {keyword_budget}, "
                 f"{analyze_rows}"
             )
+        if not (replica_max_lag > 0 and replica_retry > 0):
+            raise ConfigurationError(
+                "need replica_max_lag > 0 and replica_retry > 0 (seconds), got "
+                f"{replica_max_lag}, {replica_retry}"
+            )
         seconds = max(1, math.ceil(connect_timeout))
         with translated("connect"):
             try:
