@@ -304,7 +304,9 @@ async def check_replica(url: str, *, system: int, connect_timeout: int) -> None:
         raise ConfigurationError(f"store_read_urls: invalid PostgreSQL URL: {exc}") from exc
     except (psycopg.OperationalError, TimeoutError) as exc:
         log.warning(
-            "PostgreSQL read replica %s cannot be reached yet: %s", redacted(url), str(exc) or "timed out"
+            "PostgreSQL read replica %s cannot be reached yet: %s",
+            redacted(url),
+            str(exc) or "timed out",
         )
         return
     async with conn:
