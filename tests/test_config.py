@@ -3,10 +3,13 @@ startup, each problem named by its environment variable."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from sedimem.config import Settings, load_settings
 from sedimem.errors import ConfigurationError
+from sedimem.longterm.stores import open_longterm_store
 
 
 def test_llm_and_embedder_settings_come_from_the_environment(
@@ -64,6 +67,18 @@ def test_defaults_are_offline() -> None:
         ),
         ({"SEDIMEM_EMBEDDER_THREADS": "0"}, "SEDIMEM_EMBEDDER_THREADS: Input should be"),
         ({"SEDIMEM_WORKING__SESSION_TTL_SECONDS": "-1"}, "SEDIMEM_WORKING__SESSION_TTL_SECONDS"),
+        (
+            {"SEDIMEM_STORE_URL": "postgresql://db/s", "SEDIMEM_STORE_READ_URLS": "redis://r/0"},
+            "SEDIMEM_STORE_READ_URLS: 'redis://r/0' is not a postgresql:// URL",
+        ),
+        (
+            {"SEDIMEM_STORE_READ_URLS": "postgresql://replica/s"},
+            "SEDIMEM_STORE_READ_URLS needs a PostgreSQL SEDIMEM_STORE_URL",
+        ),
+        (
+            {"SEDIMEM_POSTGRES__REPLICA_MAX_LAG_SECONDS": "0"},
+            "SEDIMEM_POSTGRES__REPLICA_MAX_LAG_SECONDS",
+        ),
     ],
 )
 def test_a_bad_setting_is_a_configuration_error_naming_it(
@@ -76,8 +91,39 @@ def test_a_bad_setting_is_a_configuration_error_naming_it(
     assert named in str(refused.value)
 
 
+def test_a_replica_url_with_a_password_is_not_echoed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SEDIMEM_STORE_URL", "postgresql://u@primary/s")
+    monkeypatch.setenv("SEDIMEM_STORE_READ_URLS", "postgresql://u@r1/s mysql://u:hunter2@r2/s")
+    with pytest.raises(ConfigurationError, match="URL 2 is not a postgresql:// URL") as refused:
+        load_settings()
+    assert "hunter2" not in str(refused.value)
+
+
 def test_a_bad_api_key_value_is_not_echoed(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ConfigurationError) as refused:
         load_settings(llm_api_key=12345)
     assert "SEDIMEM_LLM_API_KEY" in str(refused.value)
     assert "12345" not in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "postgresql://u@r1/s postgresql://u@r2:5433,r3/s",
+        '["postgresql://u@r1/s", "postgresql://u@r2:5433,r3/s"]',
+    ],
+)
+def test_read_replicas_are_listed_by_spaces_or_as_json(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv("SEDIMEM_STORE_URL", "postgresql://u@primary/s")
+    monkeypatch.setenv("SEDIMEM_STORE_READ_URLS", value)
+    # commas belong to a URL (its hosts), not to the list
+    assert load_settings().store_read_urls == ("postgresql://u@r1/s", "postgresql://u@r2:5433,r3/s")
+
+
+async def test_read_replicas_need_a_postgresql_store(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError, match="read replicas need a PostgreSQL store"):
+        await open_longterm_store(
+            f"sqlite:///{tmp_path / 'm.db'}", read_urls=["postgresql://u@r1/s"]
+        )

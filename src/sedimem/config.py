@@ -6,6 +6,7 @@ builds :class:`Settings` once and hands the relevant part to each component.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Literal, Self
 from urllib.parse import urlsplit
@@ -21,7 +22,7 @@ from pydantic import (
     model_validator,
 )
 from pydantic import ValidationError as PydanticError
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from sedimem.errors import ConfigurationError
 from sedimem.settings import ConsolidationSettings, PostgresSettings, RetrievalSettings
@@ -267,6 +268,15 @@ class Settings(BaseSettings):
         default=None,
         description="Long-term store: sqlite:///path or postgresql://...; default: the home file.",
     )
+    store_read_urls: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=(),
+        max_length=64,
+        description=(
+            "Streaming replicas of the PostgreSQL store (postgresql://... URLs, separated by "
+            "spaces, or a JSON list) that serve searches (recall, assemble); writes and reads "
+            "by id stay on the primary. Each must be a hot standby of the store's cluster."
+        ),
+    )
     working: WorkingSettings = Field(default_factory=WorkingSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
     facts: FactSettings = Field(default_factory=FactSettings)
@@ -407,8 +417,34 @@ class Settings(BaseSettings):
             raise ValueError("not an http(s) URL (expected e.g. 'https://api.openai.com/v1')")
         return value
 
+    @field_validator("store_read_urls", mode="before")
+    @classmethod
+    def _url_list(cls, value: object) -> object:
+        # spaces, not commas: a PostgreSQL URL lists several hosts with commas
+        if isinstance(value, str):
+            text = value.strip()
+            return json.loads(text) if text.startswith("[") else text.split()
+        return value
+
+    @field_validator("store_read_urls")
+    @classmethod
+    def _postgres_urls(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for n, url in enumerate(value):
+            parts = urlsplit(url)
+            if parts.scheme not in ("postgresql", "postgres"):
+                shown = f"URL {n + 1}" if parts.password else repr(url)  # never a password
+                raise ValueError(f"{shown} is not a postgresql:// URL")
+        return value
+
     @model_validator(mode="after")
     def _complete(self) -> Self:
+        if self.store_read_urls and urlsplit(self.resolved_store_url()).scheme not in (
+            "postgresql",
+            "postgres",
+        ):
+            raise ValueError(
+                "store_read_urls: SEDIMEM_STORE_READ_URLS needs a PostgreSQL SEDIMEM_STORE_URL"
+            )
         if self.llm_url is not None and not self.llm_model:
             raise ValueError("llm_model: SEDIMEM_LLM_MODEL is required when SEDIMEM_LLM_URL is set")
         if self.llm_url is None and self.llm_model is not None:
@@ -456,7 +492,8 @@ def load_settings(**overrides: object) -> Settings:
             message = str(error["msg"]).removeprefix("Value error, ")
             if where:
                 name = _ENV_PREFIX + "__".join(where).upper()
-                got = "" if "key" in name.lower() else f" (got {error.get('input')!r})"
+                secret = "key" in name.lower() or "urls" in name.lower()  # URLs hold passwords
+                got = "" if secret else f" (got {error.get('input')!r})"
                 problems.append(f"{name}: {message}{got}")
             else:  # a rule across settings: the message names them
                 problems.append(message)

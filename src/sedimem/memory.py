@@ -191,7 +191,9 @@ class Memory:
                     owned.append(extractor)
             working_store = await open_working_store(working_url, settings.working)
             try:
-                longterm = await open_longterm_store(store_url, settings.postgres)
+                longterm = await open_longterm_store(
+                    store_url, settings.postgres, read_urls=settings.store_read_urls
+                )
                 try:
                     await longterm.bind_embedder(embedder.name, embedder.dimension)
                 except BaseException:

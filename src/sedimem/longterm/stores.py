@@ -6,6 +6,7 @@ engine (:mod:`sedimem.retrieval.index`), which storage may not import.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from sedimem.config import PostgresSettings
@@ -16,9 +17,16 @@ from sedimem.storage.working.factory import sqlite_path
 __all__ = ["open_longterm_store"]
 
 
-async def open_longterm_store(url: str, postgres: PostgresSettings | None = None) -> LongTermStore:
-    """The store ``url`` names; ``postgres`` tunes a PostgreSQL one (default: the defaults)."""
+async def open_longterm_store(
+    url: str, postgres: PostgresSettings | None = None, *, read_urls: Sequence[str] = ()
+) -> LongTermStore:
+    """The store ``url`` names; ``postgres`` tunes a PostgreSQL one (default: the defaults),
+    whose searches ``read_urls`` (streaming replicas) may serve."""
     scheme = urlsplit(url).scheme
+    if read_urls and scheme not in ("postgresql", "postgres"):
+        raise ConfigurationError(
+            f"store_read_urls: read replicas need a PostgreSQL store, not {scheme!r}"
+        )
     if scheme == "sqlite":
         from sedimem.retrieval.index import MemoryIndexEngine
         from sedimem.storage.longterm.sqlite import SqliteLongTermStore
@@ -38,6 +46,9 @@ async def open_longterm_store(url: str, postgres: PostgresSettings | None = None
             keyword_budget=tuned.keyword_budget,
             analyze_rows=tuned.analyze_rows,
             iterative_scans=tuned.iterative_scans,
+            read_urls=read_urls,
+            replica_max_lag=tuned.replica_max_lag_seconds,
+            replica_retry=tuned.replica_retry_seconds,
         )
     raise ConfigurationError(
         f"unsupported long-term store URL scheme {scheme!r} in {url!r}"

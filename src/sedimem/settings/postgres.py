@@ -63,6 +63,21 @@ class PostgresSettings(BaseModel):
         "server has them (pgvector >= 0.8).",
     )
 
+    replica_max_lag_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        le=86_400,
+        description="A read replica (SEDIMEM_STORE_READ_URLS) whose replay is further behind "
+        "than this (s) serves no search; they go to the primary until it catches up.",
+    )
+    replica_retry_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        le=3_600,
+        description="A read replica that cannot be reached is skipped (its searches go to the "
+        "primary) for this long (s), then tried again.",
+    )
+
     @model_validator(mode="after")
     def _pool(self) -> Self:
         if self.min_pool_size > self.max_pool_size:

@@ -12,15 +12,19 @@ from sedimem.errors import StoreError, StoreUnavailable, ValidationError
 
 __all__ = ["is_connection_failure", "translated"]
 
-#: SQLSTATEs meaning "the server is gone or not accepting us" (besides class 08).
-_UNAVAILABLE_STATES = frozenset({"57P01", "57P02", "57P03"})
+#: SQLSTATEs meaning "the server is gone or not accepting us" (besides class 08): shut down,
+#: crashed, starting up, or read-only (25006: a write reached a standby, as it can during a
+#: failover, before the new primary is promoted; the same call succeeds once it is).
+_UNAVAILABLE_STATES = frozenset({"57P01", "57P02", "57P03", "25006"})
 
 
 def is_connection_failure(exc: psycopg.Error) -> bool:
     """A lost or refused connection (not a failed statement)."""
+    state = exc.sqlstate
+    if state == "25006":  # ReadOnlySqlTransaction is an InternalError
+        return True
     if not isinstance(exc, psycopg.OperationalError):
         return False
-    state = exc.sqlstate
     return state is None or state.startswith("08") or state in _UNAVAILABLE_STATES
 
 

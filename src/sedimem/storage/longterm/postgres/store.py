@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 import select
-from collections.abc import Sequence
-from typing import Any, Self
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Self, TypeVar
 
 import numpy as np
 import psycopg
@@ -41,6 +41,13 @@ from sedimem.storage.longterm.postgres.fused import Settings as FusedSettings
 from sedimem.storage.longterm.postgres.fused import fused_search
 from sedimem.storage.longterm.postgres.keywords import KeywordPlan, KeywordPlanner, words_of
 from sedimem.storage.longterm.postgres.migrations import apply_migrations, lock_id
+from sedimem.storage.longterm.postgres.replicas import (
+    ReadRouter,
+    Replica,
+    check_replica,
+    system_identifier,
+    write_position,
+)
 from sedimem.storage.longterm.postgres.rows import record_columns, record_of
 from sedimem.storage.longterm.postgres.schema import (
     COMPONENT,
@@ -52,6 +59,8 @@ from sedimem.storage.longterm.postgres.schema import (
 )
 
 __all__ = ["PostgresLongTermStore"]
+
+_T = TypeVar("_T")
 
 _TABLE = sql.Identifier(TABLE)
 _UPSERT = sql.SQL(
@@ -107,9 +116,11 @@ class PostgresLongTermStore:
         estimated_rows: float = 0.0,
         iterative_scans: bool = False,
         distributed: bool = False,
+        reads: ReadRouter | None = None,
     ) -> None:
         """Use :meth:`open`."""
         self._pool = pool
+        self._reads = reads
         self._iterative = iterative_scans
         self._distributed = distributed
         self._dimension = dimension
@@ -139,6 +150,9 @@ class PostgresLongTermStore:
         analyze_rows: int = 1_000,
         iterative_scans: bool = True,
         distributed: bool | None = None,
+        read_urls: Sequence[str] = (),
+        replica_max_lag: float = 10.0,
+        replica_retry: float = 5.0,
     ) -> Self:
         """Connect, set up the schema (idempotent) and open a pool of connections.
 
@@ -157,6 +171,12 @@ class PostgresLongTermStore:
         statistics of it (each worker plans its shards with its own), so searches never
         take the paths meant for a table without statistics, whose fenced scans do not
         name the tenant and would reach every shard (see docs/deployment.md).
+
+        ``read_urls`` are streaming replicas of ``url``'s cluster that serve searches (see
+        :mod:`.replicas`): one that lags more than ``replica_max_lag`` seconds is not read
+        from, one that cannot be reached is skipped for ``replica_retry`` seconds. A URL
+        that is a primary, or a replica of another cluster, is refused
+        (:class:`~sedimem.errors.ConfigurationError` naming it).
         """
         if not 1 <= min_size <= max_size:
             raise ConfigurationError(f"need 1 <= min_size <= max_size, got {min_size}, {max_size}")
@@ -166,6 +186,11 @@ class PostgresLongTermStore:
             raise ConfigurationError(
                 f"need keyword_budget >= 1 and analyze_rows >= 0, got {keyword_budget}, "
                 f"{analyze_rows}"
+            )
+        if not (replica_max_lag > 0 and replica_retry > 0):
+            raise ConfigurationError(
+                "need replica_max_lag > 0 and replica_retry > 0 (seconds), got "
+                f"{replica_max_lag}, {replica_retry}"
             )
         seconds = max(1, math.ceil(connect_timeout))
         with translated("connect"):
@@ -182,6 +207,7 @@ class PostgresLongTermStore:
                     cursor = await setup.execute(_DISTRIBUTED)
                     found = await cursor.fetchone()
                     distributed = bool(found is not None and found[0])
+                system = await system_identifier(setup) if read_urls else 0
                 if iterative_scans:
                     await setup.execute(_LOAD_VECTOR)  # its own statement: loaded first
                     cursor = await setup.execute(_ITERATIVE_SCANS)
@@ -189,6 +215,9 @@ class PostgresLongTermStore:
                     iterative_scans = bool(found is not None and found[0])
         if info is None:  # pragma: no cover - the first migration creates it
             raise ConfigurationError("the vector type is missing: is pgvector installed?")
+        for read_url in read_urls:
+            with translated("connect to a read replica"):
+                await check_replica(read_url, system=system, connect_timeout=seconds)
 
         settings = _SESSION_SETTINGS
         if iterative_scans:
@@ -198,17 +227,20 @@ class PostgresLongTermStore:
             register_vector_info(conn, info)
             await conn.execute(settings)
 
-        pool: AsyncConnectionPool[AsyncConnection[Any]] = AsyncConnectionPool(
-            url,
-            min_size=min_size,
-            max_size=max_size,
-            kwargs={"autocommit": True, "connect_timeout": seconds},
-            configure=configure,
-            check=_check_connection,
-            timeout=connect_timeout,
-            open=False,
-            name="sedimem-longterm",
-        )
+        def pool_of(target: str, name: str) -> AsyncConnectionPool[AsyncConnection[Any]]:
+            return AsyncConnectionPool(
+                target,
+                min_size=min_size,
+                max_size=max_size,
+                kwargs={"autocommit": True, "connect_timeout": seconds},
+                configure=configure,
+                check=_check_connection,
+                timeout=connect_timeout,
+                open=False,
+                name=name,
+            )
+
+        pool = pool_of(url, "sedimem-longterm")
         try:
             await pool.open(wait=True, timeout=connect_timeout)
         except BaseException as exc:
@@ -216,6 +248,22 @@ class PostgresLongTermStore:
             if isinstance(exc, Exception):
                 raise StoreUnavailable(f"PostgreSQL long-term store: connect: {exc}") from exc
             raise
+        reads = None
+        if read_urls:
+            replicas = [
+                Replica(read_url, pool_of(read_url, f"sedimem-longterm-replica-{i}"))
+                for i, read_url in enumerate(read_urls)
+            ]
+            for replica in replicas:  # connects in the background: one may be down now
+                await replica.pool.open(wait=False)
+            reads = ReadRouter(
+                pool,
+                replicas,
+                system=system,
+                max_lag_seconds=replica_max_lag,
+                retry_seconds=replica_retry,
+                wait_seconds=min(connect_timeout, 1.0),
+            )
         return cls(
             pool,
             dimension=dimension,
@@ -226,6 +274,7 @@ class PostgresLongTermStore:
             estimated_rows=rows,
             iterative_scans=iterative_scans,
             distributed=distributed,
+            reads=reads,
         )
 
     @property
@@ -244,7 +293,29 @@ class PostgresLongTermStore:
 
     async def aclose(self) -> None:
         await self._analyzer.wait()  # bounded: ANALYZE samples a fixed number of rows
+        if self._reads is not None:
+            await self._reads.aclose()
         await self._pool.close()
+
+    @property
+    def reads(self) -> ReadRouter | None:
+        """Where searches go, when read replicas are configured (None: the primary)."""
+        return self._reads
+
+    async def _wrote(self, conn: AsyncConnection[Any], tenant: str) -> None:
+        """After a write committed on ``conn``: the position replicas must reach to read it."""
+        if self._reads is not None:
+            self._reads.wrote(tenant, await write_position(conn))
+
+    async def _search(
+        self, tenant: str, body: Callable[[AsyncConnection[Any]], Awaitable[_T]]
+    ) -> _T:
+        """``body`` on a replica that has this process's writes of ``tenant`` (see
+        :mod:`.replicas`), else on the primary."""
+        if self._reads is None:
+            async with self._pool.connection() as conn:
+                return await body(conn)
+        return await self._reads.search(tenant, body)
 
     # -- planner statistics --------------------------------------------------------------------
 
@@ -360,8 +431,10 @@ class PostgresLongTermStore:
         with translated("put"):
             await self._require_binding(None, records)
             rows = self._rows(tenant, records)
-            async with self._pool.connection() as conn, conn.transaction():
-                await self._upsert(conn, rows)
+            async with self._pool.connection() as conn:
+                async with conn.transaction():
+                    await self._upsert(conn, rows)
+                await self._wrote(conn, tenant)
         self._analyzer.wrote(len(rows))
 
     async def delete(self, tenant: str, ids: Sequence[str]) -> int:
@@ -376,6 +449,7 @@ class PostgresLongTermStore:
                     [tenant, list(ids)],
                 )
                 deleted = cursor.rowcount
+                await self._wrote(conn, tenant)
         self._analyzer.wrote(deleted)
         return deleted
 
@@ -384,15 +458,20 @@ class PostgresLongTermStore:
     ) -> list[StoredRecord]:
         where = record_where(tenant, flt)
         with translated("update_locked"):
-            async with self._pool.connection() as conn, conn.transaction():
-                await conn.execute(
-                    "SELECT pg_advisory_xact_lock(%s)", [lock_id("update", tenant, lock_key)]
-                )
-                # with vectors: a decision that edits a record and writes it back keeps its vector
-                current = await self._select(conn, where, sql.SQL("ORDER BY id"), [], vectors=True)
-                written = list(decide(current))
-                await self._require_binding(conn, written)
-                await self._upsert(conn, self._rows(tenant, written))
+            async with self._pool.connection() as conn:
+                async with conn.transaction():
+                    await conn.execute(
+                        "SELECT pg_advisory_xact_lock(%s)", [lock_id("update", tenant, lock_key)]
+                    )
+                    # with vectors: an edited record written back keeps its vector
+                    current = await self._select(
+                        conn, where, sql.SQL("ORDER BY id"), [], vectors=True
+                    )
+                    written = list(decide(current))
+                    await self._require_binding(conn, written)
+                    await self._upsert(conn, self._rows(tenant, written))
+                if written:
+                    await self._wrote(conn, tenant)
         self._analyzer.wrote(len(written))
         return written
 
@@ -508,18 +587,17 @@ class PostgresLongTermStore:
         if k == 0 or not words:
             return []
         where = record_where(tenant, flt)
+
+        async def search(conn: AsyncConnection[Any]) -> list[postgres_search.Hit]:
+            lexemes = await self._keywords.lexemes(conn, words)
+            # no tiers: only stopwords
+            plan = self._routable(await self._keywords.plan(conn, lexemes))
+            return await postgres_search.keyword_search(
+                conn, where, plan, k, cap=max(self._keywords.budget, 4 * k), select=select
+            )
+
         with translated("keyword_search", field="terms"):
-            async with self._pool.connection() as conn:
-                lexemes = await self._keywords.lexemes(conn, words)
-                plan = self._routable(await self._keywords.plan(conn, lexemes))
-                return await postgres_search.keyword_search(
-                    conn,
-                    where,
-                    plan,
-                    k,
-                    cap=max(self._keywords.budget, 4 * k),
-                    select=select,
-                )
+            return await self._search(tenant, search)
 
     async def _vector_search(
         self,
@@ -535,21 +613,24 @@ class PostgresLongTermStore:
         if k == 0:
             return []
         where = record_where(tenant, flt)
+
+        async def search(conn: AsyncConnection[Any]) -> list[postgres_search.Hit]:
+            # the planner chooses between HNSW and B-tree by its statistics: without them,
+            # the fenced path (see .search)
+            iterative = self._iterative and await self._analysed(conn)
+            return await postgres_search.vector_search(
+                conn,
+                where,
+                query,
+                k,
+                ef_search=self._ef_search,
+                exact_threshold=self._exact_threshold,
+                select=select,
+                iterative=iterative,
+            )
+
         with translated("vector_search", field="vector"):
-            async with self._pool.connection() as conn:
-                # the planner chooses between HNSW and B-tree by its statistics: without
-                # them, the fenced path (see .search)
-                iterative = self._iterative and await self._analysed(conn)
-                return await postgres_search.vector_search(
-                    conn,
-                    where,
-                    query,
-                    k,
-                    ef_search=self._ef_search,
-                    exact_threshold=self._exact_threshold,
-                    select=select,
-                    iterative=iterative,
-                )
+            return await self._search(tenant, search)
 
     def _routable(self, plan: KeywordPlan) -> KeywordPlan:
         """``plan``, as planned with statistics when the table is distributed (the fence
@@ -578,20 +659,23 @@ class PostgresLongTermStore:
         words = words_of(terms)
         if pool == 0 or (query is None and not words):
             return {}
+
+        async def search(conn: AsyncConnection[Any]) -> dict[str, StoredRecord]:
+            plan = KeywordPlan([], analysed=True)
+            if words:
+                lexemes = await self._keywords.lexemes(conn, words)
+                plan = self._routable(await self._keywords.plan(conn, lexemes))
+            analysed = await self._analysed(conn)
+            settings = FusedSettings(
+                ef_search=self._ef_search,
+                exact_threshold=self._exact_threshold,
+                keyword_cap=self._keywords.budget,
+                iterative=self._iterative and analysed,
+            )
+            return await fused_search(conn, tenant, flt, plan, query, pool, pick, settings)
+
         with translated("fused_search", field="terms"):
-            async with self._pool.connection() as conn:
-                plan = KeywordPlan([], analysed=True)
-                if words:
-                    lexemes = await self._keywords.lexemes(conn, words)
-                    plan = self._routable(await self._keywords.plan(conn, lexemes))
-                analysed = await self._analysed(conn)
-                settings = FusedSettings(
-                    ef_search=self._ef_search,
-                    exact_threshold=self._exact_threshold,
-                    keyword_cap=self._keywords.budget,
-                    iterative=self._iterative and analysed,
-                )
-                return await fused_search(conn, tenant, flt, plan, query, pool, pick, settings)
+            return await self._search(tenant, search)
 
 
 async def _check_connection(conn: AsyncConnection[Any]) -> None:
