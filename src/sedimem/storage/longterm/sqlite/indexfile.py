@@ -6,15 +6,20 @@ One file per (tenant, kind) in ``<db>.idx/``. Layout::
 
 The header holds the caller's metadata (the ``lt_change`` sequence the index reflects, the
 file's instance token, the embedder) and, per section (a named numpy array), its dtype,
-shape, offset, length and xxh3 hash. A file is written to a temporary name, flushed to disk
-and renamed over the old one, so a reader sees a whole old file or a whole new one; a
-truncated or damaged file (a disk that lost writes, a copy cut short) fails the size or
-hash checks and is refused (:class:`IndexFileError`), never served.
+shape, offset, length and the xxh3 hash of each 64 KiB block of it. A file is written to a
+temporary name, flushed to disk and renamed over the old one, so a reader sees a whole old
+file or a whole new one; a truncated or damaged file (a disk that lost writes, a copy cut
+short) fails the size or hash checks and is refused (:class:`IndexFileError`), never served.
 
-Reading maps the file and checks every hash in place, dropping each page from this process
-once hashed (the page cache keeps it): the arrays returned are read-only views of the
-mapping, so the large ones (vectors, the HNSW graph) only occupy the process's memory as
-searches touch them.
+Reading maps the file and checks the hashes of every section in place, dropping each page
+from this process once hashed (the page cache keeps it), except the sections the caller
+names ``lazy``: those are checked block by block when first read (:class:`FileRows` checks
+the blocks of the rows it reads) or as a whole before any other use
+(:meth:`IndexSections.check`, which may run on a background thread from the open on). At a
+million records the vectors and the HNSW graph are 2 GB of a 2.4 GB file: hashing them all
+before the first search took a second; a search reads a few hundred of their blocks. The
+arrays returned are read-only views of the mapping, so the large ones only occupy the
+process's memory as searches touch them.
 """
 
 from __future__ import annotations
@@ -27,8 +32,10 @@ import mmap
 import os
 import struct
 import tempfile
+import threading
 import weakref
 from collections.abc import Iterable, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +44,11 @@ import numpy.typing as npt
 import xxhash
 
 __all__ = [
+    "BLOCK",
     "FileRows",
     "IndexFileError",
     "IndexSections",
+    "LazySection",
     "index_file",
     "pack_strings",
     "read_index_file",
@@ -48,14 +57,107 @@ __all__ = [
     "write_index_file",
 ]
 
-MAGIC = b"SDMIDX01"
+MAGIC = b"SDMIDX02"  # 02: hashes per block (01: one per section; read as foreign, rebuilt)
 _PREFIX = struct.Struct("<8sQQ")
 _ALIGN = 64  # sections start on cache-line boundaries (numpy views of them are aligned)
-_CHUNK = 1 << 24  # bytes hashed at a time while checking a file
+_CHUNK = 1 << 24  # bytes read (or dropped from the mapping) at a time while checking
+# Bytes per hash: a lazily checked section's rows cost a search the blocks they sit in (a
+# 384-d float32 vector is 1.5 KiB of its 64 KiB block), and a 2 GB section has 32k hashes.
+BLOCK = 1 << 16
 
 
 class IndexFileError(Exception):
-    """An index file that must not be used (missing, truncated, damaged, foreign)."""
+    """An index file that must not be used (missing, truncated, damaged, foreign).
+    ``path``: the file, when known (a search that finds a damaged block names it, so that
+    its index can be dropped and built from the rows)."""
+
+    def __init__(self, message: str, path: Path | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class LazySection:
+    """The block hashes of a section not checked at open: each block is read (``pread``)
+    and checked the first time something asks for it, once. Thread-safe: a background
+    check and the searches may ask at once."""
+
+    def __init__(
+        self, path: Path, fd: int, name: str, offset: int, nbytes: int, hashes: list[int]
+    ) -> None:
+        self._path = path
+        self._fd = fd
+        self._name = name
+        self._offset = offset
+        self._nbytes = nbytes
+        self._hashes = hashes
+        self._done = np.zeros(len(hashes), dtype=np.bool_)
+        self._left = len(hashes)
+        self._failed = False
+        self._lock = threading.Lock()
+        weakref.finalize(self, os.close, fd)
+
+    @property
+    def checked(self) -> bool:
+        return self._left == 0
+
+    def check_all(self) -> None:
+        """Check every block not checked yet (reads of ``_CHUNK`` bytes, so a 2 GB section
+        takes a few hundred calls, and no page of it is mapped into this process)."""
+        if self._failed:
+            raise self._error()
+        per_read = _CHUNK // BLOCK
+        for first in range(0, len(self._hashes), per_read):
+            if self._left == 0:
+                break
+            self.check_blocks(range(first, min(first + per_read, len(self._hashes))))
+
+    def check_bytes(self, starts: npt.NDArray[np.int64], length: int) -> None:
+        """Check the blocks that hold ``[start, start + length)`` for each start (offsets
+        within the section). Once a block failed, the whole section is refused."""
+        if self._failed:
+            raise self._error()
+        if self._left == 0 or not starts.size:
+            return
+        first = starts // BLOCK
+        last = (starts + max(length, 1) - 1) // BLOCK
+        blocks = np.unique(np.concatenate([first, last]))
+        blocks = blocks[~self._done[blocks]]
+        if blocks.size:
+            self.check_blocks(blocks.tolist())
+
+    def check_blocks(self, blocks: Iterable[int]) -> None:
+        wanted = [b for b in blocks if not self._done[b]]
+        if not wanted:
+            return
+        with self._lock:
+            if self._failed:
+                raise self._error()
+            wanted = [b for b in wanted if not self._done[b]]
+            if not wanted:
+                return
+            lo, hi = wanted[0] * BLOCK, min((wanted[-1] + 1) * BLOCK, self._nbytes)
+            contiguous = len(wanted) == wanted[-1] - wanted[0] + 1
+            data = os.pread(self._fd, hi - lo, self._offset + lo) if contiguous else b""
+            view = memoryview(data)
+            for block in wanted:
+                start, end = block * BLOCK, min((block + 1) * BLOCK, self._nbytes)
+                if contiguous:
+                    chunk: bytes | memoryview = view[start - lo : end - lo]
+                else:
+                    chunk = os.pread(self._fd, end - start, self._offset + start)
+                if len(chunk) != end - start:
+                    self._failed = True
+                    raise IndexFileError(
+                        f"{self._path.name}: an index file was cut short while in use", self._path
+                    )
+                if xxhash.xxh3_64_intdigest(chunk) != self._hashes[block]:
+                    self._failed = True
+                    raise self._error()
+                self._done[block] = True
+                self._left -= 1
+
+    def _error(self) -> IndexFileError:
+        return IndexFileError(f"{self._path.name}: section {self._name} is damaged", self._path)
 
 
 class FileRows:
@@ -69,13 +171,32 @@ class FileRows:
     renamed over it later is not read) and closes with this object.
     """
 
-    def __init__(self, fd: int, offset: int, dtype: np.dtype[Any], shape: tuple[int, int]) -> None:
+    def __init__(
+        self,
+        fd: int,
+        offset: int,
+        dtype: np.dtype[Any],
+        shape: tuple[int, int],
+        lazy: LazySection | None = None,
+    ) -> None:
         self._fd = fd
         self._offset = offset
         self._dtype = dtype
         self._shape = shape
         self._row = dtype.itemsize * shape[1]
+        self._lazy = lazy
         weakref.finalize(self, os.close, fd)
+
+    def check(self, rows: npt.NDArray[np.int64]) -> None:
+        """Check the blocks of these rows, when the section is checked lazily (before the
+        rows are used through the mapping; :meth:`take` checks its own)."""
+        if self._lazy is not None:
+            self._lazy.check_bytes(rows.astype(np.int64) * self._row, self._row)
+
+    def check_all(self) -> None:
+        """Check the whole section (before it is used whole through the mapping)."""
+        if self._lazy is not None:
+            self._lazy.check_all()
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -85,6 +206,7 @@ class FileRows:
         """The given rows, in order, as a new array."""
         if rows.size and not 0 <= int(rows.min()) <= int(rows.max()) < self._shape[0]:
             raise IndexError(f"rows outside 0..{self._shape[0] - 1}")
+        self.check(rows)
         size, base, fd = self._row, self._offset, self._fd
         data = b"".join([os.pread(fd, size, base + r * size) for r in rows.tolist()])
         if len(data) != size * rows.shape[0]:
@@ -94,14 +216,43 @@ class FileRows:
 
 class IndexSections(dict[str, npt.NDArray[Any]]):
     """The arrays of an index file (read-only views of its mapping) and, for 2-d
-    sections, a way to read rows without the mapping (:class:`FileRows`)."""
+    sections, a way to read rows without the mapping (:class:`FileRows`). A section read
+    ``lazy`` must be checked (:meth:`check`, or its rows through :meth:`rows`) before use."""
 
     def __init__(self) -> None:
         super().__init__()
         self._rows: dict[str, FileRows] = {}
+        self._lazy: dict[str, LazySection] = {}
 
     def rows(self, name: str) -> FileRows | None:
         return self._rows.get(name)
+
+    def check(self, name: str) -> None:
+        """Check the whole section now (nothing to do when it was checked at open);
+        :class:`IndexFileError` when damaged."""
+        lazy = self._lazy.get(name)
+        if lazy is not None:
+            lazy.check_all()
+
+    def check_later(self, name: str) -> Future[None]:
+        """:meth:`check` on a thread of its own, started now (reading and hashing release
+        the GIL): what uses the section waits for the result (the error, when damaged)."""
+        done: Future[None] = Future()
+        lazy = self._lazy.get(name)
+        if lazy is None or lazy.checked:
+            done.set_result(None)
+            return done
+
+        def run() -> None:
+            try:
+                lazy.check_all()
+            except BaseException as exc:  # handed to whoever waits for it
+                done.set_exception(exc)
+            else:
+                done.set_result(None)
+
+        threading.Thread(target=run, name="sedimem-index-check", daemon=True).start()
+        return done
 
 
 def _digest(text: str) -> str:
@@ -156,6 +307,7 @@ def write_index_file(path: Path, meta: dict[str, Any], arrays: dict[str, npt.NDA
     offset = 0
     for name, array in arrays.items():
         data = np.ascontiguousarray(array)
+        raw = _raw(data)
         sections.append(
             {
                 "name": name,
@@ -163,7 +315,10 @@ def write_index_file(path: Path, meta: dict[str, Any], arrays: dict[str, npt.NDA
                 "shape": list(data.shape),
                 "offset": offset,
                 "nbytes": int(data.nbytes),
-                "hash": xxhash.xxh3_64_hexdigest(_raw(data)),
+                "hashes": [
+                    xxhash.xxh3_64_intdigest(raw[at : at + BLOCK])
+                    for at in range(0, len(raw), BLOCK)
+                ],
             }
         )
         offset += -(-int(data.nbytes) // _ALIGN) * _ALIGN
@@ -205,8 +360,11 @@ def _sync_directory(directory: Path) -> None:
             os.close(fd)
 
 
-def read_index_file(path: Path) -> tuple[dict[str, Any], IndexSections]:
-    """The metadata and arrays of a whole, undamaged file, else :class:`IndexFileError`."""
+def read_index_file(path: Path, lazy: Iterable[str] = ()) -> tuple[dict[str, Any], IndexSections]:
+    """The metadata and arrays of a whole file, else :class:`IndexFileError`. Every
+    section is checked now but those named in ``lazy``, which the caller checks before use
+    (see :class:`IndexSections`)."""
+    later = set(lazy)
     try:
         with open(path, "rb") as f:
             size = os.fstat(f.fileno()).st_size
@@ -232,18 +390,32 @@ def read_index_file(path: Path) -> tuple[dict[str, Any], IndexSections]:
     except (ValueError, KeyError, TypeError) as exc:
         raise IndexFileError(f"{path.name}: malformed header ({exc})") from exc
     try:
-        _check_hashes(mapped, start, sections, path)
+        _check_hashes(mapped, start, [s for s in sections if s["name"] not in later], path)
         arrays = IndexSections()
         for section in sections:
+            name = section["name"]
             dtype = np.dtype(section["dtype"])
             count = section["nbytes"] // dtype.itemsize if dtype.itemsize else 0
             offset = start + section["offset"]
+            if offset + int(section["nbytes"]) > len(mapped):
+                raise IndexFileError(f"{path.name}: section {name} cut short")
             flat = np.frombuffer(mapped, dtype=dtype, count=count, offset=offset)
             shape = tuple(section["shape"])
-            arrays[section["name"]] = flat.reshape(shape)
+            arrays[name] = flat.reshape(shape)
+            lazy_section = None
+            if name in later:
+                hashes = [int(h) for h in section["hashes"]]
+                if len(hashes) != -(-int(section["nbytes"]) // BLOCK):
+                    raise IndexFileError(f"{path.name}: section {name} is damaged")
+                lazy_section = LazySection(
+                    path, os.dup(fd), name, offset, int(section["nbytes"]), hashes
+                )
+                arrays._lazy[name] = lazy_section
             if len(shape) == 2 and count:
-                rows = FileRows(os.dup(fd), offset, dtype, (int(shape[0]), int(shape[1])))
-                arrays._rows[section["name"]] = rows
+                rows = FileRows(
+                    os.dup(fd), offset, dtype, (int(shape[0]), int(shape[1])), lazy_section
+                )
+                arrays._rows[name] = rows
     except (ValueError, KeyError, TypeError) as exc:
         raise IndexFileError(f"{path.name}: malformed section ({exc})") from exc
     finally:
@@ -265,13 +437,18 @@ def _check_hashes(
             hi = lo + int(section["nbytes"])
             if hi > len(mapped):
                 raise IndexFileError(f"{path.name}: section {section['name']} cut short")
-            hasher = xxhash.xxh3_64()
-            for at in range(lo, hi, _CHUNK):
-                end = min(at + _CHUNK, hi)
-                hasher.update(view[at:end])
-                _drop(mapped, at, end)
-            if hasher.hexdigest() != section["hash"]:
+            hashes = section["hashes"]
+            if len(hashes) != -(-(hi - lo) // BLOCK):
                 raise IndexFileError(f"{path.name}: section {section['name']} is damaged")
+            for at in range(lo, hi, _CHUNK):  # whole blocks: _CHUNK is a multiple of BLOCK
+                end = min(at + _CHUNK, hi)
+                for block in range(at, end, BLOCK):
+                    digest = xxhash.xxh3_64_intdigest(view[block : min(block + BLOCK, end)])
+                    if digest != hashes[(block - lo) // BLOCK]:
+                        raise IndexFileError(
+                            f"{path.name}: section {section['name']} is damaged", path
+                        )
+                _drop(mapped, at, end)
     finally:
         view.release()
     # Searches read a few scattered rows: no read-ahead, or each touch maps whole runs of
