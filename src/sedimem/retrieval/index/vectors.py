@@ -88,11 +88,12 @@ class VectorRows:
         saved = slots < split
         out = np.empty((slots.shape[0], self._added.view.shape[1]), dtype=np.float32)
         wanted = slots[saved]
-        if scattered and self._file is not None and self._saved.nbytes > MAPPED_READ_MAX:
-            out[saved] = self._file.take(wanted)
+        file = self._file
+        # A lazily checked file's rows are read from it (each row checked as it is read),
+        # not through the map: checking them first would read them twice.
+        if file is not None and (file.lazy or (scattered and self._saved.nbytes > MAPPED_READ_MAX)):
+            out[saved] = file.take(wanted)
         else:
-            if self._file is not None:
-                self._file.check(wanted)
             out[saved] = self._saved[wanted]
         out[~saved] = self._added.view[slots[~saved] - split]
         return out

@@ -173,11 +173,11 @@ def flip(path: Path, name: str, at: int) -> None:
     path.write_bytes(bytes(data))
 
 
-def test_a_lazy_section_is_checked_block_by_block_as_its_rows_are_read(tmp_path: Path) -> None:
+def test_a_lazy_section_is_checked_row_by_row_as_its_rows_are_read(tmp_path: Path) -> None:
     path = tmp_path / "x.idx"
     expected = big_arrays()["vectors"]
     write_index_file(path, {"seq": 1}, big_arrays())
-    flip(path, "vectors", 2 * BLOCK + 10)  # in the third block: rows 2048..3071
+    flip(path, "vectors", 2 * BLOCK + 10)  # row 2048 (64 bytes a row), in the third block
     with pytest.raises(IndexFileError, match="vectors is damaged"):
         read_index_file(path)  # checked at open when not lazy
     _, got = read_index_file(path, lazy={"vectors"})  # not checked yet: opens
@@ -187,7 +187,7 @@ def test_a_lazy_section_is_checked_block_by_block_as_its_rows_are_read(tmp_path:
     np.testing.assert_array_equal(rows.take(sound), expected[sound])
     rows.check(sound)  # checked once: nothing read again
     with pytest.raises(IndexFileError, match="vectors is damaged") as caught:
-        rows.take(np.array([1, 2100], dtype=np.int64))
+        rows.take(np.array([1, 2048], dtype=np.int64))
     assert caught.value.path == path  # so that the caller can drop the file's index
     with pytest.raises(IndexFileError):  # and it stays refused
         rows.take(np.array([1], dtype=np.int64))

@@ -538,15 +538,18 @@ asyncio.run(main())
 
 
 def damage_section(path: Path, name: str) -> None:
-    """Flip one byte in the middle of section ``name`` of an index file (its header, and so
-    the file's size and every other section, still check)."""
+    """Flip every byte of section ``name`` of an index file (every row of a matrix is
+    damaged, so whichever a search reads; the header, and so the file's size and every
+    other section, still check)."""
     data = bytearray(path.read_bytes())
     length = int.from_bytes(data[8:16], "little")
     header = json.loads(bytes(data[24 : 24 + length]))
     start = -(-(24 + length) // 64) * 64
     (section,) = [s for s in header["sections"] if s["name"] == name]
     assert section["nbytes"] > 0
-    data[start + section["offset"] + section["nbytes"] // 2] ^= 0xFF
+    lo = start + section["offset"]
+    hi = lo + section["nbytes"]
+    data[lo:hi] = bytes(b ^ 0xFF for b in data[lo:hi])
     path.write_bytes(bytes(data))
 
 
@@ -564,9 +567,7 @@ async def test_a_damaged_section_checked_lazily_is_found_and_rebuilt_never_serve
     try:
         assert await counts(s) == (1, 0)  # loaded: its keyword half reads no damaged block
         hits = await s.vector_search(T, RecordFilter(kind="episode"), unit_vector(3), 7)
-        assert hits == await ref.vector_search(
-            T, RecordFilter(kind="episode"), unit_vector(3), 7
-        )
+        assert hits == await ref.vector_search(T, RecordFilter(kind="episode"), unit_vector(3), 7)
         info = await s.index_info(T, "episode")
         assert info is not None
         assert info["builds"] == 1  # the damaged file was dropped: built from the rows

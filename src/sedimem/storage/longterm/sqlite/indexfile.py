@@ -14,7 +14,8 @@ short) fails the size or hash checks and is refused (:class:`IndexFileError`), n
 Reading maps the file and checks the hashes of every section in place, dropping each page
 from this process once hashed (the page cache keeps it), except the sections the caller
 names ``lazy``: those are checked block by block when first read (:class:`FileRows` checks
-the blocks of the rows it reads) or as a whole before any other use
+each row it reads against the row's own hash: a 2-d section comes with a companion of one
+hash per row, checked at open) or as a whole before any other use
 (:meth:`IndexSections.check`, which may run on a background thread from the open on). At a
 million records the vectors and the HNSW graph are 2 GB of a 2.4 GB file: hashing them all
 before the first search took a second; a search reads a few hundred of their blocks. The
@@ -64,6 +65,7 @@ _CHUNK = 1 << 24  # bytes read (or dropped from the mapping) at a time while che
 # Bytes per hash: a lazily checked section's rows cost a search the blocks they sit in (a
 # 384-d float32 vector is 1.5 KiB of its 64 KiB block), and a 2 GB section has 32k hashes.
 BLOCK = 1 << 16
+_ROW_HASHES = "#rows"  # suffix of a 2-d section's companion: one xxh3 per row (internal)
 
 
 class IndexFileError(Exception):
@@ -156,6 +158,15 @@ class LazySection:
                 self._done[block] = True
                 self._left -= 1
 
+    def refuse_if_failed(self) -> None:
+        if self._failed:
+            raise self._error()
+
+    def fail(self) -> IndexFileError:
+        """The error of a damaged row found by a reader (the section is refused from now)."""
+        self._failed = True
+        return self._error()
+
     def _error(self) -> IndexFileError:
         return IndexFileError(f"{self._path.name}: section {self._name} is damaged", self._path)
 
@@ -185,13 +196,31 @@ class FileRows:
         self._shape = shape
         self._row = dtype.itemsize * shape[1]
         self._lazy = lazy
+        # With a lazily checked section: each row's hash, and which rows passed already.
+        self._hashes: npt.NDArray[np.uint64] | None = None
+        self._passed: npt.NDArray[np.bool_] | None = None
         weakref.finalize(self, os.close, fd)
 
+    @property
+    def lazy(self) -> bool:
+        """Rows must be checked before use through the mapping (:meth:`take` checks its)."""
+        return self._lazy is not None
+
+    def _expect(self, hashes: npt.NDArray[np.uint64]) -> None:
+        self._hashes = hashes
+        self._passed = np.zeros(self._shape[0], dtype=np.bool_)
+
     def check(self, rows: npt.NDArray[np.int64]) -> None:
-        """Check the blocks of these rows, when the section is checked lazily (before the
-        rows are used through the mapping; :meth:`take` checks its own)."""
-        if self._lazy is not None:
+        """Check these rows, when the section is checked lazily (before the rows are used
+        through the mapping; :meth:`take` checks the rows it reads)."""
+        if self._lazy is None:
+            return
+        if self._passed is None:  # no row hashes: the blocks that hold the rows
             self._lazy.check_bytes(rows.astype(np.int64) * self._row, self._row)
+            return
+        unchecked = rows[~self._passed[rows]]
+        if unchecked.size:
+            self._take(unchecked)
 
     def check_all(self) -> None:
         """Check the whole section (before it is used whole through the mapping)."""
@@ -206,11 +235,25 @@ class FileRows:
         """The given rows, in order, as a new array."""
         if rows.size and not 0 <= int(rows.min()) <= int(rows.max()) < self._shape[0]:
             raise IndexError(f"rows outside 0..{self._shape[0] - 1}")
-        self.check(rows)
+        if self._lazy is not None and self._passed is None:
+            self.check(rows)
+        return self._take(rows)
+
+    def _take(self, rows: npt.NDArray[np.int64]) -> npt.NDArray[Any]:
+        if self._lazy is not None:
+            self._lazy.refuse_if_failed()
         size, base, fd = self._row, self._offset, self._fd
-        data = b"".join([os.pread(fd, size, base + r * size) for r in rows.tolist()])
-        if len(data) != size * rows.shape[0]:
+        parts = [os.pread(fd, size, base + r * size) for r in rows.tolist()]
+        if sum(map(len, parts)) != size * rows.shape[0]:
             raise IndexFileError("an index file was cut short while in use")
+        if self._passed is not None and self._hashes is not None and self._lazy is not None:
+            passed, hashes = self._passed, self._hashes
+            if not self._lazy.checked:  # (a whole check, when done, covers every row)
+                digests = [xxhash.xxh3_64_intdigest(part) for part in parts]
+                if (np.asarray(digests, dtype=np.uint64) != hashes[rows]).any():
+                    raise self._lazy.fail()
+                passed[rows] = True
+        data = b"".join(parts)
         return np.frombuffer(data, dtype=self._dtype).reshape(rows.shape[0], self._shape[1])
 
 
@@ -305,6 +348,15 @@ def write_index_file(path: Path, meta: dict[str, Any], arrays: dict[str, npt.NDA
     """Write atomically (temporary file, fsync, rename); return the file's size."""
     sections: list[dict[str, Any]] = []
     offset = 0
+    arrays = dict(arrays)
+    for name, array in list(arrays.items()):
+        if array.ndim == 2 and array.shape[0] and array.shape[1]:
+            rows = np.ascontiguousarray(array).view(np.uint8).reshape(array.shape[0], -1)
+            arrays[name + _ROW_HASHES] = np.fromiter(
+                (xxhash.xxh3_64_intdigest(row.data) for row in rows),
+                dtype=np.uint64,
+                count=rows.shape[0],
+            )
     for name, array in arrays.items():
         data = np.ascontiguousarray(array)
         raw = _raw(data)
@@ -416,6 +468,13 @@ def read_index_file(path: Path, lazy: Iterable[str] = ()) -> tuple[dict[str, Any
                     os.dup(fd), offset, dtype, (int(shape[0]), int(shape[1])), lazy_section
                 )
                 arrays._rows[name] = rows
+        for name in [n for n in arrays if n.endswith(_ROW_HASHES)]:
+            row_hashes = arrays.pop(name)
+            rows_of = arrays._rows.get(name[: -len(_ROW_HASHES)])
+            if name[: -len(_ROW_HASHES)] in later:
+                if rows_of is None or row_hashes.shape != (rows_of.shape[0],):
+                    raise IndexFileError(f"{path.name}: section {name} does not match")
+                rows_of._expect(row_hashes)
     except (ValueError, KeyError, TypeError) as exc:
         raise IndexFileError(f"{path.name}: malformed section ({exc})") from exc
     finally:
