@@ -583,3 +583,19 @@ async def test_a_damaged_section_checked_lazily_is_found_and_rebuilt_never_serve
     finally:
         await s.aclose()
         await ref.aclose()
+
+
+async def test_warm_with_wait_builds_the_whole_graph_then_saves_it(db_path: str) -> None:
+    """With the graph left to the background thread (as in production), ``warm(wait=True)``
+    builds it whole at once (on every core) before the save, so the file holds it."""
+    s = await SqliteLongTermStore.open(db_path, index=MemoryIndexEngine(hnsw_threshold=50))
+    try:
+        await s.bind_embedder("e", 8)
+        await s.put(T, [make_record(f"r{i}", tenant=T, vector=unit_vector(i)) for i in range(600)])
+        await s.warm(T, "episode", wait=True)
+        info = await s.index_info(T, "episode")
+        assert info is not None
+        assert info["hnsw_covered"] == info["slots"] == 600
+    finally:
+        await s.aclose()
+    await served_from_files(db_path, bulk=True)

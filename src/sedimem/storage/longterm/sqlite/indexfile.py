@@ -105,56 +105,31 @@ class LazySection:
     def check_all(self) -> None:
         """Check every block not checked yet (reads of ``_CHUNK`` bytes, so a 2 GB section
         takes a few hundred calls, and no page of it is mapped into this process)."""
-        if self._failed:
-            raise self._error()
+        self.refuse_if_failed()
         per_read = _CHUNK // BLOCK
         for first in range(0, len(self._hashes), per_read):
             if self._left == 0:
                 break
             self.check_blocks(range(first, min(first + per_read, len(self._hashes))))
 
-    def check_bytes(self, starts: npt.NDArray[np.int64], length: int) -> None:
-        """Check the blocks that hold ``[start, start + length)`` for each start (offsets
-        within the section). Once a block failed, the whole section is refused."""
-        if self._failed:
-            raise self._error()
-        if self._left == 0 or not starts.size:
-            return
-        first = starts // BLOCK
-        last = (starts + max(length, 1) - 1) // BLOCK
-        blocks = np.unique(np.concatenate([first, last]))
-        blocks = blocks[~self._done[blocks]]
-        if blocks.size:
-            self.check_blocks(blocks.tolist())
-
-    def check_blocks(self, blocks: Iterable[int]) -> None:
-        wanted = [b for b in blocks if not self._done[b]]
-        if not wanted:
-            return
+    def check_blocks(self, blocks: range) -> None:
+        """Check these (consecutive) blocks, those not checked yet, from one read."""
         with self._lock:
-            if self._failed:
-                raise self._error()
-            wanted = [b for b in wanted if not self._done[b]]
+            self.refuse_if_failed()
+            wanted = [b for b in blocks if not self._done[b]]
             if not wanted:
                 return
             lo, hi = wanted[0] * BLOCK, min((wanted[-1] + 1) * BLOCK, self._nbytes)
-            contiguous = len(wanted) == wanted[-1] - wanted[0] + 1
-            data = os.pread(self._fd, hi - lo, self._offset + lo) if contiguous else b""
-            view = memoryview(data)
+            data = memoryview(os.pread(self._fd, hi - lo, self._offset + lo))
+            if len(data) != hi - lo:
+                self._failed = True
+                raise IndexFileError(
+                    f"{self._path.name}: an index file was cut short while in use", self._path
+                )
             for block in wanted:
-                start, end = block * BLOCK, min((block + 1) * BLOCK, self._nbytes)
-                if contiguous:
-                    chunk: bytes | memoryview = view[start - lo : end - lo]
-                else:
-                    chunk = os.pread(self._fd, end - start, self._offset + start)
-                if len(chunk) != end - start:
-                    self._failed = True
-                    raise IndexFileError(
-                        f"{self._path.name}: an index file was cut short while in use", self._path
-                    )
-                if xxhash.xxh3_64_intdigest(chunk) != self._hashes[block]:
-                    self._failed = True
-                    raise self._error()
+                start, end = block * BLOCK - lo, min((block + 1) * BLOCK, self._nbytes) - lo
+                if xxhash.xxh3_64_intdigest(data[start:end]) != self._hashes[block]:
+                    raise self.fail()
                 self._done[block] = True
                 self._left -= 1
 
@@ -215,8 +190,8 @@ class FileRows:
         through the mapping; :meth:`take` checks the rows it reads)."""
         if self._lazy is None:
             return
-        if self._passed is None:  # no row hashes: the blocks that hold the rows
-            self._lazy.check_bytes(rows.astype(np.int64) * self._row, self._row)
+        if self._passed is None:  # no row hashes (a file without them): check it whole
+            self._lazy.check_all()
             return
         unchecked = rows[~self._passed[rows]]
         if unchecked.size:
