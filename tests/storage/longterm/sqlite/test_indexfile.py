@@ -217,3 +217,19 @@ def test_a_lazy_section_cut_short_while_in_use_is_refused(tmp_path: Path) -> Non
     assert rows is not None
     with pytest.raises(IndexFileError, match="cut short"):
         rows.check(np.array([3000], dtype=np.int64))
+
+
+def test_a_lazy_section_without_rows_is_checked_from_the_open_on(tmp_path: Path) -> None:
+    """A graph-like section (bytes, no rows) starts its check at the open, on a thread:
+    a damaged one opens, and whatever waits for its check gets the error."""
+    path = tmp_path / "x.idx"
+    data = {"graph": np.arange(3 * BLOCK, dtype=np.uint8), "codes": np.arange(9)}
+    write_index_file(path, {"seq": 1}, data)
+    flip(path, "graph", BLOCK + 3)
+    _, got = read_index_file(path, lazy={"graph"})
+    checking = got.check_later("graph")
+    assert got.check_later("graph") is checking  # the one started at the open
+    with pytest.raises(IndexFileError, match="graph is damaged"):
+        checking.result(timeout=30)
+    with pytest.raises(IndexFileError):
+        got.check("graph")

@@ -241,6 +241,7 @@ class IndexSections(dict[str, npt.NDArray[Any]]):
         super().__init__()
         self._rows: dict[str, FileRows] = {}
         self._lazy: dict[str, LazySection] = {}
+        self._checking: dict[str, Future[None]] = {}  # checks started at the open
 
     def rows(self, name: str) -> FileRows | None:
         return self._rows.get(name)
@@ -253,8 +254,12 @@ class IndexSections(dict[str, npt.NDArray[Any]]):
             lazy.check_all()
 
     def check_later(self, name: str) -> Future[None]:
-        """:meth:`check` on a thread of its own, started now (reading and hashing release
-        the GIL): what uses the section waits for the result (the error, when damaged)."""
+        """:meth:`check` on a thread of its own, started now or, for a section without
+        rows, at the open (reading and hashing release the GIL): what uses the section
+        waits for the result (the error, when damaged)."""
+        started = self._checking.get(name)
+        if started is not None:
+            return started
         done: Future[None] = Future()
         lazy = self._lazy.get(name)
         if lazy is None or lazy.checked:
@@ -417,8 +422,15 @@ def read_index_file(path: Path, lazy: Iterable[str] = ()) -> tuple[dict[str, Any
     except (ValueError, KeyError, TypeError) as exc:
         raise IndexFileError(f"{path.name}: malformed header ({exc})") from exc
     try:
-        _check_hashes(mapped, start, [s for s in sections if s["name"] not in later], path)
         arrays = IndexSections()
+        # A lazy section without rows (the graph) can only be checked whole: that starts
+        # now, on its own thread, beside the check of the other sections below.
+        rowless = {s["name"] for s in sections if s["name"] in later and len(s["shape"]) != 2}
+        for section in sections:
+            if section["name"] in rowless:
+                _lazy_section(arrays, path, fd, start, section)
+                arrays._checking[section["name"]] = arrays.check_later(section["name"])
+        _check_hashes(mapped, start, [s for s in sections if s["name"] not in later], path)
         for section in sections:
             name = section["name"]
             dtype = np.dtype(section["dtype"])
@@ -429,15 +441,9 @@ def read_index_file(path: Path, lazy: Iterable[str] = ()) -> tuple[dict[str, Any
             flat = np.frombuffer(mapped, dtype=dtype, count=count, offset=offset)
             shape = tuple(section["shape"])
             arrays[name] = flat.reshape(shape)
-            lazy_section = None
-            if name in later:
-                hashes = [int(h) for h in section["hashes"]]
-                if len(hashes) != -(-int(section["nbytes"]) // BLOCK):
-                    raise IndexFileError(f"{path.name}: section {name} is damaged")
-                lazy_section = LazySection(
-                    path, os.dup(fd), name, offset, int(section["nbytes"]), hashes
-                )
-                arrays._lazy[name] = lazy_section
+            lazy_section = arrays._lazy.get(name)
+            if name in later and lazy_section is None:
+                lazy_section = _lazy_section(arrays, path, fd, start, section)
             if len(shape) == 2 and count:
                 rows = FileRows(
                     os.dup(fd), offset, dtype, (int(shape[0]), int(shape[1])), lazy_section
@@ -455,6 +461,18 @@ def read_index_file(path: Path, lazy: Iterable[str] = ()) -> tuple[dict[str, Any
     finally:
         os.close(fd)
     return parsed["meta"], arrays
+
+
+def _lazy_section(
+    arrays: IndexSections, path: Path, fd: int, start: int, section: dict[str, Any]
+) -> LazySection:
+    name, nbytes = section["name"], int(section["nbytes"])
+    hashes = [int(h) for h in section["hashes"]]
+    if len(hashes) != -(-nbytes // BLOCK):
+        raise IndexFileError(f"{path.name}: section {name} is damaged")
+    lazy = LazySection(path, os.dup(fd), name, start + int(section["offset"]), nbytes, hashes)
+    arrays._lazy[name] = lazy
+    return lazy
 
 
 def _check_hashes(
