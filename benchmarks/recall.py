@@ -1,6 +1,8 @@
 """Recall through the service, as an agent calls it: ``EpisodicMemory.recall`` (hybrid).
 
-Per store (SQLite, PostgreSQL + pgvector) and size (10k, 100k episodes in ONE scope):
+Per store (SQLite, PostgreSQL + pgvector) and size (10k, 100k episodes in ONE scope, or
+with ``--scopes N`` spread over N scopes of one tenant, episode i in scope i mod N and
+question j asked of scope j mod N):
 - ingest throughput through ``record_many`` with the default embedder (episodes/s; with
   ``--bulk``, PostgreSQL gets all but the last 2,000 episodes by COPY and only those are
   timed: pgvector 0.6's HNSW insert makes 100k single inserts take a quarter of an hour;
@@ -12,7 +14,10 @@ Per store (SQLite, PostgreSQL + pgvector) and size (10k, 100k episodes in ONE sc
   latencies below and that process's peak RSS (embedder included);
 - hybrid recall latency p50 / p95 / p99 for k=10, excluding the query's embedding (queries
   are embedded once beforehand, as the issue specifies);
-- a baseline in the same run: plain numpy exact top-10 over the same vectors.
+- a baseline in the same run: plain numpy exact top-10 over the same vectors (the scope's
+  rows, gathered in the timing, with several scopes);
+- quality: vector R@10, the share of numpy's exact top 10 (of the question's scope) that
+  the store's vector recall returns (what the HNSW graph and its int8 cells may lose).
 Also the default embedder's throughput (sentences/s) and single-query latency.
 
 Text: LoCoMo turns and questions when ``--data`` (default ../shared/data/locomo10.json)
@@ -48,6 +53,13 @@ from sedimem.storage.longterm.base import LongTermStore
 from sedimem.types import Episode
 
 SCOPE = Scope(tenant="bench", project="p", user="u")
+
+
+def scope_of(i: int, scopes: int) -> Scope:
+    """The scope of episode (or question) ``i`` of ``scopes`` (one tenant throughout)."""
+    return SCOPE if scopes == 1 else Scope(tenant="bench", project=f"p{i % scopes}", user="u")
+
+
 #: Hybrid recall without the second stage, with the fusion constants it had before it.
 FUSION_ONLY = RetrievalSettings(rrf_k=60.0, rerank_depth=0)
 BULK_TAIL = 2000
@@ -131,12 +143,17 @@ async def bench_store(
     url: str | None,
     bulk: bool = False,
     analyze_rows: int | None = None,
+    scopes: int = 1,
+    exact: list[list[int]] | None = None,
 ) -> dict[str, float]:
+    """``exact``: per question, numpy's exact top 10 (episode numbers) in its scope."""
     store = await open_store(kind, url, tmp, size, analyze_rows)
     await store.bind_embedder(embedder.name, embedder.dimension)
     try:
         memory = EpisodicMemory(store, embedder)
-        episodes = [Episode(scope=SCOPE, description=t) for t in texts[:size]]
+        episodes = [
+            Episode(scope=scope_of(i, scopes), description=t) for i, t in enumerate(texts[:size])
+        ]
         timed = episodes
         if bulk and kind == "postgres" and size > BULK_TAIL:
             # all but the tail by COPY (index rebuilt after): only the tail's ingest is timed
@@ -166,15 +183,16 @@ async def bench_store(
         index_build = time.perf_counter() - start
         if kind == "sqlite":
             await store.aclose()  # saves the indexes; closing again below does nothing
-            served = serve_elsewhere(tmp / f"recall-{size}.db", questions)
+            wanted = [[episodes[i].id for i in top] for top in exact or []]
+            served = serve_elsewhere(tmp / f"recall-{size}.db", questions, scopes, wanted)
             return {"ingest_per_s": ingest, "index_build_s": index_build, **served}
         fast = EpisodicMemory(store, Precomputed(embedder, questions))
-        for q in questions[:20]:  # warm-up: builds in-memory indexes, fills caches
-            await fast.recall(q, scope=SCOPE, k=10)
+        for j, q in enumerate(questions[:20]):  # warm-up: builds indexes, fills caches
+            await fast.recall(q, scope=scope_of(j, scopes), k=10)
         samples = []
-        for q in questions:
+        for j, q in enumerate(questions):
             t0 = time.perf_counter()
-            await fast.recall(q, scope=SCOPE, k=10)
+            await fast.recall(q, scope=scope_of(j, scopes), k=10)
             samples.append((time.perf_counter() - t0) * 1000)
     finally:
         await store.aclose()
@@ -203,10 +221,12 @@ def memory_mb() -> dict[str, float]:
     return {"rss_mb": mb("VmRSS"), "rss_peak_mb": mb("VmHWM"), "rss_file_mb": mb("RssFile")}
 
 
-def serve_elsewhere(path: Path, questions: list[str]) -> dict[str, float]:
+def serve_elsewhere(
+    path: Path, questions: list[str], scopes: int, exact: list[list[str]]
+) -> dict[str, float]:
     """Serve the closed SQLite store from a new process (see :func:`serve`)."""
     spec = path.with_suffix(".questions.json")
-    spec.write_text(json.dumps(questions))
+    spec.write_text(json.dumps({"questions": questions, "scopes": scopes, "exact": exact}))
     out = subprocess.run(
         [sys.executable, "-m", "benchmarks.recall", "--serve", str(path)],
         check=True,
@@ -224,7 +244,10 @@ async def serve(path: Path) -> None:
     from sedimem.retrieval.index import MemoryIndexEngine
     from sedimem.storage.longterm.sqlite import SqliteLongTermStore
 
-    questions = json.loads(path.with_suffix(".questions.json").read_text())
+    spec = json.loads(path.with_suffix(".questions.json").read_text())
+    questions: list[str] = spec["questions"]
+    scopes: int = spec["scopes"]
+    exact: list[list[str]] = spec["exact"]
     embedder = Precomputed(default_embedder(), questions)
     start = time.perf_counter()
     store = await SqliteLongTermStore.open(str(path), index=MemoryIndexEngine())
@@ -235,11 +258,11 @@ async def serve(path: Path) -> None:
         # query interleaved with the default, so both see the same machine load.
         plain = EpisodicMemory(store, embedder, settings=FUSION_ONLY)
         opened = time.perf_counter()
-        await fast.recall(questions[0], scope=SCOPE, k=10)
+        await fast.recall(questions[0], scope=scope_of(0, scopes), k=10)
         first = time.perf_counter()
-        for q in questions[:20]:
-            await fast.recall(q, scope=SCOPE, k=10)
-            await plain.recall(q, scope=SCOPE, k=10)
+        for j, q in enumerate(questions[:20]):
+            await fast.recall(q, scope=scope_of(j, scopes), k=10)
+            await plain.recall(q, scope=scope_of(j, scopes), k=10)
         samples: list[float] = []
         fusion_only: list[float] = []
         # CPU time too: on a shared machine the wall-clock percentiles mostly measure waits
@@ -254,13 +277,18 @@ async def serve(path: Path) -> None:
             order = ((fast, samples, cpu), (plain, fusion_only, cpu_fusion_only))
             for subject, wall, used in order if i % 2 == 0 else order[::-1]:
                 p0, c0, t0 = time.process_time(), time.thread_time(), time.perf_counter()
-                await subject.recall(q, scope=SCOPE, k=10)
+                await subject.recall(q, scope=scope_of(i, scopes), k=10)
                 used.append((time.thread_time() - c0) * 1000)
                 wall.append((time.perf_counter() - t0) * 1000)
                 if subject is fast:
                     process_cpu += time.process_time() - p0
         cpu_ms = process_cpu * 1000 / len(questions)
         memory = memory_mb()  # while serving, before closing releases the indexes
+        found = 0
+        for j, (q, top) in enumerate(zip(questions, exact, strict=False)):
+            hits = await fast.recall(q, scope=scope_of(j, scopes), k=10, mode="vector")
+            found += len({h.record.id for h in hits} & set(top))
+        quality = {"vector_r10": found / (10 * len(exact))} if exact else {}
     finally:
         await store.aclose()
     p = percentiles(samples)
@@ -273,6 +301,7 @@ async def serve(path: Path) -> None:
         **{f"recall_cpu.{k}_ms": v for k, v in percentiles(cpu).items()},
         **{f"recall_fusion_only_cpu.{k}_ms": v for k, v in percentiles(cpu_fusion_only).items()},
         **memory,
+        **quality,
         "load_1m": os.getloadavg()[0],
     }
     print(json.dumps(result))
@@ -294,15 +323,22 @@ async def statistics_state(url: str) -> dict[str, float]:
     return {name: float(bool(value)) for name, value in zip(names, row or (0, 0, 0), strict=True)}
 
 
-def numpy_baseline(matrix: Matrix, queries: Matrix) -> dict[str, float]:
+def numpy_baseline(
+    matrix: Matrix, queries: Matrix, scopes: int = 1
+) -> tuple[dict[str, float], list[list[int]]]:
+    """Exact top-10 per question over its scope's rows (gathered in the timing with
+    several scopes): the timings and the top 10s (episode numbers)."""
     samples = []
-    for q in queries:
+    tops = []
+    for j, q in enumerate(queries):
         t0 = time.perf_counter()
-        scores = matrix @ q
-        top = np.argpartition(-scores, 10)[:10]
-        top[np.argsort(-scores[top])]
+        rows = None if scopes == 1 else np.arange(j % scopes, matrix.shape[0], scopes)
+        scores = (matrix if rows is None else matrix[rows]) @ q
+        top = np.argpartition(-scores, 10)[:10] if scores.shape[0] > 10 else np.arange(0)
+        top = top[np.argsort(-scores[top])]
         samples.append((time.perf_counter() - t0) * 1000)
-    return percentiles(samples)
+        tops.append((top if rows is None else rows[top]).tolist())
+    return percentiles(samples), tops
 
 
 def embedder_speed(embedder: Embedder, texts: list[str]) -> dict[str, float]:
@@ -341,6 +377,12 @@ async def main() -> None:
         help="PostgreSQL: the store's analyze_rows (0: it never runs ANALYZE; with --bulk and "
         "autovacuum not yet by, recall then runs without planner statistics)",
     )
+    parser.add_argument(
+        "--scopes",
+        type=int,
+        default=1,
+        help="spread the episodes over this many scopes (projects) of one tenant",
+    )
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)  # the serving child
     args = parser.parse_args()
     if args.serve is not None:
@@ -366,7 +408,10 @@ async def main() -> None:
             for size in sizes:
                 label = f"@{size // 1000}k"
                 matrix = embedder.embed(texts[:size])
-                base = numpy_baseline(matrix, embedder.embed(questions))
+                if args.scopes > 1:
+                    label += f"x{args.scopes}"
+                base, exact = numpy_baseline(matrix, embedder.embed(questions), args.scopes)
+                del matrix
                 metrics.update({f"numpy.exact.{k}_ms{label}": v for k, v in base.items()})
                 rows.append(
                     (f"numpy exact {label}", {f"recall.{k}_ms": v for k, v in base.items()})
@@ -390,6 +435,8 @@ async def main() -> None:
                         url,
                         args.bulk,
                         args.analyze_rows,
+                        args.scopes,
+                        exact,
                     )
                     rows.append((f"{kind} {label}", result))
                     if kind == "postgres":
@@ -414,7 +461,8 @@ async def main() -> None:
                 server.close()
     print(
         f"{'':24} {'ingest/s':>10} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} "
-        f"{'first ms':>9} {'cpu ms':>7} {'RSS MB':>7} {'load':>5}"
+        f"{'first ms':>9} {'cpu ms':>7} {'RSS MB':>7} {'peak MB':>7} {'build s':>7} "
+        f"{'vec R@10':>8} {'load':>5}"
     )
     for label, r in rows:
         ingest = f"{r['ingest_per_s']:>10.0f}" if "ingest_per_s" in r else f"{'':>10}"
@@ -422,7 +470,8 @@ async def main() -> None:
         if "first_recall_ms" in r:
             extra = (
                 f" {r['first_recall_ms']:>9.1f} {r['recall.cpu_ms']:>7.2f} {r['rss_mb']:>7.0f}"
-                f" {r['load_1m']:>5.2f}"
+                f" {r['rss_peak_mb']:>7.0f} {r['index_build_s']:>7.1f}"
+                f" {r.get('vector_r10', float('nan')):>8.3f} {r['load_1m']:>5.2f}"
             )
         print(
             f"{label:24} {ingest} {r['recall.p50_ms']:>8.2f} {r['recall.p95_ms']:>8.2f} "

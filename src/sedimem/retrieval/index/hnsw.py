@@ -61,6 +61,9 @@ except ImportError:  # pragma: no cover - usearch is optional: exact search stil
 
 _BEAM = 256
 _CHUNK = 1024  # vectors per add() call: bounds how long a cancelled job keeps running
+# Per add() call on every core: usearch starts its threads per call, and a bulk load's
+# graph (1M vectors) is built in hundreds of calls rather than a thousand.
+_BULK_CHUNK = 16384
 
 
 def hnsw_available() -> bool:
@@ -78,11 +81,13 @@ class HnswGraph:
         self._cancel = threading.Event()
         self.covered = 0  # slots [0, covered) are in the graph
         self._viewed: npt.NDArray[np.uint8] | None = None
+        # A saved graph's check (see view()): waited for before the graph is first used.
+        self._checking: Future[None] | None = None
         self.failed = False
 
     @property
     def ready(self) -> bool:
-        return self._index is not None
+        return self._index is not None or self._checking is not None
 
     def refresh(
         self,
@@ -99,6 +104,7 @@ class HnswGraph:
             self._collect()
         if self.failed or total - self.covered < min_tail:
             return
+        self._checked()
         start = self.covered
         tail = rows(start)  # a snapshot: the index may grow meanwhile
         base = None if self._index is None else self._index.copy()
@@ -115,6 +121,7 @@ class HnswGraph:
             self._collect()
         if self.failed or total <= self.covered:
             return
+        self._checked()
         base = None if self._index is None else self._index.copy()
         self._index, self.covered = self._extend(base, rows(self.covered), self.covered, 0)
 
@@ -135,29 +142,52 @@ class HnswGraph:
         # int8 cells: ~3x faster to build than float32 at the same recall here, because
         # the caller re-scores every candidate exactly against its float32 vectors.
         index = base or Index(ndim=self._dimension, metric="ip", dtype="i8", connectivity=16)
-        for lo in range(0, tail.shape[0], _CHUNK):
+        step = _CHUNK if threads == 1 else _BULK_CHUNK
+        for lo in range(0, tail.shape[0], step):
             if self._cancel.is_set():
                 raise RuntimeError("cancelled")
-            chunk = tail[lo : lo + _CHUNK]
+            chunk = tail[lo : lo + step]
             keys = np.arange(start + lo, start + lo + chunk.shape[0], dtype=np.uint64)
             index.add(keys, chunk, threads=threads)  # 0: every core
         return index, start + tail.shape[0]
 
     def saved(self) -> npt.NDArray[np.uint8] | None:
         """The graph as bytes (what :meth:`view` takes back), ``None`` when none is ready."""
+        self._checked()
         if self._index is None:
             return None
         data = self._index.save()
         assert data is not None  # saved to a buffer (no path given)
         return np.frombuffer(data, dtype=np.uint8)
 
-    def view(self, data: npt.NDArray[np.uint8], covered: int) -> None:
+    def view(
+        self, data: npt.NDArray[np.uint8], covered: int, checked: Future[None] | None = None
+    ) -> None:
         """Serve a saved graph in place (memory-mapped, not copied); a later extension
-        works on a copy, as every extension does."""
+        works on a copy, as every extension does. ``checked``: the check of ``data``'s
+        hashes, running meanwhile: the graph is opened and used only once it has passed
+        (its error, an :class:`~sedimem.storage.longterm.sqlite.indexfile.IndexFileError`,
+        is raised to the search that waits for it), so a damaged graph never reaches usearch.
+        """
+        self._viewed = data  # the mapping must outlive the index that reads it
+        self._checking = checked
+        self.covered = covered
+        self._index = None if checked is not None else self._open(data)
+
+    def _open(self, data: npt.NDArray[np.uint8]) -> Index:
         index = Index(ndim=self._dimension, metric="ip", dtype="i8", connectivity=16)
         index.view(data.data)
-        self._viewed = data  # the mapping must outlive the index that reads it
-        self._index, self.covered = index, covered
+        return index
+
+    def _checked(self) -> None:
+        """Wait for a saved graph's check, then open it (raises when it is damaged)."""
+        checking = self._checking
+        if checking is None:
+            return
+        checking.result()
+        assert self._viewed is not None
+        self._index = self._open(self._viewed)
+        self._checking = None
 
     @property
     def job(self) -> Future[tuple[Index, int]] | None:
@@ -165,16 +195,19 @@ class HnswGraph:
 
     def search(self, query: npt.NDArray[np.float32], count: int) -> npt.NDArray[np.int64]:
         """Slots of about the ``count`` nearest covered vectors (approximate)."""
+        self._checked()
         assert self._index is not None
         count = min(count, self.covered)
         # A beam of 256 keeps recall@10 >= 0.9 even on isotropic random vectors (64 gave
         # 0.1 at 100k x 256); wider when the caller oversamples past it.
         self._index.expansion_search = max(_BEAM, count)  # type: ignore[misc]  # has a setter
         matches = self._index.search(query, count, threads=1)
-        return np.asarray(matches.keys, dtype=np.int64)
+        slots = np.asarray(matches.keys, dtype=np.int64)
+        return slots[(slots >= 0) & (slots < self.covered)]  # (a short answer pads keys)
 
     def close(self) -> None:
         """Stop a running job at its next chunk; drop the graph."""
         self._cancel.set()
         self._index = None
+        self._checking = None
         self._job = None

@@ -267,7 +267,10 @@ class MemIndex:
         covered = int(meta.get("hnsw_covered", 0))
         if "hnsw" in arrays and index.dimension is not None and hnsw_available():
             index._hnsw = HnswGraph(index.dimension, options.executor)
-            index._hnsw.view(arrays["hnsw"], covered)
+            # A lazily read graph is checked on a thread of its own from now on, while the
+            # first search runs its keyword half; the graph is opened once it passes.
+            checked = arrays.check_later("hnsw") if isinstance(arrays, IndexSections) else None
+            index._hnsw.view(arrays["hnsw"], covered, checked)
         return index
 
     # -- filters ---------------------------------------------------------------------------

@@ -6,6 +6,10 @@ room): 150 MB read and 300 MB allocated at 100k x 384, in a serving process that
 one episode. Rows written after the restore go to their own growable block instead; the
 saved part stays in the page cache, and its scattered rows are read with ``pread``
 (:class:`~sedimem.storage.longterm.sqlite.indexfile.FileRows`) rather than through the map.
+
+A saved matrix may be checked lazily (see :mod:`~sedimem.storage.longterm.sqlite.indexfile`):
+rows read through the map have their blocks checked first, and the whole matrix is checked
+before it is used whole (an exact scan, a copy for a graph build or a save).
 """
 
 from __future__ import annotations
@@ -38,10 +42,18 @@ class VectorRows:
     @classmethod
     def adopt(cls, saved: Matrix, file: FileRows | None = None) -> VectorRows:
         """Serve ``saved`` as it is (uncopied); ``file``: where its rows can be read."""
+        if file is not None and file.shape != saved.shape:
+            raise ValueError(f"rows of shape {file.shape} for a matrix of {saved.shape}")
         rows = cls(int(saved.shape[1]))
         rows._saved = saved
-        rows._file = file if file is not None and file.shape == saved.shape else None
+        rows._file = file
         return rows
+
+    def _checked(self) -> Matrix:
+        """The saved matrix, whole, once checked."""
+        if self._file is not None:
+            self._file.check_all()
+        return self._saved
 
     def __len__(self) -> int:
         return int(self._saved.shape[0]) + len(self._added)
@@ -52,22 +64,22 @@ class VectorRows:
     def whole(self) -> Matrix:
         """Every row as one array (a copy once rows were appended)."""
         if not len(self._added):
-            return self._saved
-        return np.concatenate([self._saved, self._added.view])
+            return self._checked()
+        return np.concatenate([self._checked(), self._added.view])
 
     def since(self, start: int) -> Matrix:
         """Rows ``[start, len)`` as a new contiguous array."""
         split = self._saved.shape[0]
         if start >= split:
             return np.ascontiguousarray(self._added.view[start - split :])
-        return np.concatenate([self._saved[start:], self._added.view])
+        return np.concatenate([self._checked()[start:], self._added.view])
 
     def dot(self, query: Matrix) -> Matrix:
         """Every row's product with ``query``."""
         if not len(self._added):
-            scores: Matrix = self._saved @ query
+            scores: Matrix = self._checked() @ query
             return scores
-        return np.concatenate([self._saved @ query, self._added.view @ query])
+        return np.concatenate([self._checked() @ query, self._added.view @ query])
 
     def take(self, slots: Slots, *, scattered: bool = False) -> Matrix:
         """The rows of ``slots``, in order. ``scattered``: a few rows far apart, read from
@@ -76,8 +88,11 @@ class VectorRows:
         saved = slots < split
         out = np.empty((slots.shape[0], self._added.view.shape[1]), dtype=np.float32)
         wanted = slots[saved]
-        if scattered and self._file is not None and self._saved.nbytes > MAPPED_READ_MAX:
-            out[saved] = self._file.take(wanted)
+        file = self._file
+        # A lazily checked file's rows are read from it (each row checked as it is read),
+        # not through the map: checking them first would read them twice.
+        if file is not None and (file.lazy or (scattered and self._saved.nbytes > MAPPED_READ_MAX)):
+            out[saved] = file.take(wanted)
         else:
             out[saved] = self._saved[wanted]
         out[~saved] = self._added.view[slots[~saved] - split]

@@ -12,6 +12,7 @@ import pytest
 import xxhash
 
 from sedimem.storage.longterm.sqlite.indexfile import (
+    BLOCK,
     MAGIC,
     IndexFileError,
     index_file,
@@ -152,3 +153,83 @@ def test_rows_of_a_file_cut_short_while_in_use_are_refused(tmp_path: Path) -> No
     os.truncate(path, 100)  # the same file, not a new one renamed over it
     with pytest.raises(IndexFileError, match="cut short"):
         rows.take(np.array([30], dtype=np.int64))
+
+
+def big_arrays() -> dict[str, np.ndarray]:
+    """A matrix of several hash blocks (BLOCK bytes each) and a small section."""
+    rng = np.random.default_rng(2)
+    rows = 3 * BLOCK // (4 * 16) + 5  # 3 blocks and a bit, 16 float32 per row
+    return {"vectors": rng.random((rows, 16), dtype=np.float32), "codes": np.arange(9)}
+
+
+def flip(path: Path, name: str, at: int) -> None:
+    """Flip the byte ``at`` bytes into section ``name``."""
+    data = bytearray(path.read_bytes())
+    length = int.from_bytes(data[8:16], "little")
+    header = json.loads(bytes(data[24 : 24 + length]))
+    start = -(-(24 + length) // 64) * 64
+    (section,) = [s for s in header["sections"] if s["name"] == name]
+    data[start + section["offset"] + at] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def test_a_lazy_section_is_checked_row_by_row_as_its_rows_are_read(tmp_path: Path) -> None:
+    path = tmp_path / "x.idx"
+    expected = big_arrays()["vectors"]
+    write_index_file(path, {"seq": 1}, big_arrays())
+    flip(path, "vectors", 2 * BLOCK + 10)  # row 2048 (64 bytes a row), in the third block
+    with pytest.raises(IndexFileError, match="vectors is damaged"):
+        read_index_file(path)  # checked at open when not lazy
+    _, got = read_index_file(path, lazy={"vectors"})  # not checked yet: opens
+    rows = got.rows("vectors")
+    assert rows is not None
+    sound = np.array([0, 5, 1023, 1024, 2047, 3072], dtype=np.int64)
+    np.testing.assert_array_equal(rows.take(sound), expected[sound])
+    rows.check(sound)  # checked once: nothing read again
+    with pytest.raises(IndexFileError, match="vectors is damaged") as caught:
+        rows.take(np.array([1, 2048], dtype=np.int64))
+    assert caught.value.path == path  # so that the caller can drop the file's index
+    with pytest.raises(IndexFileError):  # and it stays refused
+        rows.take(np.array([1], dtype=np.int64))
+    with pytest.raises(IndexFileError):
+        got.check("vectors")
+    with pytest.raises(IndexFileError):
+        got.check_later("vectors").result(timeout=30)
+
+
+def test_a_sound_lazy_section_checks_whole_in_the_background(tmp_path: Path) -> None:
+    path = tmp_path / "x.idx"
+    write_index_file(path, {"seq": 1}, big_arrays())
+    _, got = read_index_file(path, lazy={"vectors", "codes"})
+    assert got.check_later("vectors").result(timeout=30) is None
+    got.check("codes")
+    got.check("absent")  # not lazy: checked at open, nothing to do
+    assert got.check_later("vectors").result(timeout=1) is None  # done already
+    np.testing.assert_array_equal(got["vectors"], big_arrays()["vectors"])
+
+
+def test_a_lazy_section_cut_short_while_in_use_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "x.idx"
+    write_index_file(path, {"seq": 1}, big_arrays())
+    _, got = read_index_file(path, lazy={"vectors"})
+    os.truncate(path, 2 * BLOCK)  # the same file, not a new one renamed over it
+    rows = got.rows("vectors")
+    assert rows is not None
+    with pytest.raises(IndexFileError, match="cut short"):
+        rows.check(np.array([3000], dtype=np.int64))
+
+
+def test_a_lazy_section_without_rows_is_checked_from_the_open_on(tmp_path: Path) -> None:
+    """A graph-like section (bytes, no rows) starts its check at the open, on a thread:
+    a damaged one opens, and whatever waits for its check gets the error."""
+    path = tmp_path / "x.idx"
+    data = {"graph": np.arange(3 * BLOCK, dtype=np.uint8), "codes": np.arange(9)}
+    write_index_file(path, {"seq": 1}, data)
+    flip(path, "graph", BLOCK + 3)
+    _, got = read_index_file(path, lazy={"graph"})
+    checking = got.check_later("graph")
+    assert got.check_later("graph") is checking  # the one started at the open
+    with pytest.raises(IndexFileError, match="graph is damaged"):
+        checking.result(timeout=30)
+    with pytest.raises(IndexFileError):
+        got.check("graph")

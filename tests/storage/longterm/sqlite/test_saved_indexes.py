@@ -4,6 +4,7 @@ never served when stale beyond the log, damaged, foreign or from another embedde
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import sqlite3
@@ -225,6 +226,7 @@ async def test_rows_written_by_another_process_after_the_save(
 ) -> None:
     script = f"""
 import asyncio
+import json
 from sedimem.retrieval.index import MemoryIndexEngine
 from sedimem.storage.longterm.sqlite import SqliteLongTermStore
 from sedimem.testing.longterm import make_record, unit_vector
@@ -516,6 +518,7 @@ async def test_a_writer_process_leaves_files_another_process_reads(db_path: str)
     files (the journey of a bulk load followed by a server)."""
     script = f"""
 import asyncio
+import json
 import numpy as np
 from sedimem.retrieval.index import MemoryIndexEngine
 from sedimem.storage.longterm.sqlite import SqliteLongTermStore
@@ -531,4 +534,68 @@ async def main():
 asyncio.run(main())
 """
     await run_child(script)
+    await served_from_files(db_path, bulk=True)
+
+
+def damage_section(path: Path, name: str) -> None:
+    """Flip every byte of section ``name`` of an index file (every row of a matrix is
+    damaged, so whichever a search reads; the header, and so the file's size and every
+    other section, still check)."""
+    data = bytearray(path.read_bytes())
+    length = int.from_bytes(data[8:16], "little")
+    header = json.loads(bytes(data[24 : 24 + length]))
+    start = -(-(24 + length) // 64) * 64
+    (section,) = [s for s in header["sections"] if s["name"] == name]
+    assert section["nbytes"] > 0
+    lo = start + section["offset"]
+    hi = lo + section["nbytes"]
+    data[lo:hi] = bytes(b ^ 0xFF for b in data[lo:hi])
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("section", ["vectors", "hnsw"])
+async def test_a_damaged_section_checked_lazily_is_found_and_rebuilt_never_served(
+    db_path: str, saved: list[str], section: str
+) -> None:
+    """The vectors and the graph are not hashed before the first search (see indexfile):
+    the damage is found when a search first reads them, that index is dropped with its
+    file and built from the rows, and the search answers from the rebuilt index."""
+    for path in index_files(db_path):
+        damage_section(path, section)
+    s = await open_store(db_path)
+    ref = await reference(db_path)
+    try:
+        assert await counts(s) == (1, 0)  # loaded: its keyword half reads no damaged block
+        hits = await s.vector_search(T, RecordFilter(kind="episode"), unit_vector(3), 7)
+        assert hits == await ref.vector_search(T, RecordFilter(kind="episode"), unit_vector(3), 7)
+        info = await s.index_info(T, "episode")
+        assert info is not None
+        assert info["builds"] == 1  # the damaged file was dropped: built from the rows
+        await identical_answers(s, ref)
+    finally:
+        await s.aclose()
+        await ref.aclose()
+    s = await open_store(db_path)  # closing wrote whole files again: the next open loads
+    ref = await reference(db_path)
+    try:
+        assert await counts(s) == (1, 0)
+        await identical_answers(s, ref)
+    finally:
+        await s.aclose()
+        await ref.aclose()
+
+
+async def test_warm_with_wait_builds_the_whole_graph_then_saves_it(db_path: str) -> None:
+    """With the graph left to the background thread (as in production), ``warm(wait=True)``
+    builds it whole at once (on every core) before the save, so the file holds it."""
+    s = await SqliteLongTermStore.open(db_path, index=MemoryIndexEngine(hnsw_threshold=50))
+    try:
+        await s.bind_embedder("e", 8)
+        await s.put(T, [make_record(f"r{i}", tenant=T, vector=unit_vector(i)) for i in range(600)])
+        await s.warm(T, "episode", wait=True)
+        info = await s.index_info(T, "episode")
+        assert info is not None
+        assert info["hnsw_covered"] == info["slots"] == 600
+    finally:
+        await s.aclose()
     await served_from_files(db_path, bulk=True)

@@ -90,6 +90,12 @@ class IndexEngine(Protocol):
         """An empty index for vectors of ``dimension`` (``None``: no embedder bound)."""
         ...
 
+    @property
+    def lazy_sections(self) -> frozenset[str]:
+        """Sections of a saved index that :meth:`restore` receives unchecked, and checks
+        before it uses them (see :mod:`.indexfile`): the large ones a search reads little of."""
+        ...
+
     def restore(self, meta: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]) -> SearchIndex:
         """The index :meth:`SearchIndex.export` gave (arrays may be read-only maps)."""
         ...

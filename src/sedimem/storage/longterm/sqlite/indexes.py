@@ -16,6 +16,7 @@ or behind what the log still covers is ignored and the index built from the rows
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sqlite3
@@ -198,7 +199,7 @@ class IndexRegistry:
         if not path.exists():
             return None
         try:
-            meta, arrays = read_index_file(path)
+            meta, arrays = read_index_file(path, lazy=self._engine.lazy_sections)
         except IndexFileError as exc:
             log.warning("ignoring index file %s: %s (rebuilding from the rows)", path, exc)
             return None
@@ -301,6 +302,23 @@ class IndexRegistry:
     def refresh(self, conn: sqlite3.Connection) -> None:
         """Apply the log to every held index (what a search does first)."""
         self._catch_up(conn)
+
+    def discard(self, damaged: IndexFileError) -> bool:
+        """Drop the index whose file a search found damaged (a block of a section checked
+        lazily) and delete the file: the next search builds it from the rows. ``False``
+        when no held index came from that file (the error is then not this registry's)."""
+        if self._directory is None or damaged.path is None:
+            return False
+        for key in list(self._indexes):
+            if index_file(self._directory, *key) == damaged.path:
+                log.warning("%s (rebuilding the index from the rows)", damaged)
+                self._indexes.pop(key).close()
+                self._saved.pop(key, None)
+                self._changed.discard(key)
+                with contextlib.suppress(FileNotFoundError):
+                    damaged.path.unlink()
+                return True
+        return False
 
     def drop_files(self, tenant: str) -> int:
         """Delete the tenant's index files (its in-memory indexes are saved again, without

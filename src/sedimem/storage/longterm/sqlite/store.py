@@ -38,7 +38,7 @@ from sedimem.storage.longterm.base import (
 from sedimem.storage.longterm.sqlite.engine import IndexEngine, SearchIndex
 from sedimem.storage.longterm.sqlite.filter import where
 from sedimem.storage.longterm.sqlite.indexes import IndexRegistry
-from sedimem.storage.longterm.sqlite.indexfile import remove_index_files
+from sedimem.storage.longterm.sqlite.indexfile import IndexFileError, remove_index_files
 from sedimem.storage.longterm.sqlite.rows import (
     Binding,
     checked_vector,
@@ -158,9 +158,20 @@ class SqliteLongTermStore:
 
         def op(conn: sqlite3.Connection) -> T:
             with self._index_lock:
-                return _snapshot(body, conn)
+                return self._guarded(body, conn)
 
         return await self._db.run(op)
+
+    def _guarded(self, body: Callable[[sqlite3.Connection], T], conn: sqlite3.Connection) -> T:
+        """``body`` in one read transaction, run again when it found a block of a saved
+        index damaged (sections checked as they are read, see :mod:`.indexfile`): that index
+        is dropped with its file and built from the rows, so nothing of it is served."""
+        try:
+            return _snapshot(body, conn)
+        except IndexFileError as exc:
+            if self._registry is None or not self._registry.discard(exc):
+                raise
+        return _snapshot(body, conn)
 
     def _locked(self, body: Callable[[sqlite3.Connection], T]) -> Callable[[sqlite3.Connection], T]:
         def op(conn: sqlite3.Connection) -> T:
@@ -411,7 +422,7 @@ class SqliteLongTermStore:
             and self._index_lock.acquire(blocking=False)
         ):
             try:
-                return await self._db.read(lambda conn: _snapshot(body, conn))
+                return await self._db.read(lambda conn: self._guarded(body, conn))
             finally:
                 self._index_lock.release()
         return await self._read(body)
@@ -467,8 +478,10 @@ class SqliteLongTermStore:
 
     async def warm(self, tenant: str, kind: str | None = None, *, wait: bool = False) -> None:
         """Build (or load) the in-memory indexes now, not on the first search, and save
-        them beside the file; with ``wait``, first wait until every HNSW graph that is due
-        has been built, so that the saved files hold it."""
+        them beside the file; with ``wait``, first build every HNSW graph that is due, so
+        that the saved files hold it. That build runs on every core on the store's worker
+        thread (a bulk load's graph: its calls wait meanwhile), not on the one background
+        thread searches leave the graph to."""
         registry = self._registry
         if registry is None:
             return
@@ -488,7 +501,9 @@ class SqliteLongTermStore:
 
             def body(conn: sqlite3.Connection, kinds: list[str] = kinds) -> list[Any]:
                 for name in kinds:
-                    registry.indexes(conn, tenant, name)
+                    for index in registry.indexes(conn, tenant, name):
+                        if wait:
+                            index.complete_graph()
                 return registry.pending_jobs(tenant, kinds)
 
             jobs = await self._read(body)
