@@ -131,20 +131,22 @@ _NEAREST = sql.SQL(
     "WHERE {where} ORDER BY distance LIMIT {k}"
 )
 # pgvector >= 0.8 with statistics. The filter's first ``exact_threshold + 1`` rows are read
-# with their distances (``candidates``: by the filter's own indexes, fenced off the HNSW
-# index by the LIMIT) and counted; a filter matching at most ``exact_threshold`` rows is
+# with their distances (``candidates``, ids only: by the filter's own indexes, fenced off the
+# HNSW index by the LIMIT) and counted; a filter matching at most ``exact_threshold`` rows is
 # answered from them, exactly; only a broader one runs the filter beside the index scan,
 # which the iterative scan keeps feeding until k rows pass it. Left to choose, the planner
 # walked the graph for a project holding 6 % of 10k rows (15-25 ms) rather than sort its
 # 663 rows (under 1 ms). The price of a broad filter: ``exact_threshold + 1`` rows read
 # before the index scan.
 _ITERATIVE_CTE = sql.SQL(
-    "candidates AS MATERIALIZED (SELECT {columns}, embedding <=> %s AS distance FROM "
-    "(SELECT * FROM {table} WHERE {where} AND embedding IS NOT NULL LIMIT {over}) AS {table}), "
+    "candidates AS MATERIALIZED (SELECT id, embedding <=> %s AS distance FROM "
+    "(SELECT id, embedding FROM {table} WHERE {where} AND embedding IS NOT NULL "
+    "LIMIT {over}) AS c), "
     "counted AS MATERIALIZED (SELECT count(*) AS n FROM candidates), "
     "hits AS MATERIALIZED ("
-    "(SELECT * FROM candidates WHERE (SELECT n FROM counted) < {over} "
-    "ORDER BY distance LIMIT {k}) UNION ALL "
+    "(SELECT {aliased}, top.distance FROM (SELECT id, distance FROM candidates "
+    "WHERE (SELECT n FROM counted) < {over} ORDER BY distance, id LIMIT {k}) AS top "
+    "JOIN {table} AS r ON r.tenant = %s AND r.id = top.id) UNION ALL "
     "(SELECT {columns}, embedding <=> %s AS distance FROM {table} "
     "WHERE {where} AND embedding IS NOT NULL AND (SELECT n FROM counted) >= {over} "
     "ORDER BY distance LIMIT {k}))"
@@ -353,6 +355,7 @@ def iterative_cte(where: Where, k: int, exact_threshold: int, select: Selected) 
     iterative scan); their parameters are :func:`iterative_params`'."""
     return _ITERATIVE_CTE.format(
         columns=_columns(select),
+        aliased=_columns(select, "r"),
         table=_TABLE,
         where=where.clause,
         k=sql.Literal(k),
@@ -361,7 +364,7 @@ def iterative_cte(where: Where, k: int, exact_threshold: int, select: Selected) 
 
 
 def iterative_params(where: Where, vector: Vector) -> list[Any]:
-    return [vector, *where.params, vector, *where.params]
+    return [vector, *where.params, where.params[0], vector, *where.params]
 
 
 def iterative_query(
