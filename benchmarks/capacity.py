@@ -22,8 +22,9 @@ count.
 many tenants of ``--records`` episodes each (100: LoCoMo turns, else generated sentences)
 are written through the Python API (``record_many``), then ``--queries`` recalls of the
 episodes tier and as many ``assemble`` calls (1,000 tokens) of random tenants are timed
-in-process (the store's cost, without HTTP). Counts accumulate: the 10k step adds 9k
-tenants to the 1k step's. 100k tenants are 10M records: pass smaller counts for a quick run.
+in-process (without HTTP; each with its query's embedding). Counts accumulate: the 10k
+step adds 9k tenants to the 1k step's. 100k tenants are 10M records: pass smaller counts
+for a quick run.
 
 Prints a table per part and, as its last line, ``{"metrics": {...}}`` with
 ``capacity.<store>.workers<n>.sustained_per_s`` and ``.per_worker_per_s``, and
