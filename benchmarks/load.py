@@ -163,7 +163,11 @@ class Agent:
         return f"s-{self.number}"
 
 
-async def live_one_session(run: Run, agent: Agent, writes: int, rng: random.Random) -> None:
+async def live_one_session(
+    run: Run, agent: Agent, writes: int, rng: random.Random, *, reads: int = 0
+) -> None:
+    """One agent's session: spawn, ``writes`` working-memory writes, ``reads`` reads of
+    them, two chat turns ingested, a recall, an assembled context, terminate."""
     session, owner = agent.session, {"user": agent.user}
     topic = " ".join(rng.choice(WORDS) for _ in range(3))
     base = f"/v1/sessions/{session}"
@@ -176,6 +180,8 @@ async def live_one_session(run: Run, agent: Agent, writes: int, rng: random.Rand
         )
         if answer is not None:
             agent.writes[key] = value
+    for step in range(reads if writes else 0):  # (reads of the keys just written)
+        await run.call("kv_get", "GET", f"{base}/kv/step-{step % writes}", params=owner)
     turns = [
         {
             "role": "user",

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -275,7 +276,7 @@ async def bench_postgres(
         if not reused:
             result = await sedimem_ingest(memory, items, args.batch)
         await store.analyzed()
-        asked = await sedimem_questions(memory, questions, args.k)
+        asked = await sedimem_questions(memory, questions, args.k) if questions else Result()
         analyses = float(getattr(getattr(store, "_analyzer", None), "runs", 0))
     finally:
         await store.aclose()
@@ -285,6 +286,71 @@ async def bench_postgres(
     )
     asked.extra = {"analyze_runs": analyses}
     return asked
+
+
+async def interleaved_postgres(
+    ours_url: str,
+    theirs_url: str,
+    questions: list[Question],
+    precomputed: Precomputed,
+    args: Any,
+) -> dict[str, Result]:
+    """sedimem's PostgreSQL store and LangGraph's PostgresStore (ef_search 40 and 200), each
+    question asked of all three in turns (who goes first rotates), so that whatever else
+    the machine is doing weighs on each alike."""
+    from langgraph.store.postgres.aio import AsyncPostgresStore
+
+    from sedimem.storage.longterm.postgres import PostgresLongTermStore
+
+    index = langgraph_index(precomputed)
+    async with contextlib.AsyncExitStack() as stack:
+        store = await PostgresLongTermStore.open(ours_url)
+        stack.push_async_callback(store.aclose)
+        await store.bind_embedder(precomputed.name, precomputed.dimension)
+        await store.analyzed()
+        memory = EpisodicMemory(store, precomputed)
+
+        async def ours(q: Question) -> list[str]:
+            scope = Scope(tenant=TENANT, project=q.project)
+            hits = await memory.recall(q.text, scope=scope, k=args.k)
+            return [str(h.record.metadata[KEY]) for h in hits]
+
+        asks: dict[str, Callable[[Question], Awaitable[list[str]]]] = {"postgres": ours}
+        for ef in (40, 200):
+            theirs = await stack.enter_async_context(
+                AsyncPostgresStore.from_conn_string(with_ef_search(theirs_url, ef), index=index)  # type: ignore[arg-type]
+            )
+
+            async def ask(q: Question, s: Any = theirs) -> list[str]:
+                items = await s.asearch((TENANT, q.project), query=q.text, limit=args.k)
+                return [str(item.value[KEY]) for item in items]
+
+            asks[f"langgraph_pg_ef{ef}"] = ask
+        names = list(asks)
+        for q in questions[:20]:  # warm-up (caches, prepared statements)
+            for name in names:
+                await asks[name](q)
+        samples: dict[str, list[float]] = {name: [] for name in names}
+        found: dict[str, list[list[str]]] = {name: [] for name in names}
+        for i, q in enumerate(questions):
+            for name in names[i % len(names) :] + names[: i % len(names)]:
+                began = time.perf_counter()
+                keys = await asks[name](q)
+                samples[name].append((time.perf_counter() - began) * 1000)
+                found[name].append(keys)
+        analyses = float(getattr(getattr(store, "_analyzer", None), "runs", 0))
+    results = {}
+    for name in names:
+        p = percentiles(samples[name])
+        results[name] = Result(
+            p50=p["p50"],
+            p95=p["p95"],
+            p99=p["p99"],
+            r_at_10=hit_rate(found[name], questions),
+            short=sum(len(f) < args.k for f in found[name]),
+        )
+    results["postgres"].extra = {"analyze_runs": analyses}
+    return results
 
 
 async def sqlite_store(path: str) -> Any:
@@ -481,7 +547,7 @@ async def bench_langgraph_postgres(
         if not reused:
             rate, first = await timed_ingest(items, args.batch, write)
     searched = {}
-    for ef in (40, 200):
+    for ef in (40, 200) if questions else ():
         async with AsyncPostgresStore.from_conn_string(with_ef_search(url, ef), index=index) as s:  # type: ignore[arg-type]
             searched[ef] = await langgraph_questions(s, questions, args.k)
     return Result(ingest_per_s=rate, ingest_first_10k_per_s=first), searched
@@ -565,30 +631,50 @@ async def run(args: argparse.Namespace) -> dict[str, float]:
                     )
                     rows.append(("sqlite", label, result))
                     print(f"sqlite {label} done", flush=True)
+                # both PostgreSQL systems: ingested one after the other, then asked in turns
+                both = {"postgres", "langgraph_pg"} <= systems
+                asked = [] if both else questions
                 if "postgres" in systems:
                     assert base_url is not None
+                    ours_url = url_for(base_url, f"sedimem_{size}")
                     name = f"sedimem_{size}"
                     reused = args.reuse and reusable(base_url, name, "sedimem_lt_records", size)
                     if not reused:
                         create_database(base_url, name)
                     result = await bench_postgres(
-                        url_for(base_url, name), items, questions, precomputed, args, reused=reused
+                        ours_url, items, asked, precomputed, args, reused=reused
                     )
                     rows.append(("postgres", label, result))
                     print(f"postgres {label} done", flush=True)
                 if "langgraph_pg" in systems:
                     assert base_url is not None
                     name = f"langgraph_{size}"
+                    theirs_url = url_for(base_url, name)
                     reused = args.reuse and reusable(base_url, name, "store", size)
                     if not reused:
                         create_database(base_url, name)
                     put, searched = await bench_langgraph_postgres(
-                        url_for(base_url, name), items, questions, precomputed, args, reused=reused
+                        theirs_url, items, asked, precomputed, args, reused=reused
                     )
                     rows.append(("langgraph_pg", label, put))
                     for ef, result in searched.items():
                         rows.append((f"langgraph_pg_ef{ef}", label, result))
                     print(f"langgraph_pg {label} done", flush=True)
+                if both:
+                    interleaved = await interleaved_postgres(
+                        ours_url, theirs_url, questions, precomputed, args
+                    )
+                    for row, (name, label_, result) in enumerate(rows):
+                        if name == "postgres" and label_ == label:
+                            ingested = result
+                            interleaved["postgres"].ingest_per_s = ingested.ingest_per_s
+                            interleaved[
+                                "postgres"
+                            ].ingest_first_10k_per_s = ingested.ingest_first_10k_per_s
+                            rows[row] = (name, label, interleaved.pop("postgres"))
+                    for name, result in interleaved.items():
+                        rows.append((name, label, result))
+                    print(f"postgres and langgraph_pg {label} asked in turns", flush=True)
                 if "langgraph_mem" in systems and size <= args.inmemory_max:
                     result = await bench_langgraph_memory(items, questions, precomputed, args)
                     rows.append(("langgraph_mem", label, result))

@@ -10,11 +10,13 @@ import pytest
 
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import Ranked, RecordFilter, Traits
-from sedimem.storage.longterm.postgres import PostgresLongTermStore
+from sedimem.storage.longterm.postgres import PostgresLongTermStore, search
+from sedimem.storage.longterm.postgres.filters import record_where
 from tests.storage.longterm.postgres.test_store import (
     PITFALL_DIM,
     PITFALL_ROWS,
     TENANT,
+    exact_top,
     pitfall_store,
     pitfall_url,
     pitfall_vectors,
@@ -79,8 +81,9 @@ async def test_fused_search_is_both_searches_then_the_picked_records(
         assert rows == {r.id: r for r in await pitfall_store.get(TENANT, picked)}
         for rid in picked:
             assert traits[rid] == (rows[rid].occurred_at, rows[rid].importance)
-        if pitfall_store.iterative_scans and matching >= 20:
-            # candidates and records: two statements (stems and statistics are cached)
+        if pitfall_store.iterative_scans:
+            # candidates and records: two statements (stems and statistics are cached; a
+            # filter of fewer than 20 rows was searched exactly, nothing more to look for)
             assert sent == 2, statements
 
 
@@ -102,3 +105,34 @@ async def test_candidates_carry_the_traits_fusion_needs(
         assert importance == (0.9 if int(rid[1:]) % 100 == 0 else 0.5)
     assert len(rows) <= 60
     assert PITFALL_ROWS > 60
+
+
+async def _graph_walked(store: PostgresLongTermStore, flt: RecordFilter, query: Any) -> bool:
+    """Whether the vector search of ``flt`` ran the HNSW index scan (EXPLAIN ANALYZE)."""
+    async with store._pool.connection() as conn:
+        statement, params = search.iterative_query(
+            conn, record_where(TENANT, flt), query, 10, exact_threshold=600, select="ids"
+        )
+        cursor = await conn.execute(b"EXPLAIN (ANALYZE, COSTS OFF) " + statement, params)
+        plan = [str(row[0]) for row in await cursor.fetchall()]
+    (scan,) = [line for line in plan if "embedding_hnsw" in line]
+    return "never executed" not in scan
+
+
+async def test_a_filter_within_the_exact_threshold_is_sorted_not_walked(
+    pitfall_url: str, pitfall_vectors: Any
+) -> None:
+    """A filter of at most ``exact_threshold`` rows is answered by sorting its rows (exact,
+    and the graph is not walked); a broader one by the iterative index scan."""
+    store = await PostgresLongTermStore.open(pitfall_url, exact_threshold=600)
+    assert store.iterative_scans  # this server has them (pgvector >= 0.8)
+    try:
+        scope = RecordFilter(visible_to=Scope(tenant=TENANT, project="p3"))  # 500 rows
+        keep = [i for i in range(PITFALL_ROWS) if i % 10 == 3]
+        for query in unit_vectors(5, PITFALL_DIM, seed=31):
+            found = await store.vector_search(TENANT, scope, query, 10)
+            assert [rid for rid, _ in found] == exact_top(pitfall_vectors, query, 10, keep)
+            assert not await _graph_walked(store, scope, query)
+            assert await _graph_walked(store, RecordFilter(), query)  # 5,000 rows
+    finally:
+        await store.aclose()

@@ -39,7 +39,7 @@ from sedimem.storage.longterm.postgres.schema import TABLE
 __all__ = ["Settings", "fused_search"]
 
 _TABLE = sql.Identifier(TABLE)
-_KEYWORD, _VECTOR = 0, 1
+_KEYWORD, _VECTOR, _COUNTED = 0, 1, 2
 
 # (list, id, time, importance, score): the keyword list's score is its rank score, the
 # vector list's the distance (turned into a similarity by the client, as elsewhere)
@@ -47,7 +47,8 @@ _CANDIDATES = sql.SQL(
     "WITH {keyword}, {vector} "
     "SELECT 0, r.id, r.occurred_at, r.importance, top.score FROM top "
     "JOIN {table} AS r ON r.tenant = %s AND r.id = top.id "
-    "UNION ALL SELECT 1, id, occurred_at, importance, distance FROM hits"
+    "UNION ALL SELECT 1, id, occurred_at, importance, distance FROM hits "
+    "UNION ALL SELECT 2, NULL, NULL, NULL, n FROM counted"
 )
 _RECORDS = sql.SQL("SELECT {columns} FROM {table} WHERE {where}")
 
@@ -125,19 +126,22 @@ async def _both(
         ("candidates", where.shape, len(tiers), pool, cap, fenced),
         lambda: _CANDIDATES.format(
             keyword=search.keyword_ctes(where, len(tiers), pool, cap, fenced=fenced),
-            vector=search.iterative_cte(where, pool, "traits"),
+            vector=search.iterative_cte(where, pool, settings.exact_threshold, "traits"),
             table=_TABLE,
         ),
     )
     keyword_params = search.keyword_params(where, tiers, fenced=fenced)
-    # the tiers' parameters, the vector CTE's, then the tenant of the keyword list's join
-    params = [*keyword_params[:-1], vector, *where.params, keyword_params[-1]]
+    # the tiers' parameters, the vector CTEs', then the tenant of the keyword list's join
+    params = [*keyword_params[:-1], *search.iterative_params(where, vector), keyword_params[-1]]
     cursor = await conn.execute(statement, params)
     keyword: list[tuple[float, str, search.Hit]] = []
     similar: list[tuple[float, str, search.Hit]] = []
+    exact = False
     for which, rid, occurred_at, importance, score in await cursor.fetchall():
         row = (rid, occurred_at, importance)
-        if which == _KEYWORD:
+        if which == _COUNTED:
+            exact = search.exact_count(settings.exact_threshold, pool, int(score))
+        elif which == _KEYWORD:
             keyword.append((-float(score), rid, (row, float(score))))
         else:
             similar.append((float(score), rid, (row, 1.0 - float(score))))
@@ -145,7 +149,9 @@ async def _both(
     keyword.sort(key=lambda entry: (entry[0], entry[1]))
     similar.sort(key=lambda entry: (entry[0], entry[1]))
     vector_hits = [hit for _, _, hit in similar]
-    if len(vector_hits) < pool:  # fewer than pool passed the filter within the scan's reach
+    # fewer than pool passed the filter within the iterative scan's reach (an exact search
+    # found all there are)
+    if len(vector_hits) < pool and not exact:
         vector_hits = await search.vector_search_further(
             conn,
             where,
