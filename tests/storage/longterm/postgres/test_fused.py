@@ -50,6 +50,24 @@ def statements(monkeypatch: pytest.MonkeyPatch) -> list[bytes | str]:
     return sent
 
 
+def assert_same_neighbours(fused: list[Ranked], alone: list[Ranked], *, graph: bool) -> None:
+    """The vector candidates of a fused search are what a vector search returns. An
+    unfiltered search of this table walks the HNSW graph, and the planner may answer one of
+    the two statements by the graph and the other by sorting, as its sampled statistics
+    (refreshed in the background) make it weigh them: then only the tail may differ.
+    ``graph``: the search may walk the graph (else both are exact, and equal)."""
+    ids, expected = [rid for rid, _ in fused], [rid for rid, _ in alone]
+    if ids != expected:
+        assert graph, (ids, expected)
+        assert len(ids) == len(expected)
+        assert ids[:10] == expected[:10]
+        assert len(set(ids) & set(expected)) >= len(ids) - 2
+    scores = dict(alone)
+    for rid, score in fused:
+        if rid in scores:
+            assert score == pytest.approx(scores[rid], abs=1e-5)
+
+
 @pytest.mark.parametrize("flt", FILTERS, ids=FILTER_IDS)
 async def test_fused_search_is_both_searches_then_the_picked_records(
     pitfall_store: PostgresLongTermStore, flt: RecordFilter, statements: list[bytes | str]
@@ -73,8 +91,7 @@ async def test_fused_search_is_both_searches_then_the_picked_records(
         assert [rid for rid, _ in keyword] == [rid for rid, _ in ranked]
         assert [s for _, s in keyword] == pytest.approx([s for _, s in ranked])
         nearest = await pitfall_store.vector_search(TENANT, flt, query, 20)
-        assert [rid for rid, _ in vector] == [rid for rid, _ in nearest]
-        assert [s for _, s in vector] == pytest.approx([s for _, s in nearest], abs=1e-5)
+        assert_same_neighbours(vector, nearest, graph=flt == RecordFilter())
         matching = await pitfall_store.count(TENANT, flt)
         assert len(vector) == min(20, matching)  # k rows whenever k match
         picked = pick(keyword, vector, traits)
