@@ -39,6 +39,7 @@ def test_the_readme_example_carries_into_the_next_sessions(
                     subject="Ana",
                     predicate="prefers",
                     object="planes",
+                    cardinality="one",  # replaces the earlier preference
                 )
             )
             assert learned.action == "superseded"

@@ -175,6 +175,7 @@ async def test_a_third_session_sees_only_the_superseding_value(memory: Memory) -
             subject="Ana",
             predicate="prefers",
             object="planes",
+            cardinality="one",  # replaces the earlier preference
         )
     )
     third = scope.with_session("run-3")
