@@ -51,17 +51,20 @@ def statements(monkeypatch: pytest.MonkeyPatch) -> list[bytes | str]:
 
 
 def assert_same_neighbours(fused: list[Ranked], alone: list[Ranked], *, graph: bool) -> None:
-    """The vector candidates of a fused search are what a vector search returns. An
-    unfiltered search of this table walks the HNSW graph, and the planner may answer one of
-    the two statements by the graph and the other by sorting, as its sampled statistics
-    (refreshed in the background) make it weigh them: then only the tail may differ.
-    ``graph``: the search may walk the graph (else both are exact, and equal)."""
+    """The vector candidates of a fused search are what a vector search returns.
+
+    ``graph``: the search may walk the HNSW graph (an unfiltered search of this table). The
+    planner weighs graph against sort by the table's statistics (which autovacuum refreshes
+    in the background) and by the columns each statement reads, so once statistics exist it
+    may answer one statement exactly and the other from the graph: then both are valid
+    nearest-neighbour answers, not the same one. Filtered searches are exact: equal."""
     ids, expected = [rid for rid, _ in fused], [rid for rid, _ in alone]
-    if ids != expected:
-        assert graph, (ids, expected)
-        assert len(ids) == len(expected)
-        assert ids[:10] == expected[:10]
-        assert len(set(ids) & set(expected)) >= len(ids) - 2
+    assert len(ids) == len(expected)
+    if not graph:
+        assert ids == expected
+    else:
+        assert len(set(ids) & set(expected)) >= len(ids) // 2, (ids, expected)
+        assert [s for _, s in fused] == sorted((s for _, s in fused), reverse=True)
     scores = dict(alone)
     for rid, score in fused:
         if rid in scores:
