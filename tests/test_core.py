@@ -31,6 +31,25 @@ def test_scope_is_frozen_and_validated() -> None:
     assert Scope.parse(tenant="t", session="s").with_session("s2").session == "s2"
 
 
+@pytest.mark.parametrize("bad", ["\ud800", "a\nb", "", "x" * 129])
+def test_the_constructor_refuses_with_our_error_naming_the_field(bad: str) -> None:
+    # Scope(...) is how users build one: its refusal is ours, like every other input's.
+    with pytest.raises(ValidationError) as info:
+        Scope(tenant="t", user=bad)
+    assert info.value.field == "scope.user"
+    assert "printable characters" in (info.value.allowed or "")
+
+
+def test_a_scope_inside_a_record_is_refused_naming_its_field() -> None:
+    from sedimem.types import Episode
+
+    with pytest.raises(ValidationError) as info:
+        Episode(scope={"tenant": "t", "agent": "\x01"}, description="x")  # type: ignore[arg-type]
+    assert info.value.field == "scope.agent"
+    # a nested scope is validated by the schema alone (not by the constructor again)
+    assert Scope.__pydantic_custom_init__ is False
+
+
 def test_validation_error_names_field_and_allowed() -> None:
     err = LimitExceeded("value", "is too big", allowed="at most 10 bytes")
     assert str(err) == "value: is too big (allowed: at most 10 bytes)"

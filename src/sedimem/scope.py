@@ -12,6 +12,7 @@ import json
 from typing import Annotated, Self
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import ValidationError as PydanticValidationError
 
 from sedimem.errors import PermissionDenied, ValidationError
 from sedimem.limits import MAX_SCOPE_CHARS
@@ -70,19 +71,28 @@ class Scope(BaseModel):
         examples=["s-42"],
     )
 
-    @classmethod
-    def parse(cls, **fields: str | None) -> Self:
-        """Build a scope, translating pydantic's error into ours (naming the field)."""
-        from pydantic import ValidationError as PydanticValidationError
-
+    def __init__(self, /, **fields: str | None) -> None:
+        """A scope; a field that is not an identifier raises our
+        :class:`~sedimem.errors.ValidationError` naming it (``scope.user``), not pydantic's."""
         try:
-            return cls(**fields)  # type: ignore[arg-type]
+            super().__init__(**fields)
         except PydanticValidationError as exc:
             first = exc.errors()[0]
             field = "scope." + ".".join(str(p) for p in first["loc"])
             raise ValidationError(
                 field, first["msg"], allowed=f"1..{MAX_SCOPE_CHARS} printable characters, or unset"
             ) from exc
+
+    # Pydantic calls a model's own ``__init__`` when it validates one nested in another (a
+    # record's ``scope``), which would check every scope read back twice. This one only
+    # translates errors, and the enclosing record translates its own, so it is marked as
+    # the base initializer: nested scopes are validated by the schema alone.
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+    @classmethod
+    def parse(cls, **fields: str | None) -> Self:
+        """Build a scope (as the constructor does; kept for callers holding a mapping)."""
+        return cls(**fields)
 
     def with_session(self, session: str) -> Scope:
         """The same scope for another session."""

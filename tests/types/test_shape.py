@@ -25,6 +25,32 @@ from sedimem.types.shape import (
 )
 
 
+class Text(str):
+    pass
+
+
+class Real(float):
+    pass
+
+
+class Big(int):
+    pass
+
+
+class Mapping_(dict[str, object]):
+    pass
+
+
+class Opaque:
+    """Not JSON: stored through ``default=str``, so measured by its text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+
 def nested(depth: int) -> object:
     value: object = 1
     for _ in range(depth):
@@ -43,6 +69,14 @@ def nested(depth: int) -> object:
         ({"x": [1.0, -math.inf]}, "holds -inf"),
         ({"x": "y" * MAX_METADATA_BYTES}, "encodes to 65545 bytes"),
         ({(1, 2): 1}, "is not JSON"),
+        ("\ud800", "holds text that is not valid Unicode (at the top level)"),
+        (math.nan, "holds nan, which JSON cannot carry (at the top level)"),
+        ((1, [2, {"k": ["\udc00"]}]), "(at 1.1.k.0)"),
+        ({"x": Text("\ud800")}, "holds text that is not valid Unicode (at x)"),
+        ({"x": [Real(math.inf)]}, "holds inf"),
+        ({"x": [Big(10) ** 4000] * 20}, "encodes to"),
+        (Mapping_({"a": Mapping_({"b": "y" * MAX_METADATA_BYTES})}), "encodes to"),
+        ({"x": Opaque("y" * MAX_METADATA_BYTES)}, "encodes to"),
     ],
 )
 def test_what_is_refused_and_where(value: object, words: str) -> None:
@@ -53,6 +87,15 @@ def test_what_is_refused_and_where(value: object, words: str) -> None:
 
 def test_what_is_fine() -> None:
     for value in (nested(MAX_JSON_DEPTH), {"é": "ü", "n": 10**400, "f": 1.5}, [], "x", None):
+        assert find_flaw(value, MAX_METADATA_BYTES) is None
+    # subclasses of the JSON types are what they extend; other values are measured as text
+    for value in (
+        {Text("k"): [Text("é"), Real(1.5), Big(7), True, None]},
+        Mapping_(a=(1, 2)),
+        {"x": Opaque("short")},
+        7,
+        2.5,
+    ):
         assert find_flaw(value, MAX_METADATA_BYTES) is None
 
 

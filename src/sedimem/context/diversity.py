@@ -27,13 +27,13 @@ _WORD = re.compile(r"\w+")
 
 
 def _words(text: str) -> frozenset[str]:
-    return frozenset(w for w in _WORD.findall(text.lower()) if w not in STOPWORDS)
+    return frozenset(_WORD.findall(text.lower())) - STOPWORDS
 
 
 def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
-    if not a or not b:
-        return 0.0
-    return len(a & b) / len(a | b)
+    shared = len(a & b)
+    union = len(a) + len(b) - shared
+    return shared / union if union else 0.0
 
 
 def diversify(items: Sequence[ContextItem], *, weight: float = MMR_LAMBDA) -> list[ContextItem]:
@@ -45,15 +45,18 @@ def diversify(items: Sequence[ContextItem], *, weight: float = MMR_LAMBDA) -> li
     top = max(item.score for item in items)
     scale = top if top > 0 else 1.0
     words = [_words(item.text) for item in items]
+    value = [weight * item.score / scale for item in items]
+    penalty = 1 - weight
     left = list(range(len(items)))
     chosen: list[int] = []
     closest = [0.0] * len(items)  # each item's overlap with the closest chosen one
     while left:
-        best = max(
-            left, key=lambda i: (weight * items[i].score / scale - (1 - weight) * closest[i], -i)
-        )
+        best = max(left, key=lambda i: (value[i] - penalty * closest[i], -i))
         left.remove(best)
         chosen.append(best)
+        chosen_words = words[best]
         for i in left:
-            closest[i] = max(closest[i], _overlap(words[i], words[best]))
+            overlap = _overlap(words[i], chosen_words)
+            if overlap > closest[i]:
+                closest[i] = overlap
     return [items[i] for i in chosen]

@@ -82,41 +82,48 @@ def _where(path: tuple[str | int, ...]) -> str:
 
 def find_flaw(value: Any, max_bytes: int) -> Flaw | None:
     """The first problem of ``value`` as stored JSON, or None if it has none."""
-    stack: list[tuple[Any, int, tuple[str | int, ...]]] = [(value, 0, ())]
     # An upper bound of the encoded size, summed on the walk: a value well under the limit
     # (nearly all, and every record read back) is not encoded a second time to be measured.
     bound = 0
+    # Containers wait on the stack with where they are; scalars are checked where they are
+    # met (a record's metadata is mostly one flat object of short texts, read back often).
+    stack: list[tuple[Any, int, tuple[str | int, ...]]] = []
+    top = _scalar_bound(value, max_bytes)
+    if top is None:
+        stack.append((value, 0, ()))
+    elif top < 0:
+        return _scalar_flaw(value, ())
+    else:
+        bound = top
     while stack:
         item, depth, path = stack.pop()
-        if isinstance(item, dict | list | tuple):
-            if depth + 1 > MAX_JSON_DEPTH:
-                return Flaw(f"nests more than {MAX_JSON_DEPTH} levels deep (at {_where(path)})")
-            bound += 2 + 2 * len(item)
-            if isinstance(item, dict):
-                for key, inner in item.items():
-                    if isinstance(key, str):
-                        if not is_valid_text(key):
-                            return Flaw(f"has a key that is not valid Unicode (at {_where(path)})")
-                        bound += _text_bound(key) + 2
-                    else:
-                        bound += max_bytes  # a number or another key type: measured below
+        if depth + 1 > MAX_JSON_DEPTH:
+            return Flaw(f"nests more than {MAX_JSON_DEPTH} levels deep (at {_where(path)})")
+        bound += 2 + 2 * len(item)
+        if isinstance(item, dict):
+            for key, inner in item.items():
+                if isinstance(key, str):
+                    if not (key.isascii() or is_valid_text(key)):
+                        return Flaw(f"has a key that is not valid Unicode (at {_where(path)})")
+                    bound += 2 + 6 * len(key) + 2
+                else:
+                    bound += max_bytes  # a number or another key type: measured below
+                size = _scalar_bound(inner, max_bytes)
+                if size is None:
                     stack.append((inner, depth + 1, (*path, str(key))))
-            else:
-                stack.extend((inner, depth + 1, (*path, i)) for i, inner in enumerate(item))
-        elif isinstance(item, str):
-            if not is_valid_text(item):
-                return Flaw(f"holds text that is not valid Unicode (at {_where(path)})")
-            bound += _text_bound(item)
-        elif isinstance(item, float):
-            if not math.isfinite(item):
-                return Flaw(f"holds {item!r}, which JSON cannot carry (at {_where(path)})")
-            bound += _FLOAT_BOUND
-        elif item is None or isinstance(item, bool):
-            bound += 5
-        elif isinstance(item, int):
-            bound += item.bit_length() // 3 + 2  # decimal digits < bits / 3.3, and a sign
+                elif size < 0:
+                    return _scalar_flaw(inner, (*path, str(key)))
+                else:
+                    bound += size
         else:
-            bound += max_bytes  # encoded by ``default=str``: measured below
+            for i, inner in enumerate(item):
+                size = _scalar_bound(inner, max_bytes)
+                if size is None:
+                    stack.append((inner, depth + 1, (*path, i)))
+                elif size < 0:
+                    return _scalar_flaw(inner, (*path, i))
+                else:
+                    bound += size
     if bound <= max_bytes:
         return None
     try:
@@ -128,14 +135,43 @@ def find_flaw(value: Any, max_bytes: int) -> Flaw | None:
     return None
 
 
+def _scalar_bound(item: Any, max_bytes: int) -> int | None:
+    """Most bytes the scalar ``item`` encodes to; -1 when it breaks a rule (see
+    :func:`_scalar_flaw`); None for a container (a dict, list or tuple)."""
+    kind = type(item)
+    if kind is str:
+        if item.isascii() or is_valid_text(item):
+            # its quotes, and each character at most six bytes (a control character
+            # escaped as ``\\u001f``; others at most four in UTF-8)
+            return 2 + 6 * len(item)
+        return -1
+    if kind is dict or kind is list or kind is tuple:
+        return None
+    if item is None or kind is bool:
+        return 5
+    if kind is int:
+        return int(item.bit_length() // 3 + 2)  # decimal digits < bits / 3.3, and a sign
+    if kind is float:
+        return _FLOAT_BOUND if math.isfinite(item) else -1
+    if isinstance(item, dict | list | tuple):  # a subclass
+        return None
+    if isinstance(item, str):
+        return 2 + 6 * len(item) if is_valid_text(item) else -1
+    if isinstance(item, float):
+        return _FLOAT_BOUND if math.isfinite(item) else -1
+    if isinstance(item, int):
+        return int(item.bit_length() // 3 + 2)
+    return max_bytes  # encoded by ``default=str``: measured at the end
+
+
+def _scalar_flaw(item: Any, path: tuple[str | int, ...]) -> Flaw:
+    if isinstance(item, str):
+        return Flaw(f"holds text that is not valid Unicode (at {_where(path)})")
+    return Flaw(f"holds {item!r}, which JSON cannot carry (at {_where(path)})")
+
+
 #: The longest JSON form of a finite float (``-2.2250738585072014e-308``), rounded up.
 _FLOAT_BOUND = 32
-
-
-def _text_bound(text: str) -> int:
-    """Most bytes ``text`` takes as a JSON string: its quotes, and each character at most
-    six bytes (a control character escaped as ``\\u001f``; others at most four in UTF-8)."""
-    return 2 + 6 * len(text)
 
 
 def check_shape(field: str, value: Any, max_bytes: int) -> Any:
