@@ -17,7 +17,7 @@ from pydantic import ValidationError as PydanticValidationError
 from sedimem.errors import PermissionDenied, ValidationError
 from sedimem.limits import MAX_SCOPE_CHARS
 
-__all__ = ["SCOPE_FIELDS", "SYSTEM_TENANT", "Identifier", "Scope"]
+__all__ = ["DEFAULT_TENANT", "SCOPE_FIELDS", "SYSTEM_TENANT", "Identifier", "Scope"]
 
 #: A scope identifier: 1..MAX_SCOPE_CHARS printable characters.
 Identifier = Annotated[
@@ -29,8 +29,19 @@ Identifier = Annotated[
 #: never appear in a client's scope, so no request can read, erase or export it.
 SYSTEM_TENANT = "\x1fsedimem"
 
+#: The tenant of a scope that names none.
+DEFAULT_TENANT = "default"
+
 SCOPE_FIELDS = ("tenant", "project", "user", "agent_type", "agent", "session")
 _OWNER_FIELDS = ("project", "user", "agent_type", "agent")
+
+
+def _refusal(exc: PydanticValidationError) -> ValidationError:
+    first = exc.errors()[0]
+    field = "scope." + ".".join(str(p) for p in first["loc"])
+    return ValidationError(
+        field, first["msg"], allowed=f"1..{MAX_SCOPE_CHARS} printable characters, or unset"
+    )
 
 
 class Scope(BaseModel):
@@ -39,7 +50,7 @@ class Scope(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     tenant: Identifier = Field(
-        default="default",
+        default=DEFAULT_TENANT,
         description="The isolation boundary: nothing crosses tenants (over REST and MCP it "
         "comes from the API key, never from a request).",
     )
@@ -71,17 +82,29 @@ class Scope(BaseModel):
         examples=["s-42"],
     )
 
-    def __init__(self, /, **fields: str | None) -> None:
+    def __init__(
+        self,
+        *,
+        tenant: str = DEFAULT_TENANT,
+        project: str | None = None,
+        user: str | None = None,
+        agent_type: str | None = None,
+        agent: str | None = None,
+        session: str | None = None,
+    ) -> None:
         """A scope; a field that is not an identifier raises our
         :class:`~sedimem.errors.ValidationError` naming it (``scope.user``), not pydantic's."""
         try:
-            super().__init__(**fields)
+            super().__init__(
+                tenant=tenant,
+                project=project,
+                user=user,
+                agent_type=agent_type,
+                agent=agent,
+                session=session,
+            )
         except PydanticValidationError as exc:
-            first = exc.errors()[0]
-            field = "scope." + ".".join(str(p) for p in first["loc"])
-            raise ValidationError(
-                field, first["msg"], allowed=f"1..{MAX_SCOPE_CHARS} printable characters, or unset"
-            ) from exc
+            raise _refusal(exc) from exc
 
     # Pydantic calls a model's own ``__init__`` when it validates one nested in another (a
     # record's ``scope``), which would check every scope read back twice. This one only
@@ -91,8 +114,11 @@ class Scope(BaseModel):
 
     @classmethod
     def parse(cls, **fields: str | None) -> Self:
-        """Build a scope (as the constructor does; kept for callers holding a mapping)."""
-        return cls(**fields)
+        """A scope from a mapping of fields (an unknown one is refused, naming it)."""
+        try:
+            return cls.model_validate(fields)
+        except PydanticValidationError as exc:
+            raise _refusal(exc) from exc
 
     def with_session(self, session: str) -> Scope:
         """The same scope for another session."""
