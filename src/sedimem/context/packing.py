@@ -256,6 +256,8 @@ def _report(
 ) -> ContextReport:
     base = base_quotas(budget, shares)
     all_candidates = [c for t in TIERS for c in plans[t].candidates]
+    # The entries are built from values packing computed (typed, in range): constructed,
+    # not validated again; an assembly reports tens of them.
     return ContextReport(
         tiers=[
             TierUsage(
@@ -271,7 +273,7 @@ def _report(
             for t in TIERS
         ],
         included=[
-            IncludedItem(
+            IncludedItem.model_construct(
                 id=c.item.id,
                 tier=c.tier,
                 tokens=c.cost,
@@ -283,7 +285,7 @@ def _report(
             if c.included
         ],
         dropped=[
-            DroppedItem(
+            DroppedItem.model_construct(
                 id=c.item.id,
                 tier=c.tier,
                 tokens=c.cost,
@@ -296,7 +298,7 @@ def _report(
             if not c.included
         ],
         truncated=[
-            TruncatedItem(
+            TruncatedItem.model_construct(
                 id=c.item.id,
                 tier=c.tier,
                 original_tokens=c.original_tokens,
