@@ -1,6 +1,6 @@
 """``SyncMemory`` is typed, and its types cannot drift from ``Memory``'s.
 
-The blocking twins (``sedimem/sync/twins.py``) are generated from the async services; the
+The blocking twins (``sedimem/sync/twins/``) are generated from the async services; the
 tests regenerate them and compare, compare every public member's signature with its
 original's, and run ``mypy --strict`` on a caller that passes wrong argument types.
 """
@@ -47,10 +47,23 @@ TWIN_NAMES = {original.__name__: twin.__name__ for original, twin in PAIRS.items
 
 
 def test_the_committed_twins_are_what_the_generator_writes() -> None:
-    committed = (ROOT / "src/sedimem/sync/twins.py").read_text()
-    assert GENERATOR.render() == committed, (
-        "a service changed: run `python scripts/generate_sync.py` and commit the result"
+    package = ROOT / "src/sedimem/sync/twins"
+    committed = {p.name: p.read_text() for p in package.glob("*.py")}
+    generated = GENERATOR.render()
+    assert sorted(committed) == sorted(generated), (
+        "a twin module is missing or left over: run `python scripts/generate_sync.py`"
     )
+    for name, text in generated.items():
+        assert committed[name] == text, (
+            f"{name}: a service changed: run `python scripts/generate_sync.py` and commit it"
+        )
+
+
+def test_each_twin_lives_in_a_module_of_its_own() -> None:
+    for twin_name, module in GENERATOR.MODULES.items():
+        twin = getattr(twins, twin_name)
+        assert twin.__module__ == f"sedimem.sync.twins.{module}"
+    assert sorted(GENERATOR.MODULES) == sorted(GENERATOR.SERVICES.values()) == sorted(twins.__all__)
 
 
 def _public(cls: type) -> dict[str, object]:
