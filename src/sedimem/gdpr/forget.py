@@ -31,8 +31,9 @@ of seen text are dropped. The receipt counts each kind and says what the scrub d
 
 While a Redis working store serves from its fallback (an outage), erasing by ``session`` or
 ``before`` is refused with :class:`~sedimem.errors.StoreUnavailable` before anything is
-erased: those sessions are found through Redis's session list. A whole user is erased then
-too (the drop is journaled and replayed on Redis when it returns).
+erased: those sessions are found through Redis's session list, so they are listed first,
+and an outage that listing meets (Redis died since its last call) refuses it as well. A
+whole user is erased then too (the drop is journaled and replayed on Redis when it returns).
 """
 
 from __future__ import annotations
@@ -50,12 +51,12 @@ from sedimem.consolidation.models import JobReport
 from sedimem.consolidation.runlog import RUN_KIND
 from sedimem.embed.base import Embedder, forget_cached_text
 from sedimem.errors import StoreUnavailable, ValidationError
-from sedimem.gdpr.working import drop_working
+from sedimem.gdpr.working import drop_listed, matching_sessions
 from sedimem.keys import ApiKeys
 from sedimem.longterm import records
 from sedimem.longterm.documents import DOCUMENT
 from sedimem.storage.longterm.base import LongTermStore, RecordFilter, StoredRecord
-from sedimem.storage.working.base import ScrubbableStore, WorkingStore
+from sedimem.storage.working.base import ScrubbableStore, SessionRef, WorkingStore
 from sedimem.types.longterm import Outcome
 
 __all__ = ["ForgetReceipt", "forget"]
@@ -286,17 +287,24 @@ async def forget(
         )
     if before is not None and before.tzinfo is None:
         raise ValidationError("before", "must be timezone-aware", allowed="aware datetime")
-    if working is not None and working.using_fallback and (session, before) != (None, None):
-        # by session or date, working memory is found through the store's session list,
-        # which Redis cannot give during an outage: erasing only the long-term part would
-        # leave the sessions in Redis while the receipt said they were gone
-        raise StoreUnavailable(
-            "erasing by session or date needs the working store's list of sessions, which "
-            "it cannot give during an outage: nothing was erased; retry once it is back "
-            "(GET /readyz), or erase the whole user, which the outage journal carries"
-        )
     clock = clock or SystemClock()
     cutoff = None if before is None else before.timestamp()
+    # By session or date, working memory is found through the store's session list, which
+    # Redis cannot give during an outage: erasing only the long-term part would leave the
+    # sessions in Redis while the receipt said they were gone. So they are listed first,
+    # and an outage met before or by the listing refuses the whole erasure.
+    listed: list[SessionRef] | None = None
+    if working is not None and (session, before) != (None, None):
+        if not working.using_fallback:
+            listed = await matching_sessions(
+                working, tenant, user=user, session=session, cutoff=cutoff, now=clock.now()
+            )
+        if working.using_fallback:
+            raise StoreUnavailable(
+                "erasing by session or date needs the working store's list of sessions, "
+                "which it cannot give during an outage: nothing was erased; retry once it is "
+                "back (GET /readyz), or erase the whole user, which the outage journal carries"
+            )
     plan = await _plan(longterm, tenant, user, session, cutoff)
 
     counts: dict[str, int] = {}
@@ -317,10 +325,11 @@ async def forget(
     if user is not None and session is None and before is None:
         keys = await ApiKeys(longterm, clock=clock).erase_user(tenant, user)
     sessions = 0
-    if working is not None:
-        sessions = await drop_working(
-            working, tenant, user=user, session=session, cutoff=cutoff, now=clock.now()
-        )
+    if listed is not None:
+        assert working is not None
+        sessions = await drop_listed(working, listed)
+    elif working is not None:  # a whole user: the store's owner index reaches every session
+        sessions = await working.drop_sessions(tenant, user)
     scrubbed: list[str] = []
     if sum(removed.values()) + removed_runs + sum(counts.values()) + sessions + keys:
         scrubbed.append(await longterm.scrub())

@@ -6,7 +6,7 @@ from __future__ import annotations
 from sedimem.scope import Scope
 from sedimem.storage.working.base import IdleSession, SessionRef, WorkingStore
 
-__all__ = ["drop_working"]
+__all__ = ["drop_listed", "matching_sessions"]
 
 _PAGE = 500
 
@@ -18,7 +18,7 @@ def _scope(idle: IdleSession, tenant: str) -> Scope | None:
     return scope
 
 
-async def drop_working(
+async def matching_sessions(
     working: WorkingStore,
     tenant: str,
     *,
@@ -26,18 +26,13 @@ async def drop_working(
     session: str | None,
     cutoff: float | None,
     now: float,
-) -> int:
-    """Remove the matching sessions (live state and checkpoints); return how many.
-
-    A whole user (``user`` alone) goes through ``drop_sessions``, which also reaches
-    sessions whose live state expired while checkpoints remain. A session name or a cutoff
-    (sessions last written before it) pages through the tenant's sessions; a store that
-    cannot list sessions at the moment (Redis in an outage) lists none.
-    """
-    if session is None and cutoff is None:
-        return await working.drop_sessions(tenant, user)
+) -> list[SessionRef]:
+    """The sessions erasing by a session name or a cutoff (sessions last written before it)
+    reaches, paging through the tenant's sessions. Listed before anything is erased: a
+    store that cannot list them at the moment (Redis in an outage) lists none, which the
+    caller must be able to tell from none existing (``using_fallback`` after the call)."""
     idle_seconds = 0.0 if cutoff is None else max(0.0, now - cutoff)
-    doomed: list[SessionRef] = []
+    found: list[SessionRef] = []
     after: str | None = None
     while True:
         page = await working.idle_sessions(tenant, idle_seconds, now, _PAGE, after)
@@ -48,10 +43,16 @@ async def drop_working(
             if (user is None or scope.user == user) and (
                 session is None or scope.session == session
             ):
-                doomed.append(SessionRef(idle.digest, tenant, scope.user, 0.0, idle.scope))
+                found.append(SessionRef(idle.digest, tenant, scope.user, 0.0, idle.scope))
         if len(page) < _PAGE:
             break
         after = page[-1].cursor
-    for ref in doomed:  # after listing: dropping while paging would shift the cursor
+    return found
+
+
+async def drop_listed(working: WorkingStore, sessions: list[SessionRef]) -> int:
+    """Remove ``sessions`` (live state and checkpoints; during an outage the fallback's
+    journal carries each drop to Redis); return how many."""
+    for ref in sessions:  # after listing: dropping while paging would shift the cursor
         await working.drop_session(ref)
-    return len(doomed)
+    return len(sessions)

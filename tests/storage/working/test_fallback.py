@@ -580,3 +580,28 @@ async def test_erasing_by_session_or_date_during_the_outage_is_refused_whole(
         assert (receipt.episodes, receipt.working_sessions) == (1, 1)
     check = WorkingMemory(direct, session, settings=MANUAL)
     assert await check.get("k") is None  # gone from Redis itself
+
+
+async def test_erasing_by_session_when_redis_died_unnoticed_is_refused_whole(
+    dedicated_redis: RedisServer, direct: RedisWorkingStore, tmp_path: Path
+) -> None:
+    # Nothing has used Redis since it died: the erasure's own listing of sessions meets
+    # the outage. It lists none then, which must not read as "no such session": before,
+    # the long-term part was erased and the receipt said 0 sessions while Redis kept them.
+    settings = Settings(home=tmp_path, working=MANUAL)
+    session = scope("s1", tenant="gdpr", user="ana")
+    async with await Memory.open(
+        working=dedicated_redis.url, settings=settings, embedder=HashEmbedder(32)
+    ) as memory:
+        await memory.working(session).set("k", "ana's secret")
+        await memory.episodes.record(Episode(scope=session, task_type="t", description="trip"))
+        dedicated_redis.kill()
+        assert not memory.working_store.using_fallback  # not noticed yet
+        with pytest.raises(StoreUnavailable, match="nothing was erased"):
+            await memory.forget(Access.local("gdpr"), session="s1")
+        assert len((await memory.episodes.list(scope=session)).items) == 1  # kept whole
+        dedicated_redis.start()
+        assert await memory.working_store.recover()  # type: ignore[attr-defined]
+        receipt = await memory.forget(Access.local("gdpr"), session="s1")
+        assert (receipt.episodes, receipt.working_sessions) == (1, 1)
+    assert await WorkingMemory(direct, session, settings=MANUAL).get("k") is None
