@@ -34,6 +34,7 @@ from sedimem.context.tokens import Tokenizer
 from sedimem.conversation import Conversations
 from sedimem.embed.base import Embedder
 from sedimem.embed.factory import open_embedder
+from sedimem.embed.queries import shared_queries
 from sedimem.errors import NotFound
 from sedimem.extraction.llm import OpenAIChatExtractor
 from sedimem.extraction.rules import RuleExtractor
@@ -110,6 +111,9 @@ class Memory:
             longterm_store, "store", _store_attributes("longterm", longterm_store.name)
         )
         embedder = observe.instrumented(embedder, "embed", {"sedimem.embedder": embedder.name})
+        # the tiers of one ``assemble`` ask for the question's vector at once: embedded once
+        # (each real embedding still a span)
+        embedder = shared_queries(embedder)
         # what ``open`` built for this Memory (an HTTP embedder, an LLM extractor): closed
         # with it
         self._owned: list[Embedder | Extractor] = []
