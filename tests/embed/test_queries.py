@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from sedimem.access import Access
 from sedimem.embed import HashEmbedder
 from sedimem.embed.base import Matrix, embed_off_loop
 from sedimem.embed.cache import EmbeddingCache
@@ -140,3 +141,9 @@ async def test_assemble_embeds_its_question_once_for_every_tier(tmp_path: Path) 
         assert "Lisbon" in (context.text or "")
         asked = [c for c in inner.calls if c == ["Where does Ana live now?"]]
         assert len(asked) == 1, inner.calls
+        await memory.assemble("Where does Ana live now?", scope, 500)
+        assert inner.calls.count(["Where does Ana live now?"]) == 1  # kept
+        # erasure drops the questions too: the next one is embedded anew
+        await memory.forget(Access.local("t"), user="ana")
+        await memory.assemble("Where does Ana live now?", scope, 500)
+        assert inner.calls.count(["Where does Ana live now?"]) == 2
