@@ -14,9 +14,10 @@ usearch keeps a vector as ``round(127 x)`` of its unit-length components, so the
 vectors' cells spent their few levels on what they all share, and the graph's neighbours
 were poor. At 100k LoCoMo episodes (top 52 of a beam of 256, re-scored exactly), the share
 of the exact top 10 found: raw, expansion 128 (before) 0.88, expansion 64 0.83; centred,
-expansion 64 0.96, expansion 32 0.93 (kept: 37 s of CPU to build against 86 s). The graph
-only proposes candidates (cosine to the centre is not the caller's score): the caller
-re-scores them exactly.
+expansion 64 0.96, expansion 32 0.93 (kept: 37 s of CPU to build against 86 s); at 300k
+raw 128 0.84, centred 32 0.84 at a third of its CPU, centred 64 0.92 (docs/benchmarks.md).
+The graph only proposes candidates (cosine to the centre is not the caller's score): the
+caller re-scores them exactly.
 """
 
 from __future__ import annotations
