@@ -227,8 +227,9 @@ class MemIndex:
             arrays["vectors"] = rows(self._vectors.whole())
         meta: dict[str, Any] = {"dimension": self.dimension, "hnsw_covered": 0}
         graph = None if self._hnsw is None or live is not None else self._hnsw.saved()
-        if graph is not None and self._hnsw is not None:
+        if graph is not None and self._hnsw is not None and self._hnsw.center is not None:
             arrays["hnsw"] = graph
+            arrays["hnsw_center"] = self._hnsw.center
             meta["hnsw_covered"] = self._hnsw.covered
         return meta, arrays
 
@@ -265,12 +266,13 @@ class MemIndex:
             file = arrays.rows("vectors") if isinstance(arrays, IndexSections) else None
             index._vectors = VectorRows.adopt(arrays["vectors"], file)
         covered = int(meta.get("hnsw_covered", 0))
-        if "hnsw" in arrays and index.dimension is not None and hnsw_available():
+        graph_saved = "hnsw" in arrays and "hnsw_center" in arrays
+        if graph_saved and index.dimension is not None and hnsw_available():
             index._hnsw = HnswGraph(index.dimension, options.executor)
             # A lazily read graph is checked on a thread of its own from now on, while the
             # first search runs its keyword half; the graph is opened once it passes.
             checked = arrays.check_later("hnsw") if isinstance(arrays, IndexSections) else None
-            index._hnsw.view(arrays["hnsw"], covered, checked)
+            index._hnsw.view(arrays["hnsw"], covered, arrays["hnsw_center"], checked)
         return index
 
     # -- filters ---------------------------------------------------------------------------
