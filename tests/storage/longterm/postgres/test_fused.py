@@ -12,6 +12,7 @@ from sedimem.scope import Scope
 from sedimem.storage.longterm.base import Ranked, RecordFilter, Traits
 from sedimem.storage.longterm.postgres import PostgresLongTermStore, search
 from sedimem.storage.longterm.postgres.filters import record_where
+from sedimem.storage.longterm.postgres.stems import Guesser
 from tests.storage.longterm.postgres.test_store import (
     PITFALL_DIM,
     PITFALL_ROWS,
@@ -20,6 +21,7 @@ from tests.storage.longterm.postgres.test_store import (
     pitfall_store,
     pitfall_url,
     pitfall_vectors,
+    record,
     unit_vectors,
 )
 
@@ -156,3 +158,89 @@ async def test_a_filter_within_the_exact_threshold_is_sorted_not_walked(
             assert await _graph_walked(store, RecordFilter(), query)  # 5,000 rows
     finally:
         await store.aclose()
+
+
+async def _server_keyword_list(
+    url: str, iterative: bool, flt: RecordFilter, terms: list[str], tenant: str = TENANT
+) -> list[Ranked]:
+    """The keyword list of ``terms`` by a store of its own that stems them on the server."""
+    fresh = await PostgresLongTermStore.open(url, iterative_scans=iterative)
+    try:
+        return await fresh.keyword_search(tenant, flt, terms, 20)
+    finally:
+        await fresh.aclose()
+
+
+async def test_new_words_are_stemmed_by_the_candidates_statement(
+    pitfall_store: PostgresLongTermStore, pitfall_url: str, statements: list[bytes | str]
+) -> None:
+    """Words the store has not seen are guessed and checked within the candidates statement:
+    candidates and records, two statements, and the keyword list the server's stems give."""
+    query = unit_vectors(1, PITFALL_DIM, seed=5)[0]
+    flt = RecordFilter(visible_to=Scope(tenant=TENANT, project="p3"))
+    terms = ["Records", "of", "the", "1203", "recording"]
+    seen: list[list[Ranked]] = []
+
+    def pick(keyword: list[Ranked], vector: list[Ranked], traits: Traits) -> list[str]:
+        seen.append(keyword)
+        return [rid for rid, _ in keyword[:3]]
+
+    await pitfall_store.fused_search(TENANT, flt, ["record"], query, 20, pick)  # statistics
+    statements.clear()
+    rows = await pitfall_store.fused_search(TENANT, flt, terms, query, 20, pick)
+    sent = list(statements)
+    expected = await _server_keyword_list(pitfall_url, pitfall_store.iterative_scans, flt, terms)
+    assert seen[-1] == expected
+    assert seen[-1][0][0] == "r01203"  # both lexemes ("record", "1203") outrank one
+    assert set(rows) == {rid for rid, _ in seen[-1][:3]}
+    if pitfall_store.iterative_scans:
+        assert len(sent) == 2, sent
+        assert b"to_tsvector" in bytes(sent[0])  # the check of the guesses
+        statements.clear()
+        await pitfall_store.fused_search(TENANT, flt, terms, query, 20, pick)
+        assert len(statements) == 2
+        assert b"to_tsvector" not in bytes(statements[0])  # checked once, then cached
+        assert seen[-1] == expected
+
+
+async def test_a_wrong_guess_is_searched_again_with_the_servers_stems(
+    pitfall_store: PostgresLongTermStore, pitfall_url: str, statements: list[bytes | str]
+) -> None:
+    """PostgreSQL's Snowball stems "organization" to ``organ``, PyStemmer's to ``organiz``: the
+    check finds the guess wrong, and the search runs again with the server's stems."""
+    tenant = "guesses"
+    vectors = unit_vectors(3, PITFALL_DIM, seed=9)
+    texts = ["the organ of the church", "an organization of friends", "nothing here"]
+    await pitfall_store.put(
+        tenant,
+        [
+            record(f"g{i}", t, vector=v, tenant=tenant)
+            for i, (t, v) in enumerate(zip(texts, vectors, strict=True))
+        ],
+    )
+    assert Guesser().lexemes(["organization"]) == [("organiz",)]  # the wrong guess
+    seen: list[list[Ranked]] = []
+
+    def pick(keyword: list[Ranked], vector: list[Ranked], traits: Traits) -> list[str]:
+        seen.append(keyword)
+        return [rid for rid, _ in keyword]
+
+    flt, terms = RecordFilter(), ["organization"]
+    await pitfall_store.fused_search(tenant, flt, ["church"], vectors[2], 5, pick)  # statistics
+    seen.clear()
+    statements.clear()
+    rows = await pitfall_store.fused_search(tenant, flt, terms, vectors[2], 5, pick)
+    sent = list(statements)
+    assert len(seen) == 1  # fusion saw the right lists only
+    assert {rid for rid, _ in seen[0]} == {"g0", "g1"} == set(rows)
+    expected = await _server_keyword_list(
+        pitfall_url, pitfall_store.iterative_scans, flt, terms, tenant
+    )
+    assert seen[0] == expected
+    if pitfall_store.iterative_scans:
+        # the candidates with the check, the server's stems, the candidates, the records
+        assert len(sent) == 4, sent
+        statements.clear()
+        await pitfall_store.fused_search(tenant, flt, terms, vectors[2], 5, pick)
+        assert len(statements) == 2  # the server's stem is cached
+        assert seen[-1] == expected

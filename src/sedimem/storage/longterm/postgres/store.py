@@ -38,7 +38,7 @@ from sedimem.storage.longterm.postgres.analyze import Analyzer, table_rows
 from sedimem.storage.longterm.postgres.errors import translated
 from sedimem.storage.longterm.postgres.filters import Where, record_where
 from sedimem.storage.longterm.postgres.fused import Settings as FusedSettings
-from sedimem.storage.longterm.postgres.fused import fused_search
+from sedimem.storage.longterm.postgres.fused import fused_search, one_statement
 from sedimem.storage.longterm.postgres.keywords import KeywordPlan, KeywordPlanner, words_of
 from sedimem.storage.longterm.postgres.migrations import apply_migrations, lock_id
 from sedimem.storage.longterm.postgres.replicas import (
@@ -661,18 +661,31 @@ class PostgresLongTermStore:
             return {}
 
         async def search(conn: AsyncConnection[Any]) -> dict[str, StoredRecord]:
-            plan = KeywordPlan([], analysed=True)
-            if words:
-                lexemes = await self._keywords.lexemes(conn, words)
-                plan = self._routable(await self._keywords.plan(conn, lexemes))
-            analysed = await self._analysed(conn)
             settings = FusedSettings(
                 ef_search=self._ef_search,
                 exact_threshold=self._exact_threshold,
                 keyword_cap=self._keywords.budget,
-                iterative=self._iterative and analysed,
+                iterative=self._iterative and await self._analysed(conn),
             )
-            return await fused_search(conn, tenant, flt, plan, query, pool, pick, settings)
+            plan = KeywordPlan([], analysed=True)
+            if words:
+                # words not seen yet: their stems guessed, and checked by the candidates
+                # statement when there is one (a round trip saved; see .stems)
+                guess = self._keywords.guess(words)
+                plan = self._routable(await self._keywords.plan(conn, guess.lexemes))
+                if guess.words and one_statement(plan, query, settings):
+                    found = await fused_search(
+                        conn, tenant, flt, plan, query, pool, pick, settings, check=guess
+                    )
+                    if found is not None:
+                        self._keywords.learn(guess)
+                        return found
+                if guess.words:
+                    lexemes = await self._keywords.lexemes(conn, words)
+                    plan = self._routable(await self._keywords.plan(conn, lexemes))
+            found = await fused_search(conn, tenant, flt, plan, query, pool, pick, settings)
+            assert found is not None  # (None only for a check)
+            return found
 
         with translated("fused_search", field="terms"):
             return await self._search(tenant, search)
