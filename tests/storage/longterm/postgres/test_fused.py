@@ -8,6 +8,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from sedimem.retrieval.fusion import Candidate, RetrievalSettings, fuse_ranked, fusion_rule
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import Ranked, RecordFilter, Traits
 from sedimem.storage.longterm.postgres import PostgresLongTermStore, search
@@ -244,3 +245,44 @@ async def test_a_wrong_guess_is_searched_again_with_the_servers_stems(
         await pitfall_store.fused_search(tenant, flt, terms, vectors[2], 5, pick)
         assert len(statements) == 2  # the server's stem is cached
         assert seen[-1] == expected
+
+
+@pytest.mark.parametrize("flt", FILTERS[:3], ids=FILTER_IDS[:3])
+async def test_the_records_fusion_picks_come_with_the_candidates(
+    pitfall_store: PostgresLongTermStore, flt: RecordFilter, statements: list[bytes | str]
+) -> None:
+    """Told fusion's rule, the candidates statement reads the records of its top ids: a
+    search is one statement when ``pick`` fuses by that rule, and any other pick still gets
+    the records it chose (read after)."""
+    settings = RetrievalSettings(recency_weight=0.3, importance_weight=0.2)
+    now = 1_700_000_000.0 + 4000.0 * 86400.0  # the records' times spread over 5,000 days
+    rule = fusion_rule(settings, now=now, limit=10)
+    terms = ["record", "300", "1203", "4100"]
+    chosen: list[list[str]] = []
+
+    def fusing(keyword: list[Ranked], vector: list[Ranked], traits: Traits) -> list[str]:
+        candidates = {rid: Candidate(*pair) for rid, pair in traits.items()}
+        fused = fuse_ranked(keyword, vector, candidates, now=now, settings=settings, limit=10)
+        chosen.append([rid for rid, _ in fused])
+        return chosen[-1]
+
+    def other(keyword: list[Ranked], vector: list[Ranked], traits: Traits) -> list[str]:
+        chosen.append([rid for rid, _ in vector[-3:]] + [rid for rid, _ in keyword[:1]])
+        return chosen[-1]
+
+    query = unit_vectors(1, PITFALL_DIM, seed=13)[0]
+    await pitfall_store.fused_search(TENANT, flt, terms, query, 20, fusing)  # stems, statistics
+    top = set(chosen[0])
+    for pick in (fusing, other):
+        statements.clear()
+        rows = await pitfall_store.fused_search(TENANT, flt, terms, query, 20, pick, fusion=rule)
+        sent = len(statements)
+        assert rows == {r.id: r for r in await pitfall_store.get(TENANT, chosen[-1])}
+        assert len(rows) == len(set(chosen[-1])) > 0
+        if pitfall_store.iterative_scans:
+            # the records of ids outside fusion's top are read after the candidates
+            assert sent == (1 if set(chosen[-1]) <= top else 2), statements
+        else:
+            assert sent >= 2  # the lists, then the records
+    if len(top) == 10:  # (of 7 rows, fusion's top holds every candidate)
+        assert not set(chosen[-1]) <= top  # the read after the candidates was tested

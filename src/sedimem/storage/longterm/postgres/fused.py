@@ -34,30 +34,62 @@ from typing import Any
 
 from psycopg import AsyncConnection, sql
 
-from sedimem.storage.longterm.base import Pick, RecordFilter, StoredRecord, Traits, Vector
+from sedimem.storage.longterm.base import (
+    Fusion,
+    Pick,
+    RecordFilter,
+    StoredRecord,
+    Traits,
+    Vector,
+)
 from sedimem.storage.longterm.postgres import search
 from sedimem.storage.longterm.postgres.filters import Where, record_where
 from sedimem.storage.longterm.postgres.keywords import Guess, KeywordPlan
-from sedimem.storage.longterm.postgres.rows import record_columns, record_of
+from sedimem.storage.longterm.postgres.rows import READ_COLUMNS, record_columns, record_of
 from sedimem.storage.longterm.postgres.schema import TABLE
 from sedimem.storage.longterm.postgres.stems import CHECK_CTE, tsvector_text
 
 __all__ = ["Settings", "fused_search"]
 
 _TABLE = sql.Identifier(TABLE)
-_KEYWORD, _VECTOR, _COUNTED, _CHECKED = 0, 1, 2, 3
+_KEYWORD, _VECTOR, _COUNTED, _CHECKED, _RECORD = 0, 1, 2, 3, 4
 
 # (list, id, time, importance, score): the keyword list's score is its rank score, the
 # vector list's the distance (turned into a similarity by the client, as elsewhere); with
-# guessed stems, whether the server stems the words alike (1 or 0, see .stems)
+# guessed stems, whether the server stems the words alike (1 or 0, see .stems). With a
+# fusion rule, the records of its top ids come first (row kind 4, their columns after the
+# five; NULL in the other rows): first, because a UNION of two NULL columns is typed text.
 _CANDIDATES = sql.SQL(
-    "WITH {keyword}, {vector}{check} "
-    "SELECT 0, r.id, r.occurred_at, r.importance, top.score FROM top "
+    "WITH {keyword}, {vector}{check}{fused} {records}"
+    "SELECT 0, r.id, r.occurred_at, r.importance, top.score{pad} FROM top "
     "JOIN {table} AS r ON r.tenant = %s AND r.id = top.id "
-    "UNION ALL SELECT 1, id, occurred_at, importance, distance FROM hits "
-    "UNION ALL SELECT 2, NULL, NULL, NULL, n FROM counted{checked}"
+    "UNION ALL SELECT 1, id, occurred_at, importance, distance{pad} FROM hits "
+    "UNION ALL SELECT 2, NULL, NULL, NULL, n{pad} FROM counted{checked}"
 )
-_CHECKED_ROW = sql.SQL(" UNION ALL SELECT 3, NULL, NULL, NULL, ok::int FROM checked")
+_CHECKED_ROW = sql.SQL(" UNION ALL SELECT 3, NULL, NULL, NULL, ok::int{pad} FROM checked")
+# Fusion's rule (see base.Fusion) on both lists, ranked as the client ranks them (ids in
+# code point order: COLLATE "C"), to the ids of its top ``limit``. Parameters: keyword
+# weight, rrf_k, tenant, vector weight, rrf_k; keyword weight, vector weight, rrf_k,
+# recency weight, now, half-life, importance weight.
+_FUSED = sql.SQL(
+    ", fused AS MATERIALIZED (SELECT id, sum(part) AS raw, min(occurred_at) AS occurred_at, "
+    "min(importance) AS importance FROM ("
+    "SELECT r.id, %s::float8 / (%s::float8 + row_number() OVER "
+    '(ORDER BY top.score DESC, r.id COLLATE "C")) AS part, r.occurred_at, r.importance '
+    "FROM top JOIN {table} AS r ON r.tenant = %s AND r.id = top.id "
+    "UNION ALL SELECT id, %s::float8 / (%s::float8 + row_number() OVER "
+    '(ORDER BY distance, id COLLATE "C")), occurred_at, importance FROM hits) AS parts '
+    "GROUP BY id), "
+    "chosen AS MATERIALIZED (SELECT id FROM fused ORDER BY "
+    "raw / coalesce(nullif((CASE WHEN EXISTS (SELECT FROM top) THEN %s::float8 ELSE 0 END "
+    "+ CASE WHEN EXISTS (SELECT FROM hits) THEN %s::float8 ELSE 0 END) / (%s::float8 + 1), 0), "
+    "1.0) + %s::float8 * power(0.5::float8, greatest(%s::float8 - occurred_at, 0) / %s::float8) "
+    '+ %s::float8 * importance DESC, id COLLATE "C" LIMIT {limit})'
+)
+_CHOSEN_RECORDS = sql.SQL(
+    "SELECT 4, NULL, NULL, NULL, NULL, {columns} FROM chosen "
+    "JOIN {table} AS r ON r.tenant = %s AND r.id = chosen.id UNION ALL "
+)
 _RECORDS = sql.SQL("SELECT {columns} FROM {table} WHERE {where}")
 
 
@@ -82,23 +114,27 @@ async def fused_search(
     settings: Settings,
     *,
     check: Guess | None = None,
+    fusion: Fusion | None = None,
 ) -> dict[str, StoredRecord] | None:
     """Up to ``pool`` keyword hits of ``plan`` and vector hits of ``vector``, then the
     records of the ids ``pick`` chooses (see the module's doc).
 
     ``check``: the guessed stems ``plan`` was made of, checked by the candidates statement
     (only one statement can: both lists, see :func:`one_statement`); None, without calling
-    ``pick``, when the server stems a word otherwise (search again with its stems)."""
+    ``pick``, when the server stems a word otherwise (search again with its stems).
+    ``fusion``: how ``pick`` ranks; the records of its top ids are read by that statement
+    too, and only those ``pick`` chooses besides them after it."""
     where = record_where(tenant, flt)
     keyword: list[search.Hit] = []
     similar: list[search.Hit] = []
+    read: dict[str, StoredRecord] = {}
     cap = max(settings.keyword_cap, 4 * pool)
     if one_statement(plan, vector, settings):
         assert vector is not None
-        both = await _both(conn, where, plan, vector, pool, cap, settings, check)
+        both = await _both(conn, where, plan, vector, pool, cap, settings, check, fusion)
         if both is None:
             return None
-        keyword, similar = both
+        keyword, similar, read = both
     else:
         if check is not None:
             raise ValueError("guessed stems are only checked by a search in one statement")
@@ -119,9 +155,11 @@ async def fused_search(
     for row, _ in (*keyword, *similar):
         traits[str(row[0])] = (float(row[1]), float(row[2]))
     chosen = pick(_ranked(keyword), _ranked(similar), traits)
-    if not chosen:
-        return {}
-    return await _records(conn, tenant, flt, chosen)
+    found = {rid: read[rid] for rid in chosen if rid in read}
+    missing = [rid for rid in chosen if rid not in read]
+    if missing:
+        found.update(await _records(conn, tenant, flt, missing))
+    return found
 
 
 def one_statement(plan: KeywordPlan, vector: Vector | None, settings: Settings) -> bool:
@@ -143,42 +181,55 @@ async def _both(
     cap: int,
     settings: Settings,
     check: Guess | None,
-) -> tuple[list[search.Hit], list[search.Hit]] | None:
-    """Both candidate lists from one statement (iterative scans, planner statistics); None
-    when ``check``'s guesses are not the server's stems."""
+    fusion: Fusion | None,
+) -> tuple[list[search.Hit], list[search.Hit], dict[str, StoredRecord]] | None:
+    """Both candidate lists from one statement (iterative scans, planner statistics), and
+    the records of ``fusion``'s top ids; None when ``check``'s guesses are not the server's
+    stems."""
     tiers, fenced = plan.tiers, not plan.analysed
     ef = search.ef_search_for(settings.ef_search, pool)
     await search.set_ef_search(conn, ef)
     statement = search.cached_statement(
         conn,
-        ("candidates", where.shape, len(tiers), pool, cap, fenced, check is not None),
-        lambda: _CANDIDATES.format(
-            keyword=search.keyword_ctes(where, len(tiers), pool, cap, fenced=fenced),
-            vector=search.iterative_cte(where, pool, settings.exact_threshold, "traits"),
-            check=sql.SQL(", {}").format(CHECK_CTE) if check is not None else sql.SQL(""),
-            table=_TABLE,
-            checked=_CHECKED_ROW if check is not None else sql.SQL(""),
+        (
+            "candidates",
+            where.shape,
+            len(tiers),
+            pool,
+            cap,
+            fenced,
+            check is not None,
+            None if fusion is None else fusion.limit,
         ),
+        lambda: _candidates_sql(where, len(tiers), pool, cap, fenced, settings, check, fusion),
     )
     keyword_params = search.keyword_params(where, tiers, fenced=fenced)
     checked: list[Any] = []
     if check is not None:
         checked = [check.words, [tsvector_text(lexemes) for lexemes in check.guessed]]
-    # the tiers' parameters, the vector CTEs', the check's, then the tenant of the keyword
-    # list's join
+    fused: list[Any] = []
+    if fusion is not None:
+        fused = [*_fusion_params(fusion, tenant=keyword_params[-1]), keyword_params[-1]]
+    # the tiers' parameters, the vector CTEs', the check's, fusion's (and the tenant of the
+    # records' join), then the tenant of the keyword list's join
     params = [
         *keyword_params[:-1],
         *search.iterative_params(where, vector),
         *checked,
+        *fused,
         keyword_params[-1],
     ]
     cursor = await conn.execute(statement, params)
+    read: dict[str, StoredRecord] = {}
     keyword: list[tuple[float, str, search.Hit]] = []
     similar: list[tuple[float, str, search.Hit]] = []
     exact = False
-    for which, rid, occurred_at, importance, score in await cursor.fetchall():
+    for which, rid, occurred_at, importance, score, *columns in await cursor.fetchall():
         row = (rid, occurred_at, importance)
-        if which == _CHECKED:
+        if which == _RECORD:
+            record = record_of(columns)
+            read[record.id] = record
+        elif which == _CHECKED:
             if not score:
                 return None
         elif which == _COUNTED:
@@ -204,7 +255,47 @@ async def _both(
             select="traits",
             iterative=True,
         )
-    return [hit for _, _, hit in keyword], vector_hits
+    return [hit for _, _, hit in keyword], vector_hits, read
+
+
+def _candidates_sql(
+    where: Where,
+    tiers: int,
+    pool: int,
+    cap: int,
+    fenced: bool,
+    settings: Settings,
+    check: Guess | None,
+    fusion: Fusion | None,
+) -> sql.Composed:
+    """The candidates statement of :func:`_both` (see ``_CANDIDATES``)."""
+    pad: sql.Composable = sql.SQL("")
+    fused: sql.Composable = sql.SQL("")
+    records: sql.Composable = sql.SQL("")
+    if fusion is not None:
+        pad = sql.SQL("").join(sql.SQL(", NULL") for _ in READ_COLUMNS)
+        fused = _FUSED.format(table=_TABLE, limit=sql.Literal(fusion.limit))
+        records = _CHOSEN_RECORDS.format(columns=record_columns("r"), table=_TABLE)
+    return _CANDIDATES.format(
+        keyword=search.keyword_ctes(where, tiers, pool, cap, fenced=fenced),
+        vector=search.iterative_cte(where, pool, settings.exact_threshold, "traits"),
+        check=sql.SQL(", {}").format(CHECK_CTE) if check is not None else sql.SQL(""),
+        fused=fused,
+        records=records,
+        table=_TABLE,
+        pad=pad,
+        checked=_CHECKED_ROW.format(pad=pad) if check is not None else sql.SQL(""),
+    )
+
+
+def _fusion_params(fusion: Fusion, *, tenant: str) -> list[Any]:
+    """The parameters of ``_FUSED``, in order."""
+    k0, kw, vw = fusion.rrf_k, fusion.keyword_weight, fusion.vector_weight
+    return [
+        *(kw, k0, tenant, vw, k0),
+        *(kw, vw, k0, fusion.recency_weight, fusion.now, fusion.half_life_s),
+        fusion.importance_weight,
+    ]
 
 
 async def _records(

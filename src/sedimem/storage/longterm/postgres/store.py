@@ -25,6 +25,7 @@ from psycopg_pool import AsyncConnectionPool
 from sedimem.errors import ConfigurationError, StoreUnavailable, ValidationError
 from sedimem.storage.longterm.base import (
     Decision,
+    Fusion,
     Pick,
     Ranked,
     RecordFilter,
@@ -651,9 +652,12 @@ class PostgresLongTermStore:
         vector: Vector | None,
         pool: int,
         pick: Pick,
+        *,
+        fusion: Fusion | None = None,
     ) -> dict[str, StoredRecord]:
         """Both candidate lists by ids and scores, then the records of what ``pick`` keeps
-        (see :mod:`.fused`): no record is read for a candidate fusion drops."""
+        (see :mod:`.fused`): no record is read for a candidate fusion drops; with
+        ``fusion``, those of its top ids are read with the candidates."""
         _positive(pool, "pool")
         query = None if vector is None else self._check_vector(vector, "vector")
         words = words_of(terms)
@@ -675,7 +679,16 @@ class PostgresLongTermStore:
                 plan = self._routable(await self._keywords.plan(conn, guess.lexemes))
                 if guess.words and one_statement(plan, query, settings):
                     found = await fused_search(
-                        conn, tenant, flt, plan, query, pool, pick, settings, check=guess
+                        conn,
+                        tenant,
+                        flt,
+                        plan,
+                        query,
+                        pool,
+                        pick,
+                        settings,
+                        check=guess,
+                        fusion=fusion,
                     )
                     if found is not None:
                         self._keywords.learn(guess)
@@ -683,7 +696,9 @@ class PostgresLongTermStore:
                 if guess.words:
                     lexemes = await self._keywords.lexemes(conn, words)
                     plan = self._routable(await self._keywords.plan(conn, lexemes))
-            found = await fused_search(conn, tenant, flt, plan, query, pool, pick, settings)
+            found = await fused_search(
+                conn, tenant, flt, plan, query, pool, pick, settings, fusion=fusion
+            )
             assert found is not None  # (None only for a check)
             return found
 
