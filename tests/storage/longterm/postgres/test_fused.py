@@ -13,6 +13,7 @@ from sedimem.scope import Scope
 from sedimem.storage.longterm.base import Ranked, RecordFilter, Traits
 from sedimem.storage.longterm.postgres import PostgresLongTermStore, search
 from sedimem.storage.longterm.postgres.filters import record_where
+from sedimem.storage.longterm.postgres.fused import GENERIC_PLAN
 from sedimem.storage.longterm.postgres.stems import Guesser
 from tests.storage.longterm.postgres.test_store import (
     PITFALL_DIM,
@@ -41,12 +42,14 @@ FILTER_IDS = ["1%", "10%-scope", "7-rows", "unfiltered"]
 
 @pytest.fixture
 def statements(monkeypatch: pytest.MonkeyPatch) -> list[bytes | str]:
-    """The statements pooled connections send (counted, then sent as usual)."""
+    """The statements pooled connections send (counted, then sent as usual), but the setting
+    of a generic plan that travels with the candidates statement (one round trip, piped)."""
     sent: list[bytes | str] = []
     execute = psycopg.AsyncConnection.execute
 
     async def counting(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
-        sent.append(query if isinstance(query, bytes | str) else repr(query))
+        if query != GENERIC_PLAN:
+            sent.append(query if isinstance(query, bytes | str) else repr(query))
         return await execute(self, query, *args, **kwargs)
 
     monkeypatch.setattr(psycopg.AsyncConnection, "execute", counting)
@@ -286,3 +289,47 @@ async def test_the_records_fusion_picks_come_with_the_candidates(
             assert sent >= 2  # the lists, then the records
     if len(top) == 10:  # (of 7 rows, fusion's top holds every candidate)
         assert not set(chosen[-1]) <= top  # the read after the candidates was tested
+
+
+async def test_the_candidates_statement_alone_runs_its_generic_plan(
+    pitfall_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once prepared, the candidates statement (iterative scans: one statement) reuses its
+    generic plan; the connection's other statements are still planned for their values."""
+    pitfall_store = await PostgresLongTermStore.open(pitfall_url, iterative_scans=True)
+    try:
+        await _generic_plan_used(pitfall_store, monkeypatch)
+    finally:
+        await pitfall_store.aclose()
+
+
+async def _generic_plan_used(
+    pitfall_store: PostgresLongTermStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    used: list[Any] = []
+    execute = psycopg.AsyncConnection.execute
+
+    async def spying(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+        used.append(self)
+        return await execute(self, query, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.AsyncConnection, "execute", spying)
+    flt = RecordFilter(visible_to=Scope(tenant=TENANT, project="p3"))
+    queries = unit_vectors(8, PITFALL_DIM, seed=17)
+
+    def pick(keyword: list[Ranked], vector: list[Ranked], traits: Traits) -> list[str]:
+        return [rid for rid, _ in keyword[:2]]
+
+    for query in queries:  # psycopg prepares a statement on its fifth run
+        await pitfall_store.fused_search(TENANT, flt, ["record", "1203"], query, 20, pick)
+    conn = used[-1]
+    cursor = await execute(
+        conn,
+        "SELECT generic_plans, custom_plans FROM pg_prepared_statements "
+        "WHERE statement LIKE '%%tier0%%'",
+    )
+    ((generic, custom),) = await cursor.fetchall()
+    assert generic >= 2
+    assert custom == 0
+    cursor = await execute(conn, "SELECT current_setting('plan_cache_mode')")
+    assert await cursor.fetchone() == ("force_custom_plan",)

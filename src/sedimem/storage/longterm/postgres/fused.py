@@ -55,7 +55,7 @@ from sedimem.storage.longterm.postgres.rows import READ_COLUMNS, record_columns,
 from sedimem.storage.longterm.postgres.schema import TABLE
 from sedimem.storage.longterm.postgres.stems import CHECK_CTE, tsvector_text
 
-__all__ = ["Settings", "fused_search"]
+__all__ = ["GENERIC_PLAN", "Settings", "fused_search", "one_statement"]
 
 _TABLE = sql.Identifier(TABLE)
 _KEYWORD, _VECTOR, _COUNTED, _CHECKED, _RECORD = 0, 1, 2, 3, 4
@@ -107,7 +107,7 @@ _RECORDS = sql.SQL("SELECT {columns} FROM {table} WHERE {where}")
 # Set for the pipeline's implicit transaction only: the session's mode is back after it,
 # even when the statement fails. (All 1,531 LoCoMo questions return the same ids at 10k
 # and 100k records with either plan.)
-_GENERIC_PLAN = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"
+GENERIC_PLAN = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -236,9 +236,9 @@ async def _both(
         *fused,
         keyword_params[-1],
     ]
-    # A generic plan, for this statement only (see _GENERIC_PLAN), in the same round trip.
+    # A generic plan, for this statement only (see GENERIC_PLAN), in the same round trip.
     async with conn.pipeline():
-        await conn.execute(_GENERIC_PLAN)
+        await conn.execute(GENERIC_PLAN)
         cursor = await conn.execute(statement, params)
     read: dict[str, StoredRecord] = {}
     keyword: list[tuple[float, str, search.Hit]] = []
