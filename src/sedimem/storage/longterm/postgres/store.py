@@ -86,7 +86,9 @@ _UPSERT = sql.SQL(
 #: settles on a generic plan): a generic plan cannot know how selective a filter's values
 #: are, and chose the HNSW scan for a filtered vector search whatever the filter, so a
 #: project holding 0.4 % of the rows was searched by walking the graph (p50 9 ms at 100k
-#: records) instead of its B-tree index and an exact sort of its rows (2.5 ms).
+#: records) instead of its B-tree index and an exact sort of its rows (2.5 ms). The one
+#: exception, a hybrid search's candidates statement, whose choices do not hang on the
+#: plan, sets a generic plan for itself (see :mod:`.fused`).
 _SESSION_SETTINGS = "SET jit = off; SET plan_cache_mode = force_custom_plan"
 
 # Loading pgvector's library (any vector input does) defines its settings; the one of
