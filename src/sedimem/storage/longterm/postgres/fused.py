@@ -153,8 +153,7 @@ async def fused_search(
             return None
         keyword, similar, read = both
     else:
-        if check is not None:
-            raise ValueError("guessed stems are only checked by a search in one statement")
+        assert check is None, "guessed stems are only checked by a search in one statement"
         if plan.tiers:
             keyword = await search.keyword_search(conn, where, plan, pool, cap=cap, select="traits")
         if vector is not None:

@@ -57,7 +57,8 @@ class Guesser:
     :func:`~.keywords.words_of` splits them). Not thread-safe (the stemmer is not)."""
 
     def __init__(self) -> None:
-        self._stemmer = Stemmer.Stemmer("english")
+        # no cache of its own: the planner caches checked stems, and forgets them on erasure
+        self._stemmer = Stemmer.Stemmer("english", 0)
 
     def lexemes(self, words: Sequence[str]) -> list[tuple[str, ...]]:
         """Each word's guessed lexemes (none for a stopword)."""
