@@ -101,8 +101,8 @@ class DeletingOnPeek:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
-    async def fused_search(self, *args: Any) -> Any:
-        return await self.inner.fused_search(*args)
+    async def fused_search(self, *args: Any, **kwargs: Any) -> Any:
+        return await self.inner.fused_search(*args, **kwargs)
 
     async def previews(self, tenant: str, ids: Sequence[str]) -> Any:
         return await self.inner.previews(tenant, ids)
@@ -141,7 +141,7 @@ class CountingReads(DeletingOnPeek):
         self.reads: list[tuple[str, list[str]]] = []
         self.picked: list[Sequence[str]] = []
 
-    async def fused_search(self, *args: Any) -> Any:
+    async def fused_search(self, *args: Any, **kwargs: Any) -> Any:
         *head, pick = args
 
         def recorded(*given: Any) -> Any:
@@ -149,7 +149,7 @@ class CountingReads(DeletingOnPeek):
             self.picked.append(chosen)
             return chosen
 
-        return await self.inner.fused_search(*head, recorded)
+        return await self.inner.fused_search(*head, recorded, **kwargs)
 
     async def previews(self, tenant: str, ids: Sequence[str]) -> Any:
         self.reads.append(("previews", list(ids)))

@@ -18,7 +18,13 @@ from typing import Literal, Protocol, cast
 from sedimem.embed.base import Embedder
 from sedimem.errors import ValidationError
 from sedimem.longterm.arguments import check_k, check_query
-from sedimem.retrieval.fusion import Candidate, Fused, RetrievalSettings, fuse_ranked
+from sedimem.retrieval.fusion import (
+    Candidate,
+    Fused,
+    RetrievalSettings,
+    fuse_ranked,
+    fusion_rule,
+)
 from sedimem.retrieval.index.analyzer import Analyzer
 from sedimem.retrieval.rerank import RerankCandidate, Reranked, RerankWeights, rerank
 from sedimem.retrieval.terms import query_terms
@@ -229,7 +235,8 @@ class Searcher:
             )
             return [rid for rid, _ in fused]
 
-        rows = await store.fused_search(tenant, flt, terms, vector, pool, pick)
+        rule = fusion_rule(self.settings, now=now, limit=k)
+        rows = await store.fused_search(tenant, flt, terms, vector, pool, pick, fusion=rule)
         return [(rows[rid], why) for rid, why in fused if rid in rows]
 
     async def _keyword(

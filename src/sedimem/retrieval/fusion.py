@@ -15,9 +15,18 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from sedimem.settings.retrieval import RetrievalSettings  # configured in Settings.retrieval
+from sedimem.storage.longterm.base import Fusion
 from sedimem.types.search import ScoreBreakdown
 
-__all__ = ["Candidate", "Fused", "RetrievalSettings", "ScoreBreakdown", "fuse", "fuse_ranked"]
+__all__ = [
+    "Candidate",
+    "Fused",
+    "RetrievalSettings",
+    "ScoreBreakdown",
+    "fuse",
+    "fuse_ranked",
+    "fusion_rule",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,3 +138,18 @@ def fuse_ranked(
             )
         )
     return results
+
+
+def fusion_rule(settings: RetrievalSettings, *, now: float, limit: int) -> Fusion:
+    """:func:`fuse_ranked`'s rule with these settings, for a store that can apply it to its
+    candidates (and read the records of its top ``limit`` with them)."""
+    return Fusion(
+        rrf_k=settings.rrf_k,
+        keyword_weight=settings.keyword_weight,
+        vector_weight=settings.vector_weight,
+        recency_weight=settings.recency_weight,
+        importance_weight=settings.importance_weight,
+        half_life_s=settings.recency_half_life_days * 86400.0,
+        now=now,
+        limit=limit,
+    )

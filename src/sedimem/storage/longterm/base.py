@@ -53,6 +53,7 @@ from sedimem.scope import Scope
 __all__ = [
     "Decision",
     "FusedSearch",
+    "Fusion",
     "LongTermStore",
     "Peek",
     "Pick",
@@ -146,6 +147,27 @@ Traits = dict[str, tuple[float, float]]
 Pick = Callable[[list[Ranked], list[Ranked], Traits], Sequence[str]]
 
 
+@dataclass(frozen=True, slots=True)
+class Fusion:
+    """How a fused search's ``pick`` ranks the candidates, so that a store may read the
+    records of its top ``limit`` with the candidates instead of after them (a round trip
+    fewer). The rule of :func:`sedimem.retrieval.fusion.fuse_ranked`: per list, ``weight /
+    (rrf_k + rank)`` (ranks from 1), summed, divided by what a first rank in every non-empty
+    list gives, plus ``recency_weight · 0.5^(max(age, 0) / half_life_s)`` (``age = now -
+    occurred_at``) plus ``importance_weight · importance``; best first, then by id. Only a
+    guess of the store's: ``pick`` still decides, and a record it picks outside the guess
+    is read after it."""
+
+    rrf_k: float
+    keyword_weight: float
+    vector_weight: float
+    recency_weight: float
+    importance_weight: float
+    half_life_s: float
+    now: float
+    limit: int
+
+
 @runtime_checkable
 class FusedSearch(Protocol):
     """A store that runs both searches and the fusion in one pass over one snapshot,
@@ -160,10 +182,13 @@ class FusedSearch(Protocol):
         vector: Vector | None,
         pool: int,
         pick: Pick,
+        *,
+        fusion: Fusion | None = None,
     ) -> dict[str, StoredRecord]:
         """Up to ``pool`` keyword hits for ``terms`` (none when empty) and vector hits for
         ``vector`` (none when ``None``), then the records of the ids ``pick`` returns
-        (deleted ones are absent), by id. ``pick`` runs once, on the store's thread."""
+        (deleted ones are absent), by id. ``pick`` runs once, on the store's thread.
+        ``fusion``: how ``pick`` ranks, when it fuses by that rule (see :class:`Fusion`)."""
         ...
 
 

@@ -16,7 +16,7 @@ import psycopg
 import pytest
 
 from sedimem.errors import StoreUnavailable
-from sedimem.storage.longterm.base import Ranked, RecordFilter, StoredRecord
+from sedimem.storage.longterm.base import Fusion, Ranked, RecordFilter, StoredRecord
 from sedimem.storage.longterm.postgres import PostgresLongTermStore
 from sedimem.storage.longterm.postgres.schema import TABLE
 from sedimem.testing.longterm import LongTermStoreConformance
@@ -136,6 +136,18 @@ def record(
     )
 
 
+FUSION = Fusion(
+    rrf_k=60.0,
+    keyword_weight=1.0,
+    vector_weight=1.0,
+    recency_weight=0.1,
+    importance_weight=0.1,
+    half_life_s=30 * 86400.0,
+    now=1.7e9,
+    limit=10,
+)
+
+
 def pick(keyword: list[Ranked], vector: list[Ranked], traits: object) -> list[str]:
     return [i for i, _ in keyword[:3]] + [i for i, _ in vector[:3]]
 
@@ -169,6 +181,9 @@ async def workload(url: str, *, distributed: bool = True) -> None:
                 await store.vector_search_records("t1", flt, vectors[4], 300)
                 for query in (vectors[5], None):
                     await store.fused_search("t1", flt, ["walrus", "note"], query, 20, pick)
+                # new words (their stems checked) and fusion's top read with the candidates
+                terms = ["harbours", "letters"] if analysed else ["walruses", "notes"]
+                await store.fused_search("t1", flt, terms, vectors[6], 20, pick, fusion=FUSION)
             await store.update_locked(
                 "t1", "key", RecordFilter(ids=("r00007",)), lambda current: list(current)
             )

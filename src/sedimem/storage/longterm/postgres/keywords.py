@@ -33,7 +33,9 @@ from typing import Any
 
 from psycopg import AsyncConnection
 
-__all__ = ["KeywordPlan", "KeywordPlanner", "tsquery_text", "words_of"]
+from sedimem.storage.longterm.postgres.stems import Guesser
+
+__all__ = ["Guess", "KeywordPlan", "KeywordPlanner", "tsquery_text", "words_of"]
 
 #: A word of a search term, as PostgreSQL's parser splits text (so "NEAR(fox, 2)" searches
 #: for "near" OR "fox" OR "2", never for the syntax around them).
@@ -80,6 +82,16 @@ class KeywordPlan:
     analysed: bool
 
 
+@dataclass(frozen=True, slots=True)
+class Guess:
+    """The lexemes of some words: cached stems, and guesses for the ``words`` not seen yet
+    (``guessed``, each word's lexemes), which the search statement checks (see :mod:`.stems`)."""
+
+    lexemes: list[str]
+    words: list[str]
+    guessed: list[tuple[str, ...]]
+
+
 @dataclass
 class _Statistics:
     analysed: bool = False
@@ -109,6 +121,7 @@ class KeywordPlanner:
         self._on_missing = on_missing_statistics
         self._stems: dict[str, tuple[str, ...]] = {}
         self._statistics = _Statistics()
+        self._guesser = Guesser()
 
     @property
     def budget(self) -> int:
@@ -124,6 +137,20 @@ class KeywordPlanner:
             for word, stems in await cursor.fetchall():
                 self._stems[word] = tuple(stems)
         return list(dict.fromkeys(s for w in words for s in self._stems.get(w, ())))
+
+    def guess(self, words: Sequence[str]) -> Guess:
+        """The lexemes of ``words``: cached stems, guessed for the words not seen yet."""
+        missing = [w for w in words if w not in self._stems]
+        guessed = self._guesser.lexemes(missing)
+        known = dict(zip(missing, guessed, strict=True))
+        stems = (self._stems.get(w) or known.get(w, ()) for w in words)
+        return Guess(list(dict.fromkeys(s for lexemes in stems for s in lexemes)), missing, guessed)
+
+    def learn(self, guess: Guess) -> None:
+        """Cache ``guess``'s stems: the server found them right."""
+        if len(self._stems) + len(guess.words) > self._cache_size:
+            self._stems.clear()
+        self._stems.update(zip(guess.words, guess.guessed, strict=True))
 
     async def plan(self, conn: AsyncConnection[Any], lexemes: list[str]) -> KeywordPlan:
         """``lexemes`` in tiers, rarest first (see the module's doc); none is left out."""

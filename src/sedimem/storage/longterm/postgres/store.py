@@ -25,6 +25,7 @@ from psycopg_pool import AsyncConnectionPool
 from sedimem.errors import ConfigurationError, StoreUnavailable, ValidationError
 from sedimem.storage.longterm.base import (
     Decision,
+    Fusion,
     Pick,
     Ranked,
     RecordFilter,
@@ -38,7 +39,7 @@ from sedimem.storage.longterm.postgres.analyze import Analyzer, table_rows
 from sedimem.storage.longterm.postgres.errors import translated
 from sedimem.storage.longterm.postgres.filters import Where, record_where
 from sedimem.storage.longterm.postgres.fused import Settings as FusedSettings
-from sedimem.storage.longterm.postgres.fused import fused_search
+from sedimem.storage.longterm.postgres.fused import fused_search, one_statement
 from sedimem.storage.longterm.postgres.keywords import KeywordPlan, KeywordPlanner, words_of
 from sedimem.storage.longterm.postgres.migrations import apply_migrations, lock_id
 from sedimem.storage.longterm.postgres.replicas import (
@@ -85,7 +86,9 @@ _UPSERT = sql.SQL(
 #: settles on a generic plan): a generic plan cannot know how selective a filter's values
 #: are, and chose the HNSW scan for a filtered vector search whatever the filter, so a
 #: project holding 0.4 % of the rows was searched by walking the graph (p50 9 ms at 100k
-#: records) instead of its B-tree index and an exact sort of its rows (2.5 ms).
+#: records) instead of its B-tree index and an exact sort of its rows (2.5 ms). The one
+#: exception, a hybrid search's candidates statement, whose choices do not hang on the
+#: plan, sets a generic plan for itself (see :mod:`.fused`).
 _SESSION_SETTINGS = "SET jit = off; SET plan_cache_mode = force_custom_plan"
 
 # Loading pgvector's library (any vector input does) defines its settings; the one of
@@ -651,9 +654,12 @@ class PostgresLongTermStore:
         vector: Vector | None,
         pool: int,
         pick: Pick,
+        *,
+        fusion: Fusion | None = None,
     ) -> dict[str, StoredRecord]:
         """Both candidate lists by ids and scores, then the records of what ``pick`` keeps
-        (see :mod:`.fused`): no record is read for a candidate fusion drops."""
+        (see :mod:`.fused`): no record is read for a candidate fusion drops; with
+        ``fusion``, those of its top ids are read with the candidates."""
         _positive(pool, "pool")
         query = None if vector is None else self._check_vector(vector, "vector")
         words = words_of(terms)
@@ -661,18 +667,42 @@ class PostgresLongTermStore:
             return {}
 
         async def search(conn: AsyncConnection[Any]) -> dict[str, StoredRecord]:
-            plan = KeywordPlan([], analysed=True)
-            if words:
-                lexemes = await self._keywords.lexemes(conn, words)
-                plan = self._routable(await self._keywords.plan(conn, lexemes))
-            analysed = await self._analysed(conn)
             settings = FusedSettings(
                 ef_search=self._ef_search,
                 exact_threshold=self._exact_threshold,
                 keyword_cap=self._keywords.budget,
-                iterative=self._iterative and analysed,
+                iterative=self._iterative and await self._analysed(conn),
             )
-            return await fused_search(conn, tenant, flt, plan, query, pool, pick, settings)
+            plan = KeywordPlan([], analysed=True)
+            if words:
+                # words not seen yet: their stems guessed, and checked by the candidates
+                # statement when there is one (a round trip saved; see .stems)
+                guess = self._keywords.guess(words)
+                plan = self._routable(await self._keywords.plan(conn, guess.lexemes))
+                if guess.words and one_statement(plan, query, settings):
+                    found = await fused_search(
+                        conn,
+                        tenant,
+                        flt,
+                        plan,
+                        query,
+                        pool,
+                        pick,
+                        settings,
+                        check=guess,
+                        fusion=fusion,
+                    )
+                    if found is not None:
+                        self._keywords.learn(guess)
+                        return found
+                if guess.words:
+                    lexemes = await self._keywords.lexemes(conn, words)
+                    plan = self._routable(await self._keywords.plan(conn, lexemes))
+            found = await fused_search(
+                conn, tenant, flt, plan, query, pool, pick, settings, fusion=fusion
+            )
+            assert found is not None  # (None only for a check)
+            return found
 
         with translated("fused_search", field="terms"):
             return await self._search(tenant, search)

@@ -25,6 +25,7 @@ from typing import Any, Self, TypeVar
 from sedimem.errors import ConfigurationError, ValidationError
 from sedimem.storage.longterm.base import (
     Decision,
+    Fusion,
     Pick,
     Preview,
     Ranked,
@@ -382,6 +383,8 @@ class SqliteLongTermStore:
         vector: Vector | None,
         pool: int,
         pick: Pick,
+        *,
+        fusion: Fusion | None = None,  # (in-process: reading the picked records is cheap)
     ) -> dict[str, StoredRecord]:
         registry = self._registry
 
