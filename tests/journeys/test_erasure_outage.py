@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
@@ -29,22 +31,14 @@ pytestmark = [pytest.mark.slow, pytest.mark.redis]
 ADMIN = "admin-secret-for-the-outage-erasure-test"
 
 
-def _forget_once_redis_is_back(client: httpx.Client) -> httpx.Response:
-    deadline = time.monotonic() + 60
-    while True:  # the server's probe finds Redis again within its interval
-        answer = client.post("/v1/forget", json={"session": "s1"})
-        if answer.status_code != 503 or time.monotonic() > deadline:
-            return answer
-        time.sleep(0.2)
-
-
-def test_erasing_a_session_waits_for_redis_and_then_leaves_nothing(
-    dedicated_redis: RedisServer,
-) -> None:
+@contextmanager
+def _served(redis: RedisServer) -> Iterator[tuple[SedimemServer, str, httpx.Client]]:
+    """A server on ``redis`` with a key of tenant acme, whose user ana has a working
+    session s1 (one key) and an episode filed from it; the key's REST client."""
     env = {
         "SEDIMEM_ADMIN_KEY": ADMIN,
         "SEDIMEM_EMBEDDER": "hash",
-        "SEDIMEM_WORKING_URL": dedicated_redis.url,
+        "SEDIMEM_WORKING_URL": redis.url,
         "SEDIMEM_WORKING__PROBE_INTERVAL_SECONDS": "0.2",
     }
     with SedimemServer(env=env) as server:
@@ -58,24 +52,39 @@ def test_erasing_a_session_waits_for_redis_and_then_leaves_nothing(
             assert put.status_code == 204, put.text
             episode = {"description": "Booked the Oslo train", "user": "ana", "session": "s1"}
             assert client.post("/v1/episodes", json=episode).status_code == 201
+            yield server, secret, client
 
-            dedicated_redis.kill()
-            other = client.put("/v1/sessions/s2/kv/x", json={"value": 1, "user": "ana"})
-            assert other.status_code == 204  # served by the fallback
-            refused = client.post("/v1/forget", json={"session": "s1"})
-            assert refused.status_code == 503, refused.text
-            assert refused.headers["content-type"].startswith("application/problem+json")
-            assert refused.json()["type"].endswith("store-unavailable")
-            kept = client.get("/v1/episodes", params={"user": "ana"}).json()["items"]
-            assert [e["description"] for e in kept] == ["Booked the Oslo train"]
 
-            dedicated_redis.start()
-            receipt = _forget_once_redis_is_back(client)
-            assert receipt.status_code == 200, receipt.text
-            assert (receipt.json()["episodes"], receipt.json()["working_sessions"]) == (1, 1)
-            gone = client.get("/v1/sessions/s1/kv/note", params={"user": "ana"})
-            assert gone.status_code == 404
-            assert client.get("/v1/episodes", params={"user": "ana"}).json()["items"] == []
+def _forget_once_redis_is_back(client: httpx.Client) -> httpx.Response:
+    deadline = time.monotonic() + 60
+    while True:  # the server's probe finds Redis again within its interval
+        answer = client.post("/v1/forget", json={"session": "s1"})
+        if answer.status_code != 503 or time.monotonic() > deadline:
+            return answer
+        time.sleep(0.2)
+
+
+def test_erasing_a_session_waits_for_redis_and_then_leaves_nothing(
+    dedicated_redis: RedisServer,
+) -> None:
+    with _served(dedicated_redis) as (_, _, client):
+        dedicated_redis.kill()
+        other = client.put("/v1/sessions/s2/kv/x", json={"value": 1, "user": "ana"})
+        assert other.status_code == 204  # served by the fallback
+        refused = client.post("/v1/forget", json={"session": "s1"})
+        assert refused.status_code == 503, refused.text
+        assert refused.headers["content-type"].startswith("application/problem+json")
+        assert refused.json()["type"].endswith("store-unavailable")
+        kept = client.get("/v1/episodes", params={"user": "ana"}).json()["items"]
+        assert [e["description"] for e in kept] == ["Booked the Oslo train"]
+
+        dedicated_redis.start()
+        receipt = _forget_once_redis_is_back(client)
+        assert receipt.status_code == 200, receipt.text
+        assert (receipt.json()["episodes"], receipt.json()["working_sessions"]) == (1, 1)
+        gone = client.get("/v1/sessions/s1/kv/note", params={"user": "ana"})
+        assert gone.status_code == 404
+        assert client.get("/v1/episodes", params={"user": "ana"}).json()["items"] == []
 
 
 async def _erase_over_mcp(url: str, secret: str, **arguments: Any) -> tuple[bool, str]:
@@ -93,41 +102,26 @@ async def _erase_over_mcp(url: str, secret: str, **arguments: Any) -> tuple[bool
 def test_erasing_over_mcp_during_an_outage_is_refused_whole_then_done(
     dedicated_redis: RedisServer,
 ) -> None:
-    env = {
-        "SEDIMEM_ADMIN_KEY": ADMIN,
-        "SEDIMEM_EMBEDDER": "hash",
-        "SEDIMEM_WORKING_URL": dedicated_redis.url,
-        "SEDIMEM_WORKING__PROBE_INTERVAL_SECONDS": "0.2",
-    }
-    with SedimemServer(env=env) as server:
-        with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {ADMIN}"}) as a:
-            secret = a.post("/v1/keys", json={"tenant": "acme"}).json()["secret"]
-        headers = {"Authorization": f"Bearer {secret}"}
-        with httpx.Client(base_url=server.url, headers=headers, timeout=60) as client:
-            put = client.put("/v1/sessions/s1/kv/note", json={"value": "a secret", "user": "ana"})
-            assert put.status_code == 204, put.text
-            episode = {"description": "Booked the Oslo train", "user": "ana", "session": "s1"}
-            assert client.post("/v1/episodes", json=episode).status_code == 201
+    with _served(dedicated_redis) as (server, secret, client):
+        # Nothing has used Redis since it died: the erasure itself meets the outage
+        # (listing the sessions, before anything is erased).
+        dedicated_redis.kill()
+        failed, text = asyncio.run(_erase_over_mcp(server.url, secret, session="s1"))
+        assert failed, text
+        assert "unavailable" in text.lower(), text  # says why, in words a host can show
+        kept = client.get("/v1/episodes", params={"user": "ana"}).json()["items"]
+        assert [e["description"] for e in kept] == ["Booked the Oslo train"]
 
-            # Nothing has used Redis since it died: the erasure itself meets the outage
-            # (listing the sessions, before anything is erased).
-            dedicated_redis.kill()
+        dedicated_redis.start()
+        deadline = time.monotonic() + 60
+        while True:  # the server's probe finds Redis again within its interval
             failed, text = asyncio.run(_erase_over_mcp(server.url, secret, session="s1"))
-            assert failed, text
-            assert "unavailable" in text.lower(), text  # says why, in words a host can show
-            kept = client.get("/v1/episodes", params={"user": "ana"}).json()["items"]
-            assert [e["description"] for e in kept] == ["Booked the Oslo train"]
-
-            dedicated_redis.start()
-            deadline = time.monotonic() + 60
-            while True:  # the server's probe finds Redis again within its interval
-                failed, text = asyncio.run(_erase_over_mcp(server.url, secret, session="s1"))
-                if not failed or time.monotonic() > deadline:
-                    break
-                time.sleep(0.2)
-            assert not failed, text
-            erased = json.loads(text)["erased"]
-            assert (erased["episodes"], erased["working_sessions"]) == (1, 1)
-            gone = client.get("/v1/sessions/s1/kv/note", params={"user": "ana"})
-            assert gone.status_code == 404
-            assert client.get("/v1/episodes", params={"user": "ana"}).json()["items"] == []
+            if not failed or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert not failed, text
+        erased = json.loads(text)["erased"]
+        assert (erased["episodes"], erased["working_sessions"]) == (1, 1)
+        gone = client.get("/v1/sessions/s1/kv/note", params={"user": "ana"})
+        assert gone.status_code == 404
+        assert client.get("/v1/episodes", params={"user": "ana"}).json()["items"] == []
