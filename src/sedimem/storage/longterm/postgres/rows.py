@@ -8,15 +8,16 @@ its columns cost more than the rest of the client's work on it.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from psycopg import sql
+from psycopg import AsyncConnection, sql
 
 from sedimem.storage.longterm.base import StoredRecord
+from sedimem.storage.longterm.postgres.schema import RECORD_COLUMNS, TABLE
 
-__all__ = ["READ_COLUMNS", "record_columns", "record_of"]
+__all__ = ["READ_COLUMNS", "record_columns", "record_of", "row_values", "upsert"]
 
 _FIELDS = tuple(f.name for f in dataclasses.fields(StoredRecord))
 #: The columns a record is read from (every field but its vector), in field order.
@@ -48,3 +49,40 @@ def record_of(row: Sequence[Any], *, vector: bool = False) -> StoredRecord:
         _VECTOR_AT, None if stored is None else np.array(stored.to_numpy(), dtype=np.float32)
     )
     return StoredRecord(*values)
+
+
+_UPSERT = sql.SQL(
+    "INSERT INTO {table} ({columns}) VALUES ({values}) "
+    "ON CONFLICT (tenant, id) DO UPDATE SET {updates}"
+).format(
+    table=sql.Identifier(TABLE),
+    columns=sql.SQL(", ").join(sql.Identifier(c) for c in RECORD_COLUMNS),
+    values=sql.SQL(", ").join(sql.Placeholder() for _ in RECORD_COLUMNS),
+    updates=sql.SQL(", ").join(
+        sql.SQL("{0} = EXCLUDED.{0}").format(sql.Identifier(c))
+        for c in RECORD_COLUMNS
+        if c not in ("tenant", "id")
+    ),
+)
+
+
+def row_values(record: StoredRecord, checked: Callable[[Any, str], Any]) -> list[Any]:
+    """``record`` as the values of a written row, in :data:`RECORD_COLUMNS` order; its
+    vector passed through ``checked`` (the store's check of its dimension)."""
+    row: list[Any] = []
+    for column in RECORD_COLUMNS:
+        if column == "embedding":
+            vector = record.vector
+            row.append(None if vector is None else checked(vector, "vector"))
+        elif column == "sources":
+            row.append(list(record.sources))
+        else:
+            row.append(getattr(record, column))
+    return row
+
+
+async def upsert(conn: AsyncConnection[Any], rows: list[list[Any]]) -> None:
+    """Insert ``rows`` (:func:`row_values`), replacing the tenant's records of their ids."""
+    if rows:
+        async with conn.cursor() as cursor:
+            await cursor.executemany(_UPSERT, rows)

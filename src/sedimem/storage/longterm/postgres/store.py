@@ -42,9 +42,8 @@ from sedimem.storage.longterm.postgres.replicas import (
     ReadRouter,
     write_position,
 )
-from sedimem.storage.longterm.postgres.rows import record_columns, record_of
+from sedimem.storage.longterm.postgres.rows import record_columns, record_of, row_values, upsert
 from sedimem.storage.longterm.postgres.schema import (
-    RECORD_COLUMNS,
     TABLE,
     drop_vector_index_ddl,
     vector_index_ddl,
@@ -55,19 +54,6 @@ __all__ = ["PostgresLongTermStore"]
 _T = TypeVar("_T")
 
 _TABLE = sql.Identifier(TABLE)
-_UPSERT = sql.SQL(
-    "INSERT INTO {table} ({columns}) VALUES ({values}) "
-    "ON CONFLICT (tenant, id) DO UPDATE SET {updates}"
-).format(
-    table=_TABLE,
-    columns=sql.SQL(", ").join(sql.Identifier(c) for c in RECORD_COLUMNS),
-    values=sql.SQL(", ").join(sql.Placeholder() for _ in RECORD_COLUMNS),
-    updates=sql.SQL(", ").join(
-        sql.SQL("{0} = EXCLUDED.{0}").format(sql.Identifier(c))
-        for c in RECORD_COLUMNS
-        if c not in ("tenant", "id")
-    ),
-)
 
 
 def _positive(k: int, field: str = "k") -> None:
@@ -314,28 +300,10 @@ class PostgresLongTermStore:
 
     # -- writes --------------------------------------------------------------------------------
 
-    def _row(self, record: StoredRecord) -> list[Any]:
-        row: list[Any] = []
-        for column in RECORD_COLUMNS:
-            if column == "embedding":
-                vector = record.vector
-                row.append(None if vector is None else self._check_vector(vector, "vector"))
-            elif column == "sources":
-                row.append(list(record.sources))
-            else:
-                row.append(getattr(record, column))
-        return row
-
     def _rows(self, tenant: str, records: Sequence[StoredRecord]) -> list[list[Any]]:
         check_tenant(tenant, records)
         latest = {record.id: record for record in records}  # the last of duplicate ids wins
-        return [self._row(record) for record in latest.values()]
-
-    @staticmethod
-    async def _upsert(conn: AsyncConnection[Any], rows: list[list[Any]]) -> None:
-        if rows:
-            async with conn.cursor() as cursor:
-                await cursor.executemany(_UPSERT, rows)
+        return [row_values(record, self._check_vector) for record in latest.values()]
 
     async def put(self, tenant: str, records: Sequence[StoredRecord]) -> None:
         check_tenant(tenant, records)
@@ -346,7 +314,7 @@ class PostgresLongTermStore:
             rows = self._rows(tenant, records)
             async with self._pool.connection() as conn:
                 async with conn.transaction():
-                    await self._upsert(conn, rows)
+                    await upsert(conn, rows)
                 await self._wrote(conn, tenant)
         self._analyzer.wrote(len(rows))
 
@@ -382,7 +350,7 @@ class PostgresLongTermStore:
                     )
                     written = list(decide(current))
                     await self._require_binding(conn, written)
-                    await self._upsert(conn, self._rows(tenant, written))
+                    await upsert(conn, self._rows(tenant, written))
                 if written:
                     await self._wrote(conn, tenant)
         self._analyzer.wrote(len(written))

@@ -19,6 +19,7 @@ from sedimem.storage.longterm.base import (
     Preview,
     Ranked,
     RecordFilter,
+    ScoredRecord,
     StoredRecord,
     Traits,
     Vector,
@@ -33,7 +34,9 @@ from sedimem.storage.longterm.sqlite.schema import (
 )
 
 __all__ = [
+    "best_of",
     "select_previews",
+    "with_rows",
     "checked_vector",
     "Binding",
     "delete_rows",
@@ -254,3 +257,21 @@ def scan_vectors(
     scores = matrix.reshape(len(rows), query.shape[0]) @ query
     order = np.lexsort((np.arange(len(rows)), -scores))[:k]
     return [(str(rows[i][0]), float(scores[i])) for i in order]
+
+
+def with_rows(conn: sqlite3.Connection, tenant: str, ranked: list[Ranked]) -> list[ScoredRecord]:
+    """The records of ``ranked`` in rank order, read in the search's own snapshot."""
+    if not ranked:
+        return []
+    found = select_records(conn, tenant, RecordFilter(ids=tuple(i for i, _ in ranked)), "", [])
+    rows = {row.id: row for row in found}
+    return [(rows[i], score) for i, score in ranked if i in rows]
+
+
+def best_of(k: int, lists: list[list[Ranked]]) -> list[Ranked]:
+    """The ``k`` best of several ranked lists (one per kind)."""
+    if len(lists) == 1:
+        return lists[0]
+    merged = [hit for hits in lists for hit in hits]
+    merged.sort(key=lambda hit: -hit[1])
+    return merged[:k]

@@ -42,6 +42,7 @@ from sedimem.storage.longterm.sqlite.indexes import IndexRegistry
 from sedimem.storage.longterm.sqlite.indexfile import IndexFileError, remove_index_files
 from sedimem.storage.longterm.sqlite.rows import (
     Binding,
+    best_of,
     checked_vector,
     delete_rows,
     fts_search,
@@ -52,6 +53,7 @@ from sedimem.storage.longterm.sqlite.rows import (
     select_records,
     select_records_now,
     upsert,
+    with_rows,
 )
 from sedimem.storage.longterm.sqlite.schema import MIGRATIONS
 from sedimem.storage.sqlite.connection import SqliteConnection, truncate_wal, write
@@ -346,7 +348,7 @@ class SqliteLongTermStore:
         stems = registry.engine.query_terms(terms)
         if not stems:
             return []
-        return _best(k, [i.keyword_search(stems, flt, k) for i in indexes])
+        return best_of(k, [i.keyword_search(stems, flt, k) for i in indexes])
 
     async def vector_search(
         self, tenant: str, flt: RecordFilter, vector: Vector, k: int
@@ -373,7 +375,7 @@ class SqliteLongTermStore:
             return scan_vectors(conn, tenant, flt, query, k)
         if indexes is None:
             indexes = self._registry.indexes(conn, tenant, flt.kind)
-        return _best(k, [i.vector_search(query, flt, k) for i in indexes])
+        return best_of(k, [i.vector_search(query, flt, k) for i in indexes])
 
     async def fused_search(
         self,
@@ -440,7 +442,7 @@ class SqliteLongTermStore:
             )
         # Search and rows in one trip to the worker thread, from one snapshot.
         return await self._read(
-            lambda conn: _with_rows(
+            lambda conn: with_rows(
                 conn, tenant, self._keyword(conn, registry, tenant, flt, terms, k)
             )
         )
@@ -451,7 +453,7 @@ class SqliteLongTermStore:
         if k <= 0:
             return []
         return await self._read(
-            lambda conn: _with_rows(conn, tenant, self._vector(conn, tenant, flt, vector, k))
+            lambda conn: with_rows(conn, tenant, self._vector(conn, tenant, flt, vector, k))
         )
 
     async def scrub(self) -> str:
@@ -579,24 +581,6 @@ def _snapshot(body: Callable[[sqlite3.Connection], T], conn: sqlite3.Connection)
         raise
     conn.execute("COMMIT")
     return result
-
-
-def _with_rows(conn: sqlite3.Connection, tenant: str, ranked: list[Ranked]) -> list[ScoredRecord]:
-    """The records of ``ranked`` in rank order, read in the search's own snapshot."""
-    if not ranked:
-        return []
-    found = select_records(conn, tenant, RecordFilter(ids=tuple(i for i, _ in ranked)), "", [])
-    rows = {row.id: row for row in found}
-    return [(rows[i], score) for i, score in ranked if i in rows]
-
-
-def _best(k: int, lists: list[list[Ranked]]) -> list[Ranked]:
-    """The ``k`` best of several ranked lists (one per kind)."""
-    if len(lists) == 1:
-        return lists[0]
-    merged = [hit for hits in lists for hit in hits]
-    merged.sort(key=lambda hit: -hit[1])
-    return merged[:k]
 
 
 def _query_vector(vector: Vector, binding: Binding) -> Vector:
