@@ -25,6 +25,7 @@ import asyncio
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
@@ -33,7 +34,7 @@ import numpy as np
 from sedimem.embed.base import Matrix
 from sedimem.errors import ValidationError
 
-__all__ = ["CacheCounts", "EmbeddingCache", "Pending", "Plan", "text_digest"]
+__all__ = ["CacheCounts", "EmbeddingCache", "Pending", "Plan", "fetched", "text_digest"]
 
 
 def text_digest(text: str) -> bytes:
@@ -216,3 +217,20 @@ class EmbeddingCache:
         """Drop every vector (erasure); the counts stay."""
         with self._lock:
             self._vectors.clear()
+
+
+async def fetched(plan: Plan, fetch: Callable[[list[str]], Awaitable[Matrix]]) -> Matrix:
+    """``plan``'s whole batch: its missing texts fetched first (other calls may wait for
+    them; on failure they are released, never left waiting), then the texts other calls
+    were fetching, and those whose fetch failed fetched here."""
+    try:
+        out = plan.fill(await fetch(plan.missing))
+    except BaseException:
+        plan.abandon()
+        raise
+    failed = await plan.waited(out)
+    if failed:
+        again = await fetch([text for text, _ in failed])
+        for row, (_, positions) in enumerate(failed):
+            out[positions] = again[row]
+    return out

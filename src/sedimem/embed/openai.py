@@ -22,7 +22,7 @@ import numpy as np
 from tenacity import wait_exponential, wait_random
 
 from sedimem.embed.base import Matrix, check_texts, normalize_rows
-from sedimem.embed.cache import EmbeddingCache, Plan
+from sedimem.embed.cache import EmbeddingCache, Plan, fetched
 from sedimem.errors import ConfigurationError, ModelError, ValidationError
 from sedimem.llm.http import JsonEndpoint, endpoint_url
 from sedimem.llm.usage import Usage
@@ -179,17 +179,7 @@ class OpenAIEmbedder:
         plan = self._plan(items, wait=True)
         if plan is None:
             return await self._aembed(items)
-        try:
-            out = plan.fill(await self._aembed(plan.missing))  # first: others may wait
-        except BaseException:
-            plan.abandon()  # never leave a waiter waiting
-            raise
-        failed = await plan.waited(out)
-        if failed:  # the call fetching them failed: fetch them here
-            again = await self._aembed([text for text, _ in failed])
-            for row, (_, positions) in enumerate(failed):
-                out[positions] = again[row]
-        return out
+        return await fetched(plan, self._aembed)
 
     async def _aembed(self, items: list[str]) -> Matrix:
         sendable = [i for i, text in enumerate(items) if text.strip()]

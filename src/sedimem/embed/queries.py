@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from sedimem.embed.base import Embedder, Matrix, check_texts, forget_cached_text
-from sedimem.embed.cache import CacheCounts, EmbeddingCache, Plan
+from sedimem.embed.cache import CacheCounts, EmbeddingCache, Plan, fetched
 
 __all__ = ["QUERY_CACHE_SIZE", "SharedQueries", "shared_queries"]
 
@@ -84,18 +84,10 @@ class SharedQueries:
         plan = self._plan(items, wait=True)
         if plan is None:
             return await self._inner.aembed(items)
-        try:
-            vectors = await self._inner.aembed(plan.missing) if plan.missing else self._none()
-            out = plan.fill(vectors)  # before waiting: another call may wait for these
-        except BaseException:
-            plan.abandon()  # never leave a waiter waiting
-            raise
-        failed = await plan.waited(out)
-        if failed:  # the call embedding it failed: embed it here
-            again = await self._inner.aembed([text for text, _ in failed])
-            for row, (_, positions) in enumerate(failed):
-                out[positions] = again[row]
-        return out
+        return await fetched(plan, self._fetch)
+
+    async def _fetch(self, items: list[str]) -> Matrix:
+        return await self._inner.aembed(items) if items else self._none()
 
     def _none(self) -> Matrix:
         return np.zeros((0, self._inner.dimension), dtype=np.float32)
