@@ -179,3 +179,44 @@ async def test_hybrid_recall_reads_previews_of_all_then_records_of_the_top_k(
         assert hits[0].record.id == CORPUS[1].id
     finally:
         await store.aclose()
+
+
+class FusingBeforeRules:
+    """A store written against the protocol before ``fusion=`` existed: its
+    ``fused_search`` takes no such argument and fuses in ``pick`` alone."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.calls = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def fused_search(
+        self, tenant: str, flt: Any, terms: Any, vector: Any, pool: int, pick: Any
+    ) -> Any:
+        self.calls += 1
+        return await self.inner.fused_search(tenant, flt, terms, vector, pool, pick)
+
+
+async def test_a_store_whose_fused_search_predates_the_fusion_argument_still_searches(
+    tmp_path: Path,
+) -> None:
+    store = await open_longterm_store(f"sqlite:///{tmp_path / 'lt.db'}")
+    await store.bind_embedder("hash-64", 64)
+    try:
+        older = FusingBeforeRules(store)
+        await memory(store).record_many(CORPUS)
+        for mode in ("keyword", "vector", "hybrid"):
+            settings = FUSION_ONLY if mode == "hybrid" else None
+            direct = await memory(store, settings).recall(
+                "Ana hiking mountains", scope=SCOPE, k=3, mode=mode
+            )
+            through = await memory(cast(LongTermStore, older), settings).recall(
+                "Ana hiking mountains", scope=SCOPE, k=3, mode=mode
+            )
+            assert [h.record.id for h in through] == [h.record.id for h in direct]
+            assert through[0].record.id == CORPUS[1].id
+        assert older.calls == 3  # every mode went through its fused_search, none raised
+    finally:
+        await store.aclose()

@@ -13,6 +13,7 @@ time the query names, session mass) before the top ``k`` are returned.
 from __future__ import annotations
 
 import asyncio
+import inspect
 from typing import Literal, Protocol, cast
 
 from sedimem.embed.base import Embedder
@@ -30,6 +31,7 @@ from sedimem.retrieval.rerank import RerankCandidate, Reranked, RerankWeights, r
 from sedimem.retrieval.terms import query_terms
 from sedimem.storage.longterm.base import (
     FusedSearch,
+    Fusion,
     LongTermStore,
     Peek,
     Ranked,
@@ -65,7 +67,7 @@ class Searcher:
             time_half_life_days=settings.time_half_life_days,
         )
         # What the store can do (protocol checks cost tens of microseconds: made once).
-        self._checked: tuple[LongTermStore, bool, bool] | None = None
+        self._checked: tuple[LongTermStore, bool, bool, bool] | None = None
 
     async def search(
         self,
@@ -114,8 +116,16 @@ class Searcher:
         per store)."""
         store = self.store
         if self._checked is None or self._checked[0] is not store:
-            self._checked = (store, isinstance(store, FusedSearch), isinstance(store, Peek))
+            fused = isinstance(store, FusedSearch)
+            self._checked = (store, fused, isinstance(store, Peek), fused and _takes_fusion(store))
         return self._checked[1], self._checked[2]
+
+    def _fusion_kwargs(self, rule: Fusion) -> dict[str, Fusion]:
+        """``fusion=rule`` for a store whose ``fused_search`` takes it; nothing for one
+        written before the argument existed (it fuses in ``pick`` alone, as it always did)."""
+        self._capabilities()
+        assert self._checked is not None
+        return {"fusion": rule} if self._checked[3] else {}
 
     def _rerank(
         self,
@@ -236,7 +246,9 @@ class Searcher:
             return [rid for rid, _ in fused]
 
         rule = fusion_rule(self.settings, now=now, limit=k)
-        rows = await store.fused_search(tenant, flt, terms, vector, pool, pick, fusion=rule)
+        rows = await store.fused_search(
+            tenant, flt, terms, vector, pool, pick, **self._fusion_kwargs(rule)
+        )
         return [(rows[rid], why) for rid, why in fused if rid in rows]
 
     async def _keyword(
@@ -252,6 +264,15 @@ class Searcher:
     ) -> list[ScoredRecord]:
         vectors = await self.embedder.aembed([query])
         return await self.store.vector_search_records(tenant, flt, vectors[0], pool)
+
+
+def _takes_fusion(store: object) -> bool:
+    """Whether ``store.fused_search`` accepts ``fusion=`` (by name or through ``**kwargs``)."""
+    try:
+        parameters = inspect.signature(store.fused_search).parameters.values()  # type: ignore[attr-defined]
+    except (TypeError, ValueError):  # no signature to read: assume today's protocol
+        return True
+    return any(p.name == "fusion" or p.kind is p.VAR_KEYWORD for p in parameters)
 
 
 async def _nothing() -> list[ScoredRecord]:
