@@ -20,6 +20,8 @@ from sedimem.testing.llm_server import ScriptedLLMServer
 from sedimem.types import Episode, Fact
 from sedimem.types.conversation import MAX_MESSAGE_CHARS, MAX_MESSAGES, Message
 from sedimem.types.longterm import Outcome
+from tests.extraction.dev_chats import CHATS as DEV_CHATS
+from tests.extraction.dev_chats import Chat
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 
@@ -317,3 +319,22 @@ async def test_a_background_job_cancelled_at_shutdown_is_failed_not_running(
     ended = memory.conversations.job(pending.job_id, tenant=scope.tenant)
     assert ended.status == "failed"
     assert ended.error == "CancelledError"
+
+
+@pytest.mark.parametrize(
+    "chat", [c for c in DEV_CHATS if c.current], ids=lambda c: "-".join(sorted(c.current))
+)
+async def test_the_development_chats_keep_each_changed_value_current(
+    memory: Memory, scope: Scope, chat: Chat
+) -> None:
+    """The development chats name the value a reader keeps after a change (a move, a new
+    job): handed over as agents send them, a turn a fortnight, each is the current one, and
+    only it. (Turns are spread out as such news is: "moved last week" dates the move a week
+    before its turn, which must come after the turn saying where the user lived.)"""
+    turns = [
+        bare(role, text, number * 14 * 24 * 60) for number, (role, text) in enumerate(chat.turns)
+    ]
+    assert (await memory.ingest(turns, scope)).status == "done"
+    for predicate, value in chat.current.items():
+        current = await memory.facts.current("ana", predicate, scope=scope)
+        assert [f.object for f in current] == [value], predicate

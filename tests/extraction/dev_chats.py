@@ -463,4 +463,25 @@ CHATS: list[Chat] = [
         gold=["bought a house in Utrecht", "partner Sam"],
         never=["meter readings", "checklist"],
     ),
+    Chat(
+        turns=[
+            ("user", "I moved to Porto last year for a job at a biotech startup."),
+            (
+                "assistant",
+                "Porto is a lovely city, and the biotech scene there is growing fast. What do "
+                "you do at the startup? Many teams there hire for lab automation.",
+            ),
+            ("user", "I'm a lab technician. Big news though: I joined a bank as a team lead!"),
+            ("assistant", "Congratulations on the new role! Banks often offer good training."),
+        ],
+        gold=[
+            "lives in Porto",
+            "works at a biotech startup",
+            "works as a lab technician",
+            "works at a bank",
+            "works as a team lead",
+        ],
+        never=["lab automation", "training", "Porto for"],
+        current={"lives_in": "Porto", "works_at": "a bank", "works_as": "team lead"},
+    ),
 ]

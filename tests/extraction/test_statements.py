@@ -223,3 +223,33 @@ async def test_rule_extractor_reads_chat_turns() -> None:
     )
     assert [f.subject for f in await RuleExtractor().extract(by_metadata)] == ["Bo"]
     assert RuleExtractor.statements("I play the cello", "Bo", NOW)[0].fact.object == "cello"
+
+
+def pairs(text: str) -> list[tuple[object, ...]]:
+    return [(p, o) for _, p, o, _, _ in triples(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # what follows a place is not the place: it would go stale on its own
+        ("I moved to Porto for a job at a biotech startup.",
+         [("lives_in", "Porto"), ("works_at", "a biotech startup")]),
+        ("I live in Leeds with my wife and two kids.", [("lives_in", "Leeds")]),
+        ("I moved to Lisbon to study.", [("lives_in", "Lisbon")]),
+        ("We moved to Utrecht because of the schools.", [("lives_in", "Utrecht")]),
+        ("I moved to Berlin for love.", [("lives_in", "Berlin")]),
+        # ... while "to the", "to a" may be part of it
+        ("I live in a flat next to the park.", [("lives_in", "a flat next to the park")]),
+        # a new employer and role
+        ("I joined a bank as a team lead!",
+         [("works_at", "a bank"), ("works_as", "team lead")]),
+        ("Just joined Airbus as an engineer.", [("works_at", "Airbus"), ("works_as", "engineer")]),
+        # joining something without a role is no job
+        ("I joined a gym last week.", [("joined", "a gym")]),
+    ],
+)  # fmt: skip
+def test_places_end_where_the_clause_moves_on_and_joining_as_is_a_job(
+    text: str, expected: list[tuple[object, ...]]
+) -> None:
+    assert pairs(text) == expected

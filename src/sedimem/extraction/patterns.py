@@ -176,6 +176,24 @@ _ROLE_JOB = re.compile(
     r"(?:\s+as\s+(?:an?\s+)?(?P<role>[^,!.]+?))?(?:\s+at\s+(?P<org>[^,!.]+?))?$",
     re.IGNORECASE,
 )
+_JOINED_AS = re.compile(
+    r"^joined\s+(?P<org>[^,!.]+?)\s+as\s+(?:an?\s+)?(?:new\s+)?(?P<role>[^,!.]+?)$",
+    re.IGNORECASE,
+)
+# What follows a place is rarely part of it: "moved to Porto for a job at X", "live in
+# Leeds with my wife", "moved to Lisbon to study". (" to the", " to a" stay: "next to the
+# park".)
+_PLACE_END = re.compile(
+    r"\s+(?:for|with|because|after|when|where|while|to(?!\s+(?:the|a|an|my|our|his|her|their)\b))"
+    r"\s",
+    re.IGNORECASE,
+)
+# A move for a job names the employer: "moved to Porto for a (new) job at a biotech startup".
+_JOB_PURPOSE = re.compile(
+    r"\bfor\s+(?:a\s+|my\s+|the\s+)?(?:new\s+)?(?:job|position|role)\s+(?:at|with)\s+"
+    r"(?P<org>[^,!.]+?)$",
+    re.IGNORECASE,
+)
 _LOST_JOB = re.compile(
     r"^(?:lost|quit|left)\s+(?:my|his|her|the|our)\s+job"
     r"(?:\s+as\s+(?:an?\s+)?(?P<role>[^,!.]+?))?(?:\s+at\s+(?P<org>[^,!.]+?))?$",
@@ -235,6 +253,8 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
             return [
                 Match(subject, predicate, item, surface, confidence=confidence) for item in items
             ]
+        if predicate in ("lives_in", "comes_from"):
+            return _place(m["o"], subject, predicate, surface, confidence)
         obj = object_of(m["o"])
         if obj is None:
             return []
@@ -245,6 +265,21 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
         future = predicate == "starts"
         return [Match(subject, predicate, obj, surface, future=future, confidence=confidence)]
     return []
+
+
+def _place(raw: str, subject: str, predicate: str, surface: str, confidence: float) -> list[Match]:
+    """Where one lives or comes from, without what the clause adds after the place (why,
+    with whom: a fact that would go stale when that changes), and the employer a move for
+    a job names."""
+    cut = _PLACE_END.search(raw)
+    obj = object_of(raw[: cut.start()] if cut else raw)
+    if obj is None:
+        return []
+    out = [Match(subject, predicate, obj, surface, confidence=confidence)]
+    job = _JOB_PURPOSE.search(raw) if cut else None
+    if job is not None and (org := object_of(job["org"])) is not None:
+        out.append(Match(subject, "works_at", org, "works at", confidence=0.6))
+    return out
 
 
 def _negation(rest: str, subject: str) -> list[Match]:
@@ -286,6 +321,14 @@ def _negation(rest: str, subject: str) -> list[Match]:
 
 def _event(rest: str, subject: str) -> list[Match]:
     """Past events: "went to X", "adopted a dog", "started a new job as X"."""
+    joined = _JOINED_AS.match(rest)
+    if joined:  # "joined a bank as a team lead": a new employer and role
+        org, role = object_of(joined["org"]), object_of(joined["role"])
+        if org is not None and role is not None:
+            return [
+                Match(subject, "works_at", org, "works at", confidence=0.7),
+                Match(subject, "works_as", role, "works as", confidence=0.7),
+            ]
     job = _ROLE_JOB.match(rest)
     if job and (job["role"] or job["org"]):
         out: list[Match] = []
