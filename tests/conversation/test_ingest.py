@@ -328,12 +328,10 @@ async def test_the_development_chats_keep_each_changed_value_current(
     memory: Memory, scope: Scope, chat: Chat
 ) -> None:
     """The development chats name the value a reader keeps after a change (a move, a new
-    job): handed over as agents send them, a turn a fortnight, each is the current one, and
-    only it. (Turns are spread out as such news is: "moved last week" dates the move a week
-    before its turn, which must come after the turn saying where the user lived.)"""
-    turns = [
-        bare(role, text, number * 14 * 24 * 60) for number, (role, text) in enumerate(chat.turns)
-    ]
+    job): handed over as agents send them, a turn a minute, each is the current one, and
+    only it ("I live in Munich", then "I moved to Hamburg last week": Hamburg, though the
+    move is dated before the turn that named Munich)."""
+    turns = [bare(role, text, minute) for minute, (role, text) in enumerate(chat.turns)]
     assert (await memory.ingest(turns, scope)).status == "done"
     for predicate, value in chat.current.items():
         current = await memory.facts.current("ana", predicate, scope=scope)

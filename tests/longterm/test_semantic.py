@@ -121,6 +121,65 @@ async def test_late_learned_older_value_splits_the_timeline(facts: SemanticMemor
     assert before_all.fact.valid_to == Y[0]
 
 
+async def said(lt_store: LongTermStore, embedder: HashEmbedder, scope: Scope, at: datetime) -> str:
+    """An episode (a turn) said at ``at``: the source of a fact."""
+    episode = Episode(scope=scope, description=f"a turn at {at.isoformat()}", occurred_at=at)
+    await EpisodicMemory(lt_store, embedder).record(episode)
+    return episode.id
+
+
+async def test_a_value_said_later_but_dated_earlier_replaces_the_one_said_before(
+    lt_store: LongTermStore, embedder: HashEmbedder, facts: SemanticMemory
+) -> None:
+    scope = Scope(tenant=f"t-{uuid.uuid4().hex[:8]}", user="ana")
+    monday, tuesday = Y[5], Y[5] + timedelta(days=1)
+    # Monday: "I live in Munich"; Tuesday: "I moved to Hamburg last week"
+    munich = await facts.learn(
+        lives(scope, "Munich", monday, await said(lt_store, embedder, scope, monday))
+    )
+    hamburg = await facts.learn(
+        lives(
+            scope,
+            "Hamburg",
+            tuesday - timedelta(days=7),
+            await said(lt_store, embedder, scope, tuesday),
+        )
+    )
+    assert hamburg.action == "superseded"
+    assert hamburg.superseded == [munich.fact.id]
+    assert hamburg.fact.valid_to is None  # not cut short by the version it contradicts
+    assert [f.object for f in await facts.current("Ana", "lives_in", scope=scope)] == ["Hamburg"]
+    timeline = [
+        (f.object, f.valid_from, f.valid_to)
+        for f in await facts.history("Ana", "lives_in", scope=scope)
+    ]
+    assert timeline == [("Hamburg", tuesday - timedelta(days=7), None)]
+
+
+async def test_history_filled_in_out_of_order_still_splits_the_timeline(
+    lt_store: LongTermStore, embedder: HashEmbedder, facts: SemanticMemory
+) -> None:
+    """An older turn read after a newer one (an import in any order) is older news: the
+    newer value, begun after the older turn was said, still follows it."""
+    scope = Scope(tenant=f"t-{uuid.uuid4().hex[:8]}", user="ana")
+    march = datetime(2024, 3, 1, tzinfo=UTC)
+    january = datetime(2024, 1, 10, tzinfo=UTC)
+    await facts.learn(
+        lives(
+            scope,
+            "Hamburg",
+            march - timedelta(days=7),
+            await said(lt_store, embedder, scope, march),
+        )
+    )
+    older = await facts.learn(
+        lives(scope, "Munich", january, await said(lt_store, embedder, scope, january))
+    )
+    assert older.action == "inserted"
+    assert older.fact.valid_to == march - timedelta(days=7)
+    assert [f.object for f in await facts.current("Ana", "lives_in", scope=scope)] == ["Hamburg"]
+
+
 async def test_tenants_and_owners_never_close_each_others_facts(facts: SemanticMemory) -> None:
     a, b = Scope(tenant="a", user="ana"), Scope(tenant="b", user="ana")
     await facts.learn(lives(a, "Lisbon", Y[1]))

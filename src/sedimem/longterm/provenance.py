@@ -26,16 +26,21 @@ _PAGE = 1000
 
 async def check_sources(
     store: LongTermStore, scope: Scope, ids: Sequence[str], field: str = "source_episode_ids"
-) -> None:
-    """Refuse ``ids`` unless each names an episode ``scope`` can read."""
+) -> float | None:
+    """Refuse ``ids`` unless each names an episode ``scope`` can read; return when the
+    latest of them occurred (epoch seconds; ``None`` without sources): what the record
+    says was said then."""
     wanted = sorted(set(ids))
     if not wanted:
-        return
+        return None
     found: set[str] = set()
+    latest: float | None = None
     for start in range(0, len(wanted), _PAGE):
         chunk = tuple(wanted[start : start + _PAGE])
         flt = RecordFilter(kind=records.EPISODE, ids=chunk, visible_to=scope)
-        found.update(row.id for row in await store.find(scope.tenant, flt, limit=len(chunk)))
+        for row in await store.find(scope.tenant, flt, limit=len(chunk)):
+            found.add(row.id)
+            latest = row.occurred_at if latest is None else max(latest, row.occurred_at)
     missing = [i for i in wanted if i not in found]
     if missing:
         shown = ", ".join(missing[:5])
@@ -46,3 +51,4 @@ async def check_sources(
             f"names episodes that do not exist or that this scope cannot read: {shown}",
             allowed="ids of episodes of this tenant that the writer's scope can read",
         )
+    return latest

@@ -136,8 +136,14 @@ class SemanticMemory(LongTermService):
         configured default): a new value supersedes the current one. Multi-valued: values
         accumulate; when that is only the default, current values of the same subject and
         predicate with another object are reported as ``possible_conflicts``.
+
+        A single value may hold from before the versions already known (history filled in
+        out of order): it holds until the next of them. But a version that begins between
+        the new value's start and the time its source episode was said is contradicted,
+        not followed: "I live in Munich" (Monday), then "I moved to Hamburg last week"
+        (Tuesday) means Hamburg now, so Munich's version is superseded.
         """
-        await check_sources(self._store, fact.scope, fact.source_episode_ids)
+        said = await check_sources(self._store, fact.scope, fact.source_episode_ids)
         now = utc_from_timestamp(self._clock.now())
         fact = fact.model_copy(update={"recorded_at": now})
         key = records.statement_key(fact)
@@ -163,6 +169,10 @@ class SemanticMemory(LongTermService):
             )
             at = fact.valid_from
             holding = [f for f in versions if _covers(f, at)] if single else versions
+            if single and said is not None and said > at.timestamp():
+                # versions the source's words contradict: begun after ``at``, by the time
+                # the source was said
+                holding += [f for f in versions if at < f.valid_from <= utc_from_timestamp(said)]
             same = [f for f in holding if records.statement_key(f) == key]
             if same:
                 reinforced = _reinforce(same[-1], fact)
@@ -175,7 +185,8 @@ class SemanticMemory(LongTermService):
                 )
                 return [records.fact_row(fact, vector)]
             # a timeline insertion: the new value holds from ``at`` until the next version
-            following = [f.valid_from for f in versions if f.valid_from > at]
+            held = {f.id for f in holding}
+            following = [f.valid_from for f in versions if f.valid_from > at and f.id not in held]
             new = fact.model_copy(update={"valid_to": min(following)}) if following else fact
             writes = [records.fact_row(new, vector)]
             closed: list[Fact] = []
