@@ -247,6 +247,16 @@ def pairs(text: str) -> list[tuple[object, ...]]:
         ("Just joined Airbus as an engineer.", [("works_at", "Airbus"), ("works_as", "engineer")]),
         # joining something without a role is no job
         ("I joined a gym last week.", [("joined", "a gym")]),
+        ("I got promoted to senior engineer last week!", [("works_as", "senior engineer")]),
+        # an aside after a comma does not hide the statement before it
+        ("I'm a chemistry teacher in Ohio, looking for lab ideas.",
+         [("works_as", "chemistry teacher"), ("lives_in", "Ohio")]),
+        ("I'm currently reading Dune, about halfway through.", [("reading", "Dune")]),
+        # ... unless what follows is not an aside, or the head is too short to say anything
+        ("I love it, Paris is great.", []),
+        # a title cut inside its quotes loses them
+        ('I\'m reading a book called "The Martian." It is great.',
+         [("reading", "a book called The Martian")]),
     ],
 )  # fmt: skip
 def test_places_end_where_the_clause_moves_on_and_joining_as_is_a_job(

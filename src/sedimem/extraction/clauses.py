@@ -116,6 +116,8 @@ def object_of(raw: str, *, max_words: int = 8) -> str | None:
     cut = _OBJECT_END.search(raw)
     text = (raw[: cut.start()] if cut else raw).strip(" ,;:\"'")
     text = re.sub(r"^doing\s+", "", text, flags=re.IGNORECASE)
+    if text.count('"') % 2:  # a title cut inside its quotes ("The Martian.") loses them
+        text = text.replace('"', "").strip(" ,;:.!")
     if not text or _BAD_OBJECT.match(text) or len(text.split()) > max_words:
         return None
     return text

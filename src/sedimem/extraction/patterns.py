@@ -176,6 +176,10 @@ _ROLE_JOB = re.compile(
     r"(?:\s+as\s+(?:an?\s+)?(?P<role>[^,!.]+?))?(?:\s+at\s+(?P<org>[^,!.]+?))?$",
     re.IGNORECASE,
 )
+_PROMOTED = re.compile(
+    r"^(?:got|was|been|have been|has been) promoted to (?:an? |the )?(?P<role>[^,!.]+?)$",
+    re.IGNORECASE,
+)
 _JOINED_AS = re.compile(
     r"^joined\s+(?P<org>[^,!.]+?)\s+as\s+(?:an?\s+)?(?:new\s+)?(?P<role>[^,!.]+?)$",
     re.IGNORECASE,
@@ -321,6 +325,9 @@ def _negation(rest: str, subject: str) -> list[Match]:
 
 def _event(rest: str, subject: str) -> list[Match]:
     """Past events: "went to X", "adopted a dog", "started a new job as X"."""
+    promoted = _PROMOTED.match(rest)
+    if promoted and (role := object_of(promoted["role"])) is not None:
+        return [Match(subject, "works_as", role, "works as", confidence=0.7)]
     joined = _JOINED_AS.match(rest)
     if joined:  # "joined a bank as a team lead": a new employer and role
         org, role = object_of(joined["org"]), object_of(joined["role"])
@@ -398,8 +405,19 @@ def match_clause(
     """Every triple a clause states (the date expressions are already cut out).
 
     ``named``: the people the speaker named as relatives earlier in the turn; ``dated``:
-    whether the clause carried a date (a progressive with a date is a plan).
+    whether the clause carried a date (a progressive with a date is a plan). A clause
+    that states nothing whole is read once more without what follows its first comma
+    when that is an aside ("I'm a chemistry teacher in Ohio, looking for lab ideas").
     """
+    found = _match_whole(clause, speaker, named, dated)
+    if not found:
+        head, comma, aside = clause.partition(", ")
+        if comma and aside[:1].islower() and len(head.split()) >= 3:
+            return _match_whole(head, speaker, named, dated)
+    return found
+
+
+def _match_whole(clause: str, speaker: str, named: frozenset[str], dated: bool) -> list[Match]:
     found = _relations(clause, speaker)
     named_now = match_name(clause, speaker)
     if named_now:

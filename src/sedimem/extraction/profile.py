@@ -49,7 +49,8 @@ _NO_VERBS = {"eat": "does_not_eat", "drink": "does_not_drink"}
 _NO_ACTIVITIES = frozenset("ski smoke drive swim cook dance drink eat".split())
 _PROGRESSIVE = {
     "learning": "learning", "studying": "learning", "training for": "training_for",
-    "using": "uses",
+    "using": "uses", "reading": "reading", "building": "building", "writing": "writing",
+    "renovating": "renovating",
 }  # fmt: skip
 _PLAN_VERBS = (
     r"(?:flying|going|travel+ing|moving|driving|heading|visiting|starting|getting|having|"
