@@ -91,3 +91,40 @@ async def test_changes_told_over_three_sessions_keep_only_current_values(drive: 
         assert str(meat.get("valid_to")).startswith("2024-04-01")  # "last month" of 1 May
         (dog,) = await d.history(ANA, "ana", "has_pet")
         assert dog.get("valid_to") is None
+
+
+ONE_SESSION = [
+    turn(6, 0, "user", "Hi! I live in Munich and I work at Siemens as an engineer."),
+    turn(6, 1, "assistant", "Nice to meet you! " + ADVICE),
+    turn(6, 2, "user", "Actually, I moved to Hamburg last week for a job at Airbus."),
+    turn(6, 3, "assistant", "Oh, congratulations on the move and the new job!"),
+    turn(6, 4, "user", "Thanks! I joined Airbus as a test pilot."),
+]
+
+
+async def test_a_change_told_minutes_later_replaces_what_was_said_before(drive: Drive) -> None:
+    """One session: the user names a city and an employer, then, minutes later, a move
+    dated a week back and a new job. The later words win, though the move is dated before
+    the turn that named the old city: the old values are not current, and no version of
+    them holds after the move."""
+    async with drive() as d:
+        told = await d.ingest(ANA.in_session("chat-1"), ONE_SESSION)
+        assert len(told["stored"]) == len(ONE_SESSION)
+        context = await d.assemble(ANA.in_session("chat-2"), "Where does ana live and work?")
+        facts = section(context, "Known facts")
+        assert "Hamburg" in facts
+        assert "Airbus" in facts
+        assert "test pilot" in facts
+        assert "Munich" not in facts
+        assert "Siemens" not in facts
+        assert "for a job" not in facts  # the city alone: the job is a fact of its own
+        cities = await d.history(ANA, "ana", "lives_in")
+        assert [c["object"] for c in cities] == ["Hamburg"]
+        # "last week", said on Saturday 1 June: the week that began on Monday 20 May
+        assert cities[0]["valid_from"].startswith("2024-05-20")
+        assert cities[0].get("valid_to") is None
+        employers = await d.history(ANA, "ana", "works_at")
+        assert [e["object"] for e in employers] == ["Airbus"]
+        roles = await d.history(ANA, "ana", "works_as")
+        assert [r["object"] for r in roles][-1] == "test pilot"
+        assert roles[-1].get("valid_to") is None
