@@ -484,4 +484,22 @@ CHATS: list[Chat] = [
         never=["lab automation", "training", "Porto for"],
         current={"lives_in": "Porto", "works_at": "a bank", "works_as": "team lead"},
     ),
+    Chat(
+        turns=[
+            ("user", "I drive a 2015 Honda Civic, how often should I change the oil?"),
+            (
+                "assistant",
+                "For a 2015 Civic, Honda's Maintenance Minder usually asks for an oil change "
+                "every 7,500 to 10,000 miles. Do you drive mostly in the city? Short trips "
+                "wear oil faster.",
+            ),
+            ("user", "Mostly city. I have a golden retriever named Max, can he ride in the back?"),
+            (
+                "assistant",
+                "Yes, with a crash-tested harness or crate. Many owners use a back-seat cover.",
+            ),
+        ],
+        gold=["drives a 2015 Honda Civic", "has a retriever named Max"],
+        never=["Maintenance Minder", "harness", "crate", "seat cover"],
+    ),
 ]

@@ -263,3 +263,26 @@ def test_places_end_where_the_clause_moves_on_and_joining_as_is_a_job(
     text: str, expected: list[tuple[object, ...]]
 ) -> None:
     assert pairs(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I drive a Tesla Model 3, how often should I rotate the tires?",
+         [("drives", "a Tesla Model 3")]),
+        ("I live in Leeds - is it safe to cycle there?", [("lives_in", "Leeds")]),
+        ("I'm vegetarian, any ideas for dinner?", [("diet", "vegetarian")]),
+        # a question with no statement of the speaker's before it states nothing
+        ("Do you think I live in Paris, or what?", []),
+        ("You live in Paris, right?", []),
+        ("I live in Paris, don't I?", []),
+        ("What if I moved to Berlin, would that help?", []),
+        ("I wonder, is Berlin expensive?", []),
+    ],
+)  # fmt: skip
+def test_a_question_that_opens_on_a_statement_states_it(
+    text: str, expected: list[tuple[object, ...]]
+) -> None:
+    assert pairs(text) == expected
+    for statement in extract_statements(text, "Ana", NOW):
+        assert not statement.sentence.endswith("?")  # read from the statement, not the ask

@@ -89,12 +89,32 @@ _OBJECT_END = re.compile(
 _DEICTIC = re.compile(r"^(?:this|that|these|those|their|his|her|its)\b", re.IGNORECASE)
 
 
+# "I drive a Tesla Model 3, how often should I rotate the tires?": a question that opens
+# on a statement of the speaker's own, cut off from the question by a comma or a dash.
+_STATED_LEAD = re.compile(
+    r"^(?P<lead>(?:I|I'm|I've|I'd|We|We're|We've|My|Our)\s[^?]{6,}?)(?:,|\s[-\u2013\u2014])\s+"
+    r"(?:so\s+|and\s+|but\s+)?(?:how|what|which|where|when|who|why|can|could|should|would|"
+    r"will|do|does|did|is|are|any|anything|is there|are there)\b[^,]*\?$"
+)
+
+
+def _stated_lead(sentence: Sentence) -> Sentence | None:
+    """The statement a question opens on, as a sentence of its own (``None``: none)."""
+    found = _STATED_LEAD.match(sentence.text.strip())
+    if found is None or "?" in found["lead"]:
+        return None
+    return Sentence(found["lead"] + ".", sentence.listed)
+
+
 def split_clauses(text: str, *, lists: bool = True) -> list[Clause]:
     """Statement clauses of ``text`` (see the module docstring); ``lists``: whether list
     items count (an assistant's lists are boilerplate)."""
     out: list[Clause] = []
-    for sentence in split_sentences(text):
-        if sentence.question or (sentence.listed and not lists):
+    for asked in split_sentences(text):
+        sentence: Sentence | None = asked
+        if asked.question:
+            sentence = _stated_lead(asked)
+        if sentence is None or (sentence.listed and not lists):
             continue
         body = _LEAD.sub("", sentence.text.strip()).strip()
         if not body or _REQUEST.match(body):
