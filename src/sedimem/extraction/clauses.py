@@ -2,7 +2,9 @@
 
 A turn is cut into sentences (:mod:`.sentences`), and only sentences that state something
 are kept: questions, requests and instructions (a sentence opening on an imperative verb,
-"please", "can you"), and greetings are dropped here. Each kept sentence is cut into
+"please", "can you"), and greetings are dropped here (a question keeps the statement of
+the speaker's it opens on: "I drive a Civic, how often should I change the oil?"). Each
+kept sentence is cut into
 clauses at ";", dashes, "but", "so", "because", "which", "though" and at "and"/"," before a
 new first person. Leading
 interjections ("yeah", "oh", "btw") are stripped.
