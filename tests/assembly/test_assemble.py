@@ -124,6 +124,10 @@ async def test_of_two_values_the_newer_comes_first(memory: Memory) -> None:
     assert text.index("32") < text.index("27")
     older = next(line for line in text.splitlines() if "27 bird" in line)
     assert "earlier" in older
+    # the running count is a fact of one value at a time: only the newer is known
+    facts = text.partition("## Known facts")[2].split("\n## ", 1)[0]
+    assert "count of bird species is 32" in facts
+    assert "27" not in facts
 
 
 async def test_questions_about_time_get_items_in_time_order(memory: Memory) -> None:

@@ -502,4 +502,18 @@ CHATS: list[Chat] = [
         gold=["drives a 2015 Honda Civic", "has a retriever named Max"],
         never=["Maintenance Minder", "harness", "crate", "seat cover"],
     ),
+    Chat(
+        turns=[
+            ("user", "Back from the marsh! I've counted 27 bird species so far this year."),
+            (
+                "assistant",
+                "Great start! Spring migration should add warblers and swallows. Keep an eBird "
+                "checklist so you can compare years.",
+            ),
+            ("user", "Update: I've counted 32 bird species now, including a kingfisher."),
+        ],
+        gold=["count of bird species 27", "count of bird species 32"],
+        never=["warblers", "swallows", "eBird"],
+        current={"tally_bird_species": "32"},
+    ),
 ]

@@ -254,6 +254,11 @@ def pairs(text: str) -> list[tuple[object, ...]]:
         ("I'm currently reading Dune, about halfway through.", [("reading", "Dune")]),
         # ... unless what follows is not an aside, or the head is too short to say anything
         ("I love it, Paris is great.", []),
+        # a running count: one value at a time, the next count replaces it
+        ("I counted 32 bird species so far this year!", [("tally_bird_species", "32")]),
+        ("I've read 1,200 pages already", [("tally_pages", "1200")]),
+        ("I've read 12 books.", [("tally_books", "12")]),
+        ("I've seen it 3 times.", []),
         # a title cut inside its quotes loses them
         ('I\'m reading a book called "The Martian." It is great.',
          [("reading", "a book called The Martian")]),

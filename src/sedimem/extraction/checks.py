@@ -16,7 +16,13 @@ from __future__ import annotations
 
 import re
 
-from sedimem.extraction.vocabulary import KNOWN_PREDICATES, cardinality_of, describe, phrase
+from sedimem.extraction.vocabulary import (
+    KNOWN_PREDICATES,
+    SINGLE_PREFIXES,
+    cardinality_of,
+    describe,
+    phrase,
+)
 from sedimem.types.longterm import Episode, Fact
 
 __all__ = ["RULES", "checked"]
@@ -61,7 +67,7 @@ def checked(episode: Episode, fact: Fact) -> Fact | None:
         if role != "user" and predicate != "has_booking":
             return None
     update: dict[str, object] = {"subject": subject, "predicate": predicate}
-    if predicate in KNOWN_PREDICATES or predicate.startswith(("favorite_", "number_of_")):
+    if predicate in KNOWN_PREDICATES or predicate.startswith(SINGLE_PREFIXES):
         update["statement"] = phrase(subject, predicate, fact.object)
         update["cardinality"] = cardinality_of(predicate)
     return fact.model_copy(update=update)

@@ -280,6 +280,28 @@ def _doing(rest: str, subject: str, dated: bool) -> list[Match]:
     return []
 
 
+# "I've counted 32 bird species so far", "I've read 12 books this year": a running count,
+# which the next count replaces.
+_TALLY = re.compile(
+    r"^(?:have |has |'ve )?(?:now |already |just )?(?P<v>counted|seen|spotted|logged|identified|"
+    r"read|visited|finished|completed|collected|planted|written|climbed) "
+    r"(?:about |over |almost |nearly |exactly |around )?(?P<n>\d{1,6}(?:,\d{3})*) "
+    r"(?P<thing>[a-z][a-z -]{1,30}?)"
+    r"(?: (?:so far|in total|total|altogether|now|already|to date))?$",
+    re.IGNORECASE,
+)
+
+
+def _tally(rest: str, subject: str) -> list[Match]:
+    m = _TALLY.match(rest)
+    if m is None:
+        return []
+    thing = re.sub(r"\s+", " ", m["thing"].lower()).strip()
+    if bad_object(thing) or len(thing.split()) > 3:
+        return []
+    return [_m(subject, "tally_" + thing.replace(" ", "_"), m["n"].replace(",", ""), 0.7)]
+
+
 def _things(rest: str, subject: str) -> list[Match]:
     verbs = "|".join(sorted(_THING_VERBS, key=len, reverse=True))
     m = re.match(rf"^(?:also |mostly |still )?(?P<v>{verbs})s? (?P<o>.+)$", rest)
@@ -317,7 +339,9 @@ def match_profile(rest: str, subject: str, *, dated: bool = False) -> list[Match
     it wins)."""
     rest = rest.strip()
     rest = re.sub(r"\s+(?:myself|as well|now|though|too|currently)$", "", rest)
-    readers = (_health, _family, _measure, _status, _occupation, _standing_negation, _habit)
+    readers = (
+        _health, _family, _measure, _tally, _status, _occupation, _standing_negation, _habit
+    )  # fmt: skip
     for reader in (*readers, _things):
         found = reader(rest, subject)
         if found:

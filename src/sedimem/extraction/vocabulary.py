@@ -42,6 +42,10 @@ SINGLE_VALUED = frozenset(
     }
 )  # fmt: skip
 
+#: Predicate families of one value at a time: ``favorite_color``, ``number_of_cats`` (what
+#: one has), ``tally_bird_species`` (a running count: "I've counted 32 bird species").
+SINGLE_PREFIXES = ("favorite_", "number_of_", "tally_")
+
 #: "my <measure> is <value>": measures that change, one value at a time.
 MEASURES = frozenset(SINGLE_VALUED - {"name", "lives_in", "works_at", "works_as", "diet",
                                       "spouse", "comes_from"})  # fmt: skip
@@ -178,7 +182,7 @@ FAMILY: dict[str, str] = {
 
 def cardinality_of(predicate: str) -> Cardinality:
     """``"one"`` for a single-valued predicate, ``"many"`` otherwise."""
-    single = predicate in SINGLE_VALUED or predicate.startswith(("favorite_", "number_of_"))
+    single = predicate in SINGLE_VALUED or predicate.startswith(SINGLE_PREFIXES)
     return "one" if single else "many"
 
 
@@ -193,6 +197,9 @@ def phrase(subject: str, predicate: str, obj: str | None, *, ended: bool = False
         template += " is {o}"
     elif predicate.startswith("number_of_"):
         template = "{s} has {o} " + predicate.removeprefix("number_of_").replace("_", " ")
+    elif predicate.startswith("tally_"):
+        template = "{s}'s count of " + predicate.removeprefix("tally_").replace("_", " ")
+        template += " is {o}"
     elif predicate in MEASURES:
         template = "{s}'s " + predicate + " is {o}"
     else:
@@ -253,7 +260,7 @@ KNOWN_PREDICATES = frozenset(
 
 def describe() -> str:
     """The vocabulary as a prompt states it: single-valued and multi-valued predicates."""
-    single = [*sorted(SINGLE_VALUED), "favorite_<thing>", "number_of_<things>"]
+    single = [*sorted(SINGLE_VALUED), "favorite_<thing>", "number_of_<things>", "tally_<things>"]
     many = sorted(KNOWN_PREDICATES - SINGLE_VALUED)
     return (
         f"Single-valued (one value at a time; a new value replaces the old): {', '.join(single)}. "
