@@ -46,6 +46,7 @@ _NOT_NAMES = frozenset(
 )  # fmt: skip
 _FIRST = re.compile(r"^(?P<subj>I|we)(?P<be>'m|'ve|'d| am| have| was| were| are|'re)?\s+", re.I)
 _RELATIVE = re.compile(rf"\b[Mm]y (?P<rel>{_RELATION})s?(?:,? (?P<name>[A-Z][a-z]+))?\b")
+_RELATIVE_NAMED = re.compile(rf"\b[Mm]y (?P<rel>{_RELATION})'s name is (?P<name>[A-Z][a-z]+)\b")
 _PET_NAMED = re.compile(
     rf"\b(?:a|an|my|our|new|another)\s+(?:\w+\s+)?(?P<pet>{_PET})\s+(?:named|called)\s+"
     r"(?P<name>[A-Z][a-z]+)"
@@ -56,7 +57,7 @@ _PET_MINE = re.compile(rf"\b[Mm]y (?:\w+ )?(?P<pet>{_PET}),? (?P<name>[A-Z][a-z]
 def _relations(clause: str, speaker: str) -> list[Match]:
     """ "my daughter Maya", "a dog named Rex", "my cat Tom": who belongs to the speaker."""
     found: list[Match] = []
-    for m in _RELATIVE.finditer(clause):
+    for m in [*_RELATIVE.finditer(clause), *_RELATIVE_NAMED.finditer(clause)]:
         if m["name"] and m["name"] not in _NOT_NAMES:
             predicate = FAMILY[m["rel"].lower()]
             found.append(
@@ -210,11 +211,13 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
     verb_s = "" if first else "s"
     checks: list[tuple[str, str, str, float]] = [
         (rf"^live{verb_s} in (?P<o>.+)", "lives_in", "lives in", 0.8),
-        (rf"^work{verb_s} (?:at|for) (?P<o>.+)", "works_at", "works at", 0.8),
+        (rf"^work{verb_s} (?:remotely |full[- ]time |part[- ]time |freelance )?(?:at|for) "
+         r"(?P<o>.+)", "works_at", "works at", 0.8),
         (rf"^work{verb_s} as (?:an? )?(?P<o>.+)", "works_as", "works as", 0.8),
         (r"^(?:am|is) from (?P<o>.+)", "comes_from", "comes from", 0.7),
         (r"^(?:am|is) (?:a |an )?(?P<o>vegetarian|vegan|pescatarian)\b", "diet", "is", 0.8),
-        (r"^(?:am|is) (?:an? )(?P<o>[\w ]+?) (?:at|for) (?P<at>.+)", "works_as", "works as", 0.6),
+        (r"^(?:am|is) (?:an? )(?P<o>[\w ]+?)(?: \w+ing\b[\w ]*?)? (?:at|for) (?P<at>.+)",
+         "works_as", "works as", 0.6),
         (
             rf"^(?:do |does )?(?:love{verb_s}|like{verb_s}|enjoy{verb_s}|adore{verb_s}) "
             r"(?P<o>.+)",
@@ -239,6 +242,10 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
          0.7),
         (r"^(?:got|am getting|have gotten) (?:really )?into (?P<o>.+)", "likes", "likes", 0.6),
         (r"^moved (?:from [\w .'-]+? )?to (?P<o>.+)", "lives_in", "moved to", 0.7),
+        (r"^moved (?:into|in to) (?:a |an |my |our )?(?:new |bigger |smaller |little )?"
+         r"(?:apartment|flat|house|home|place|condo|studio) in (?P<o>.+)", "lives_in", "moved to",
+         0.7),
+
         (r"^relocated to (?P<o>.+)", "lives_in", "moved to", 0.7),
         (r"^passed away\b", "died", "passed away", 0.7),
         (rf"^(?:start{verb_s}|begin{verb_s}) (?P<o>.+)", "starts", "starts", 0.6),

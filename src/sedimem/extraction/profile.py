@@ -162,6 +162,12 @@ _ORIGIN = re.compile(
 )
 
 
+_ON_A_DIET = re.compile(
+    r"^(?:am|is|are) (?:now |currently |strictly )?on (?:a |the |my )?"
+    r"(?P<o>(?!(?:a|an|the|my|new)\b)[\w-]+(?: [\w-]+)?) diet$"
+)
+
+
 def _status(rest: str, subject: str) -> list[Match]:
     """ "I'm retired", "I'm married", "I grew up on a farm", "I'm afraid of dogs"."""
     status = _STATUS.match(rest)
@@ -171,6 +177,11 @@ def _status(rest: str, subject: str) -> list[Match]:
     if origin:
         obj = object_of(origin["o"])
         return [] if obj is None else [_m(subject, "grew_up_in", obj)]
+    diet = _ON_A_DIET.match(rest)
+    if diet and not bad_object(diet["o"]):
+        return [_m(subject, "diet", f"on a {diet['o'].lower()} diet", 0.7)]
+    if re.match(r"^(?:just |finally |recently )?retired(?: (?:after|from|in|at)\b.*)?$", rest):
+        return [_m(subject, "status", "retired", 0.7)]
     afraid = re.match(
         r"^(?:am|is) (?:really |very |so )?(?:afraid|scared|terrified) of (?P<o>.+)$", rest
     )
@@ -265,6 +276,10 @@ def _doing(rest: str, subject: str, dated: bool) -> list[Match]:
     if prog is None:
         return []
     verb = prog["v"].lower()
+    if verb == "playing":  # "I've been playing guitar for ten years": a standing habit
+        years = re.match(r"^(?:the )?(?P<o>.+?) for (?:\w+ )?(?:years?|months?)$", prog["o"])
+        obj = object_of(years["o"]) if years else None
+        return [] if obj is None else [_m(subject, "plays", obj, 0.6)]
     if verb in _PROGRESSIVE:
         obj = object_of(prog["o"])
         if obj is None:
@@ -322,7 +337,9 @@ def _things(rest: str, subject: str) -> list[Match]:
 
 def _standing_negation(rest: str, subject: str) -> list[Match]:
     """ "don't eat chicken", "don't ski": a standing fact, not the end of one."""
-    m = re.match(r"^(?:do not|don't|never) (?P<v>[a-z]+)(?: (?P<o>.+))?$", rest)
+    m = re.match(
+        r"^(?:do not|don't|never|can't|cannot|can not) (?P<v>[a-z]+)(?: (?P<o>.+))?$", rest
+    )
     if m is None or re.search(r"\b(?:anymore|any more)\b", rest):
         return []
     verb = m["v"]
