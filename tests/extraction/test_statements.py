@@ -269,6 +269,14 @@ def pairs(text: str) -> list[tuple[object, ...]]:
         ("I'm playing a game.", []),
         ("I'm a nurse working night shifts at a hospital.", [("works_as", "nurse")]),
         ("I retired last year after 30 years as a teacher.", [("status", "retired")]),
+        # values that change, said as the change
+        ("We moved back to Seattle.", [("lives_in", "Seattle")]),
+        ("My rent went up to $2,400.", [("rent", "$2,400")]),
+        ("My salary is now 85k.", [("salary", "85k")]),
+        ("I just turned 30!", [("age", "30")]),
+        ("I changed my name to Alex.", [("name", "Alex")]),
+        ("I live with my parents in Madrid.", [("lives_in", "Madrid")]),
+        ("I'm originally from Kenya.", [("comes_from", "Kenya")]),
         # a title cut inside its quotes loses them
         ('I\'m reading a book called "The Martian." It is great.',
          [("reading", "a book called The Martian")]),

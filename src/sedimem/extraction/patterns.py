@@ -120,7 +120,9 @@ _FAVORITE = re.compile(
 )
 _MEASURE = re.compile(
     r"^[Mm]y (?P<m>budget|rent|salary|income|savings|weight|height|age)"
-    r"(?: for (?P<for>[\w ]{1,30}?))? is (?:about |around |roughly )?"
+    r"(?: for (?P<for>[\w ]{1,30}?))? (?:is|went (?:up|down) to|(?:has )?(?:increased|"
+    r"decreased|risen|rose|dropped|fallen|fell|gone (?:up|down)) to) (?:now )?"
+    r"(?:about |around |roughly )?"
     r"(?P<v>[$\u20ac\u00a3]?\d[\w$,. ]{0,30})$"
 )
 
@@ -214,7 +216,11 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
         (rf"^work{verb_s} (?:remotely |full[- ]time |part[- ]time |freelance )?(?:at|for) "
          r"(?P<o>.+)", "works_at", "works at", 0.8),
         (rf"^work{verb_s} as (?:an? )?(?P<o>.+)", "works_as", "works as", 0.8),
-        (r"^(?:am|is) from (?P<o>.+)", "comes_from", "comes from", 0.7),
+        (r"^(?:am|is) (?:originally )?from (?P<o>.+)", "comes_from", "comes from", 0.7),
+        (rf"^live{verb_s} with (?:my |our )?[\w' ]{{1,30}}? in (?P<o>[A-Z].*)", "lives_in",
+         "lives in", 0.7),
+        (r"^changed (?:my|his|her) name to (?P<o>[A-Z][\w'-]+)$", "name", "name", 0.7),
+        (r"^(?:just |finally )?turned (?P<o>\d{1,2})$", "age", "turned", 0.7),
         (r"^(?:am|is) (?:a |an )?(?P<o>vegetarian|vegan|pescatarian)\b", "diet", "is", 0.8),
         (r"^(?:am|is) (?:an? )(?P<o>[\w ]+?)(?: \w+ing\b[\w ]*?)? (?:at|for) (?P<at>.+)",
          "works_as", "works as", 0.6),
@@ -241,7 +247,8 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
         (rf"^(?:prefer{verb_s}|(?:much |really )?prefer{verb_s}) (?P<o>.+)", "prefers", "prefers",
          0.7),
         (r"^(?:got|am getting|have gotten) (?:really )?into (?P<o>.+)", "likes", "likes", 0.6),
-        (r"^moved (?:from [\w .'-]+? )?to (?P<o>.+)", "lives_in", "moved to", 0.7),
+        (r"^moved (?:back |away |out )?(?:from [\w .'-]+? )?to (?P<o>.+)", "lives_in", "moved to",
+         0.7),
         (r"^moved (?:into|in to) (?:a |an |my |our )?(?:new |bigger |smaller |little )?"
          r"(?:apartment|flat|house|home|place|condo|studio) in (?P<o>.+)", "lives_in", "moved to",
          0.7),
