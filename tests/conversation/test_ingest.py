@@ -133,6 +133,13 @@ async def test_new_value_supersedes_and_ending_closes(memory: Memory, scope: Sco
     (now,) = await memory.facts.current("Ana", "lives_in", scope=scope)
     assert now.object == "Bergen"
     assert await memory.facts.current("Ana", "eats", scope=scope) == []
+    await memory.ingest([turn("I'm vegetarian.", 120)], scope)
+    assert [f.object for f in await memory.facts.current("Ana", "diet", scope=scope)] == [
+        "vegetarian"
+    ]
+    quit = await memory.ingest([turn("I'm no longer vegetarian.", 180)], scope)
+    assert len(quit.ended) == 1
+    assert await memory.facts.current("Ana", "diet", scope=scope) == []
 
 
 async def test_same_turn_is_known_without_an_id(memory: Memory, scope: Scope) -> None:

@@ -56,6 +56,8 @@ def test_the_issue_examples() -> None:
         ("I quit my job.", ("Ana", "works_at", None, "2023-11-08", True)),
         ("I stopped smoking two years ago", ("Ana", "smokes", None, "2021-01-01", True)),
         ("I no longer work at the bakery", ("Ana", "works_at", "the bakery", "2023-11-08", True)),
+        ("I'm no longer vegetarian.", ("Ana", "diet", "vegetarian", "2023-11-08", True)),
+        ("I'm not vegan anymore", ("Ana", "diet", "vegan", "2023-11-08", True)),
     ],
 )
 def test_negations_end_a_fact(text: str, expected: tuple[object, ...]) -> None:
@@ -277,6 +279,7 @@ def pairs(text: str) -> list[tuple[object, ...]]:
         ("I changed my name to Alex.", [("name", "Alex")]),
         ("I live with my parents in Madrid.", [("lives_in", "Madrid")]),
         ("I'm originally from Kenya.", [("comes_from", "Kenya")]),
+        ("I'm not vegan.", []),  # what one is not, without a change, is not noted
         # a title cut inside its quotes loses them
         ('I\'m reading a book called "The Martian." It is great.',
          [("reading", "a book called The Martian")]),

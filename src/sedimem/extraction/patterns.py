@@ -300,8 +300,19 @@ def _place(raw: str, subject: str, predicate: str, surface: str, confidence: flo
     return out
 
 
+_NO_LONGER_DIET = re.compile(
+    r"^(?:am|is|are) (?:no longer (?:a |an )?(?P<a>vegetarian|vegan|pescatarian)|not (?:a |an )?"
+    r"(?P<b>vegetarian|vegan|pescatarian) (?:anymore|any more))$",
+    re.IGNORECASE,
+)
+
+
 def _negation(rest: str, subject: str) -> list[Match]:
     """ "no longer eat meat", "don't eat meat anymore", "stopped smoking", "lost my job"."""
+    diet = _NO_LONGER_DIET.match(rest)
+    if diet:  # "I'm no longer vegetarian": that diet ended
+        obj = (diet["a"] or diet["b"]).lower()
+        return [Match(subject, "diet", obj, "is", negated=True, confidence=0.7)]
     lost = _LOST_JOB.match(rest)
     if lost:
         out: list[Match] = []
@@ -459,7 +470,7 @@ def _match_whole(clause: str, speaker: str, named: frozenset[str], dated: bool) 
         if not tail.lower().startswith("all about"):  # "all" is no adverb there
             tail = re.sub(rf"^{_ADVERBS}", "", tail, flags=re.IGNORECASE)
         rest = f"{head} {tail}"
-    if rest.lower().startswith("am not "):
+    if rest.lower().startswith("am not ") and not _NO_LONGER_DIET.match(rest):
         return found  # "I'm not a morning person": what one is not is rarely worth noting
     matches: list[Match] = []
     for part in _shared_subject(rest):
