@@ -156,6 +156,29 @@ async def test_a_value_said_later_but_dated_earlier_replaces_the_one_said_before
     assert timeline == [("Hamburg", tuesday - timedelta(days=7), None)]
 
 
+async def test_a_dated_version_is_followed_not_contradicted(
+    lt_store: LongTermStore, embedder: HashEmbedder, facts: SemanticMemory
+) -> None:
+    """ "I moved to Porto last year", then, a minute later, "I moved to Lisbon in 2019":
+    Porto's start is a date the user gave, not when it was said, so the older move is
+    history before it, and Porto stays current."""
+    scope = Scope(tenant=f"t-{uuid.uuid4().hex[:8]}", user="ana")
+    now = datetime(2026, 11, 27, 10, tzinfo=UTC)
+    porto = datetime(2025, 1, 1, tzinfo=UTC)
+    await facts.learn(lives(scope, "Porto", porto, await said(lt_store, embedder, scope, now)))
+    lisbon = await facts.learn(
+        lives(
+            scope,
+            "Lisbon",
+            datetime(2019, 1, 1, tzinfo=UTC),
+            await said(lt_store, embedder, scope, now + timedelta(minutes=1)),
+        )
+    )
+    assert lisbon.action == "inserted"
+    assert lisbon.fact.valid_to == porto
+    assert [f.object for f in await facts.current("Ana", "lives_in", scope=scope)] == ["Porto"]
+
+
 async def test_history_filled_in_out_of_order_still_splits_the_timeline(
     lt_store: LongTermStore, embedder: HashEmbedder, facts: SemanticMemory
 ) -> None:

@@ -75,6 +75,14 @@ def _reinforce(known: Fact, again: Fact) -> Fact:
     )
 
 
+#: Current versions of one subject and predicate read to find those a dated value
+#: contradicts (a single-valued predicate has one current version per owner, a few at most).
+_OBSERVATIONS_READ = 1000
+
+#: A version whose start is within this of its source's time was known only as of then.
+_SAME_INSTANT = 0.001
+
+
 def _lock_and_filter(fact: Fact) -> tuple[str, RecordFilter]:
     """What a write about ``fact`` locks and reads: every current value of its subject and
     predicate when structured (supersession and conflicts need them all), else the current
@@ -138,10 +146,13 @@ class SemanticMemory(LongTermService):
         predicate with another object are reported as ``possible_conflicts``.
 
         A single value may hold from before the versions already known (history filled in
-        out of order): it holds until the next of them. But a version that begins between
-        the new value's start and the time its source episode was said is contradicted,
-        not followed: "I live in Munich" (Monday), then "I moved to Hamburg last week"
-        (Tuesday) means Hamburg now, so Munich's version is superseded.
+        out of order): it holds until the next of them. But a version known only as of
+        when it was said (its start is its source episode's time: "I live in Munich", no
+        date), and begun between the new value's start and the time the new value's
+        source was said, is contradicted, not followed: "I live in Munich" (Monday), then
+        "I moved to Hamburg last week" (Tuesday) means Hamburg now, so Munich's version is
+        superseded. A dated version stays ("I moved to Porto last year", then "I moved to
+        Lisbon in 2019": Lisbon until Porto).
         """
         said = await check_sources(self._store, fact.scope, fact.source_episode_ids)
         now = utc_from_timestamp(self._clock.now())
@@ -158,6 +169,9 @@ class SemanticMemory(LongTermService):
             chosen = fact.cardinality or self._predicates.decide(fact.predicate, declared)
             single = chosen == "one"
         lock, flt = _lock_and_filter(fact)
+        observed: set[str] = set()
+        if single and said is not None and said > fact.valid_from.timestamp():
+            observed = await self._observations(fact, flt, said)
         (vector,) = await embed_all(self._embedder, [fact.statement])
         outcome: list[LearnResult] = []
 
@@ -169,10 +183,10 @@ class SemanticMemory(LongTermService):
             )
             at = fact.valid_from
             holding = [f for f in versions if _covers(f, at)] if single else versions
-            if single and said is not None and said > at.timestamp():
-                # versions the source's words contradict: begun after ``at``, by the time
-                # the source was said
-                holding += [f for f in versions if at < f.valid_from <= utc_from_timestamp(said)]
+            if observed:
+                # versions known only as of when they were said, which the new value's
+                # source contradicts: begun after ``at``, by the time it was said
+                holding += [f for f in versions if f.id in observed and f.valid_from > at]
             same = [f for f in holding if records.statement_key(f) == key]
             if same:
                 reinforced = _reinforce(same[-1], fact)
@@ -218,6 +232,35 @@ class SemanticMemory(LongTermService):
 
         await self._store.update_locked(fact.scope.tenant, lock, flt, decide)
         return outcome[-1]
+
+    async def _observations(self, fact: Fact, flt: RecordFilter, said: float) -> set[str]:
+        """Ids of the current versions ``fact`` may contradict: begun after its start and
+        by ``said``, each known only as of when it was said (its start is the time of its
+        latest source episode). Read before the write's lock: a version written between
+        this read and the lock is not among them, and is followed, as a dated one is."""
+        start = fact.valid_from.timestamp()
+        rows = await self._store.find(fact.scope.tenant, flt, limit=_OBSERVATIONS_READ)
+        window = [
+            f
+            for f in map(records.fact_from_row, rows)
+            if f.scope.owner == fact.scope.owner
+            and start < f.valid_from.timestamp() <= said
+            and f.source_episode_ids
+        ]
+        if not window:
+            return set()
+        sources = sorted({i for f in window for i in f.source_episode_ids})
+        episodes = RecordFilter(kind=records.EPISODE, ids=tuple(sources))
+        when = {
+            row.id: row.occurred_at
+            for row in await self._store.find(fact.scope.tenant, episodes, limit=len(sources))
+        }
+        observed: set[str] = set()
+        for version in window:
+            times = [when[i] for i in version.source_episode_ids if i in when]
+            if times and abs(max(times) - version.valid_from.timestamp()) < _SAME_INSTANT:
+                observed.add(version.id)
+        return observed
 
     async def end(self, ended: Fact) -> list[Fact]:
         """Close what ``ended`` says stopped being true at its ``valid_from``.
