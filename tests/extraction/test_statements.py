@@ -280,6 +280,9 @@ def pairs(text: str) -> list[tuple[object, ...]]:
         ("I live with my parents in Madrid.", [("lives_in", "Madrid")]),
         ("I'm originally from Kenya.", [("comes_from", "Kenya")]),
         ("I'm not vegan.", []),  # what one is not, without a change, is not noted
+        ("I have a 2 year old son named Theo.", [("son", "Theo")]),
+        ("I'm studying for the bar exam.", [("preparing_for", "the bar exam")]),
+        ("I'm currently unemployed and looking for work.", [("status", "unemployed")]),
         # a title cut inside its quotes loses them
         ('I\'m reading a book called "The Martian." It is great.',
          [("reading", "a book called The Martian")]),

@@ -50,7 +50,7 @@ _NO_ACTIVITIES = frozenset("ski smoke drive swim cook dance drink eat".split())
 _PROGRESSIVE = {
     "learning": "learning", "studying": "learning", "training for": "training_for",
     "using": "uses", "reading": "reading", "building": "building", "writing": "writing",
-    "renovating": "renovating",
+    "renovating": "renovating", "studying for": "preparing_for", "preparing for": "preparing_for",
 }  # fmt: skip
 _PLAN_VERBS = (
     r"(?:flying|going|travel+ing|moving|driving|heading|visiting|starting|getting|having|"
@@ -155,7 +155,7 @@ def _occupation(rest: str, subject: str) -> list[Match]:
 _STATUS = re.compile(
     r"^(?:am|is) (?:now |currently |happily )?(?P<o>retired|homeschooled|unemployed|"
     r"self-employed|a stay-at-home parent|an only child|(?P<m>married|single|divorced|engaged|"
-    r"widowed))$"
+    r"widowed))(?: and (?:looking|searching|hoping|trying)\b.*)?$"
 )
 _ORIGIN = re.compile(
     r"^(?:was (?:born|raised|brought up)|grew up) (?:in|on) (?P<o>.+)$", re.IGNORECASE
@@ -210,7 +210,7 @@ def _health(rest: str, subject: str) -> list[Match]:
 
 def _family(rest: str, subject: str) -> list[Match]:
     m = re.match(
-        rf"^(?:have|has|got) {_COUNT} (?:[\w-]+ ){{0,2}}?(?P<thing>{_PET}|{_REL}|kids|children)s?"
+        rf"^(?:have|has|got) {_COUNT} (?:[\w-]+ ){{0,3}}?(?P<thing>{_PET}|{_REL}|kids|children)s?"
         rf"(?:,|:| named| called)?(?: {_NAMES})?(?:,.*)?$",
         rest,
     )

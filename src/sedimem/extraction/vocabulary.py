@@ -73,6 +73,7 @@ _PHRASES: dict[str, str] = {
     "building": "{s} is building {o}",
     "writing": "{s} is writing {o}",
     "renovating": "{s} is renovating {o}",
+    "preparing_for": "{s} is preparing for {o}",
     "has_booking": "{s} has a booking: {o}",
     "does_not_eat": "{s} does not eat {o}",
     "does_not_drink": "{s} does not drink {o}",
