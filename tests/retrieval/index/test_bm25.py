@@ -130,3 +130,55 @@ def test_common_and_rare_terms_rank_alike_on_both_scoring_paths(
                 assert slots.tolist() == found["sparse"][0].tolist() == [i for i, _ in want[:k]]
                 assert scores.tolist() == found["sparse"][1].tolist()
                 np.testing.assert_allclose(scores, [s for _, s in want[:k]], rtol=1e-5)
+
+
+def test_the_commonest_terms_are_only_looked_up_when_that_is_exact(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """MaxScore: a query's commonest terms are left out of the scatter when documents
+    holding only them cannot reach the top k; hits, order and scores stay the reference's
+    (ties at the cut included), and a query where they could reach it is scored whole."""
+    monkeypatch.setattr(bm25, "_PRUNE_MIN", 0)
+    rng = np.random.default_rng(17)
+    rare = [f"r{i}" for i in range(300)]
+    docs = [
+        ["c"] * int(rng.integers(1, 3)) + list(rng.choice(rare, size=int(rng.integers(0, 3))))
+        for _ in range(3000)
+    ]
+    docs += [["c", "r1"]] * 12  # ties at the cut
+    index = KeywordIndex()
+    for start in range(0, len(docs), 700):
+        index.add(docs[start : start + 700])
+    alive = np.ones(len(docs), dtype=np.bool_)
+    for dead in (3, 30, 3005):
+        alive[dead] = False
+        index.remove(dead)
+    allowed = (rng.random(len(docs)) < 0.6) & alive
+    pruned: list[bool] = []
+    original = KeywordIndex._pruned
+
+    def spy(self: KeywordIndex, *args: object) -> object:
+        result = original(self, *args)  # type: ignore[arg-type]
+        pruned.append(result is not None)
+        return result
+
+    monkeypatch.setattr(KeywordIndex, "_pruned", spy)
+    for terms in (["c", "r1"], ["r5", "c", "r7"], ["c", "r2", "r3", "r4"]):
+        for mask in (None, allowed):
+            keep = alive if mask is None else mask
+            want = [(i, s) for i, s in reference(docs, alive.tolist(), terms) if keep[i]]
+            for k in (1, 5, 10):
+                slots, scores = index.search(terms, alive, mask, k)
+                assert slots.tolist() == [i for i, _ in want[:k]]
+                np.testing.assert_allclose(scores, [s for _, s in want[:k]], rtol=1e-5)
+                monkeypatch.setattr(bm25, "_PRUNE_MIN", 10**9)  # the whole scatter
+                whole = index.search(terms, alive, mask, k)
+                monkeypatch.setattr(bm25, "_PRUNE_MIN", 0)
+                assert whole[0].tolist() == slots.tolist()
+                assert whole[1].tolist() == scores.tolist()  # the same sums, bit for bit
+    assert any(pruned)
+    # k past the rare terms' documents: the common term decides, so it is scored whole
+    pruned.clear()
+    slots, _ = index.search(["c", "r1"], alive, None, 200)
+    assert slots.tolist() == [i for i, _ in reference(docs, alive.tolist(), ["c", "r1"])][:200]
+    assert pruned == [False]
