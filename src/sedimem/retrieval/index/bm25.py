@@ -37,11 +37,6 @@ _DENSE_RATIO = 2
 # Top k of many scores: a bound from every 16th score first (see _contenders), from 4,096.
 _SAMPLE_STEP = 16
 _SAMPLED_MIN = 4096
-# A query with this many postings or more tries to leave its commonest terms out of the
-# scatter (see KeywordIndex._pruned): at 1M episodes a question's ~150k postings are
-# mostly a few common words (a name in half the turns), which rarely decide the top k.
-_PRUNE_MIN = 16_384
-_WEIGHT_MAX = K1 + 1.0  # every BM25 weight tf (K1 + 1) / (tf + norm) is below it
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float32]
@@ -242,9 +237,6 @@ class KeywordIndex:
         # visited, no pass over the whole collection per search. Common terms (postings of
         # half the collection or more): one pass over the buffer finds and clears them.
         scores, first = self._scratch(n)
-        pruned = self._pruned(terms_found, allowed, k, first)
-        if pruned is not None:
-            return _ranked(*pruned, k)
         dense = sum(t.df for t in terms_found) * _DENSE_RATIO >= n
         touched: list[npt.NDArray[np.int32]] = []
         hits: npt.NDArray[np.integer[Any]]
@@ -271,45 +263,6 @@ class KeywordIndex:
             keep = allowed[hits]
             hits, found_scores = hits[keep], found_scores[keep]
         return _ranked(hits, found_scores, k)
-
-    def _pruned(
-        self,
-        terms: list[_Term],
-        allowed: BoolArray | None,
-        k: int,
-        first: npt.NDArray[np.int32],
-    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]] | None:
-        """The top-k contenders and their exact scores without scattering the commonest
-        terms' postings (MaxScore), or ``None`` when that cannot be shown exact or cheap.
-
-        The documents holding a rarer term are the candidates; each is looked up in every
-        term's postings (its exact score). A document holding only the commonest terms
-        scores below the sum of their idf x (K1 + 1); when that bound is below the k-th
-        candidate's score, no such document can reach the top k (nor tie at the cut).
-        """
-        total = sum(t.df for t in terms)
-        if len(terms) < 2 or total < _PRUNE_MIN:
-            return None
-        skipped: set[int] = set()
-        bound, left = 0.0, total
-        for i in sorted(range(len(terms)), key=lambda i: -terms[i].df)[:-1]:
-            if terms[i].df * 2 < left:  # leave out only terms that are most of what is left
-                break
-            skipped.add(i)
-            bound += terms[i].idf * _WEIGHT_MAX
-            left -= terms[i].df
-        if not skipped:
-            return None
-        rarer = [slots for i, t in enumerate(terms) if i not in skipped for slots, _ in t.parts]
-        candidates = np.sort(_distinct(rarer, first))
-        if allowed is not None:
-            candidates = candidates[allowed[candidates]]
-        if candidates.shape[0] < k or candidates.shape[0] * _LOOKUP_RATIO > total - left:
-            return None
-        found, scores = self._look_up(terms, candidates)
-        if found.shape[0] < k or bound >= scores[np.argpartition(-scores, k - 1)[k - 1]]:
-            return None
-        return found, scores
 
     @staticmethod
     def _look_up(
