@@ -130,3 +130,29 @@ def test_common_and_rare_terms_rank_alike_on_both_scoring_paths(
                 assert slots.tolist() == found["sparse"][0].tolist() == [i for i, _ in want[:k]]
                 assert scores.tolist() == found["sparse"][1].tolist()
                 np.testing.assert_allclose(scores, [s for _, s in want[:k]], rtol=1e-5)
+
+
+def test_a_restored_index_reuses_its_saved_weights_only_for_their_own_avgdl() -> None:
+    """The weights are saved with the postings: a reopened index's first search computes
+    none; once a write moves the mean length, they are computed again, so its scores stay
+    those of an index built from the documents."""
+    docs = [["a", "b"], ["a"], ["b", "c", "c"], ["a", "c"]]
+    built = KeywordIndex()
+    built.add(docs)
+    state = built.state()
+    restored = KeywordIndex.restore(state)
+    alive = np.ones(len(docs), dtype=np.bool_)
+    hits = restored.search(["a", "c"], alive, None, 3)
+    assert restored._segments[0].weights is state["weights"]  # not computed again
+    expected = built.search(["a", "c"], alive, None, 3)
+    assert hits[0].tolist() == expected[0].tolist()
+    assert hits[1].tolist() == expected[1].tolist()
+    more = [["c"] * 9]  # the mean length moves by far more than nothing
+    restored.add(more)
+    built.add(more)
+    alive = np.ones(len(docs) + 1, dtype=np.bool_)
+    hits = restored.search(["a", "c"], alive, None, 5)
+    assert restored._segments[0].weights is not state["weights"]
+    expected = built.search(["a", "c"], alive, None, 5)
+    assert hits[0].tolist() == expected[0].tolist()
+    assert hits[1].tolist() == expected[1].tolist()
