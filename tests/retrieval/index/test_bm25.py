@@ -156,3 +156,22 @@ def test_a_restored_index_reuses_its_saved_weights_only_for_their_own_avgdl() ->
     expected = built.search(["a", "c"], alive, None, 5)
     assert hits[0].tolist() == expected[0].tolist()
     assert hits[1].tolist() == expected[1].tolist()
+
+
+def test_a_restored_vocabulary_is_searched_in_place_until_a_write() -> None:
+    rng = np.random.default_rng(23)
+    words = [f"w{i}" for i in range(500)] + ["ä", "zz", "a", "émile", "0"]
+    docs = [list(rng.choice(words, size=4)) for _ in range(400)] + [words[-5:]]
+    built = KeywordIndex()
+    built.add(docs)
+    restored = KeywordIndex.restore(built.state())
+    alive = np.ones(len(docs), dtype=np.bool_)
+    for terms in (["ä"], ["0", "zz"], ["w17", "w499"], ["missing"], ["émile", "a"]):
+        got, want = restored.search(terms, alive, None, 10), built.search(terms, alive, None, 10)
+        assert got[0].tolist() == want[0].tolist()
+        assert got[1].tolist() == want[1].tolist()
+    assert restored._saved_vocab is not None  # no dict built for searching
+    restored.add([["new", "w3"]])
+    assert restored._saved_vocab is None
+    alive = np.ones(len(docs) + 1, dtype=np.bool_)
+    assert restored.search(["new"], alive, None, 3)[0].tolist() == [len(docs)]
