@@ -31,6 +31,7 @@ from sedimem.retrieval.index.growable import GrowableArray
 from sedimem.retrieval.index.hnsw import HnswGraph, hnsw_available
 from sedimem.retrieval.index.ivf import IVF_SECTIONS
 from sedimem.retrieval.index.partitioned import IvfIndex
+from sedimem.retrieval.index.strings import SavedStrings
 from sedimem.retrieval.index.vectors import VectorRows
 from sedimem.storage.longterm.base import Ranked, RecordFilter, Traits, Vector
 from sedimem.storage.longterm.sqlite.filter import VISIBILITY_FIELDS
@@ -91,7 +92,8 @@ class MemIndex:
         # rid's slot is a binary search; the id -> slot map is built when first needed (a
         # restored index serves its first searches without it).
         self._rids = GrowableArray(np.int64)
-        self._ids: list[str] = []
+        # A restored index's ids stay in their file's text until a write (see strings.py).
+        self._ids: list[str] | SavedStrings = []
         self._by_id: dict[str, int] | None = {}
         # ids of recent hits -> slots, for traits() and recent_rids() (cleared when a row dies)
         self._returned: dict[str, int] = {}
@@ -143,9 +145,12 @@ class MemIndex:
             raise ValueError("rows must arrive in ascending rid order")
         self._rids.extend(rids)
         by_id = self._by_id
+        if isinstance(self._ids, SavedStrings):
+            self._ids = self._ids.list()
+        ids = self._ids
         for offset, row in enumerate(rows):
             slot = first + offset
-            self._ids.append(row[col["id"]])
+            ids.append(row[col["id"]])
             if by_id is not None:
                 by_id[row[col["id"]]] = slot
             for source in json.loads(row[col["sources"]]):
@@ -193,6 +198,8 @@ class MemIndex:
     def _slot_of_id(self) -> dict[str, int]:
         """Live rows by id (a replaced record's old row is dead: its id maps to the new)."""
         if self._by_id is None:
+            if isinstance(self._ids, SavedStrings):  # every id is read: make them once
+                self._ids = self._ids.list()
             ids = self._ids
             self._by_id = {ids[s]: s for s in np.flatnonzero(self._alive.view).tolist()}
         return self._by_id
@@ -277,7 +284,7 @@ class MemIndex:
         index = cls(None if dimension is None else int(dimension), options, analyzer)
         count = int(arrays["rids"].shape[0])
         index._rids = GrowableArray.adopt(arrays["rids"])
-        index._ids = unpack_strings(arrays["ids"], arrays["id_offsets"])
+        index._ids = SavedStrings(arrays["ids"], arrays["id_offsets"])
         index._by_id = None
         codes = unpack_strings(arrays["codes"], arrays["code_offsets"])
         index._codes = dict(zip(codes, range(len(codes)), strict=True))

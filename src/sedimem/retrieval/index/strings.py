@@ -1,0 +1,47 @@
+"""Saved strings read in place: a restored index's record ids.
+
+A list of a million ids is a million Python strings (~130 ms to make, ~85 MB) before a
+reopened store's first search, which reads ten of them. :class:`SavedStrings` keeps the
+decoded text and the offsets of :func:`~sedimem.storage.longterm.sqlite.indexfile.pack_strings`
+and makes a string only when asked for it; the owner turns it into a list at its first write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import overload
+
+import numpy as np
+import numpy.typing as npt
+
+from sedimem.storage.longterm.sqlite.indexfile import unpack_strings
+
+__all__ = ["SavedStrings"]
+
+
+class SavedStrings(Sequence[str]):
+    def __init__(self, blob: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]) -> None:
+        self._blob = blob
+        self._text = blob.tobytes().decode("utf-8", "surrogatepass")
+        self._offsets = offsets
+
+    def __len__(self) -> int:
+        return max(int(self._offsets.shape[0]) - 1, 0)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, i: int | slice) -> str | Sequence[str]:
+        if isinstance(i, slice):
+            return self.list()[i]
+        if not -len(self) <= i < len(self):
+            raise IndexError(i)
+        i %= len(self)
+        return self._text[int(self._offsets[i]) : int(self._offsets[i + 1]) - 1]
+
+    def list(self) -> list[str]:
+        """Every string, as a new list."""
+        return unpack_strings(self._blob, self._offsets)
