@@ -24,9 +24,10 @@ class SavedStrings(Sequence[str]):
         self._blob = blob
         self._text = blob.tobytes().decode("utf-8", "surrogatepass")
         self._offsets = offsets
+        self._count = max(int(offsets.shape[0]) - 1, 0)
 
     def __len__(self) -> int:
-        return max(int(self._offsets.shape[0]) - 1, 0)
+        return self._count
 
     @overload
     def __getitem__(self, i: int) -> str: ...
@@ -37,10 +38,13 @@ class SavedStrings(Sequence[str]):
     def __getitem__(self, i: int | slice) -> str | Sequence[str]:
         if isinstance(i, slice):
             return self.list()[i]
-        if not -len(self) <= i < len(self):
+        if i < 0:
+            i += self._count
+        if not 0 <= i < self._count:
             raise IndexError(i)
-        i %= len(self)
-        return self._text[int(self._offsets[i]) : int(self._offsets[i + 1]) - 1]
+        lo, hi = self._offsets[i : i + 2].tolist()  # (one call into numpy, not two)
+        text: str = self._text[lo : hi - 1]
+        return text
 
     def list(self) -> list[str]:
         """Every string, as a new list."""
