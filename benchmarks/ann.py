@@ -37,14 +37,14 @@ def percentiles(samples: list[float]) -> dict[str, float]:
     return {"p50": q[49], "p95": q[94], "p99": q[98]}
 
 
-def held_out_questions(data: Path, count: int) -> list[str]:
-    """LoCoMo questions outside ``benchmarks.recall``'s sample (synthetic ones without
-    the data)."""
+def held_out_questions(data: Path, count: int, size: int) -> list[str]:
+    """LoCoMo questions outside the sample ``benchmarks.recall`` asks at ``size`` (its
+    sample depends on the size: the texts are drawn first); synthetic ones without data."""
     if not data.exists():
         return load_text(data, 10, count, seed=11)[1]
     raw = json.loads(data.read_text())
     every = list(dict.fromkeys(qa["question"] for conv in raw for qa in conv["qa"]))
-    _, asked = load_text(data, 10, 300)
+    _, asked = load_text(data, size, 300)
     reported = set(asked)
     return [q for q in every if q not in reported][:count]
 
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> None:
     else:
         texts, _ = load_text(args.data, args.size, 300)
         rows = default_embedder().embed(texts)
-    queries = default_embedder().embed(held_out_questions(args.data, args.queries))
+    queries = default_embedder().embed(held_out_questions(args.data, args.queries, args.size))
     results: dict[str, dict[str, float]] = {}
 
     exact_tops = [set(np.argpartition(-(rows @ q), 10)[:10].tolist()) for q in queries]
