@@ -32,7 +32,7 @@ def test_lists_grow_with_the_square_root_and_queries_probe_a_share() -> None:
         1024,
         1024,
     ]
-    assert probe_count(16) == 16
+    assert probe_count(512) == 24
     assert probe_count(1024) == 25
 
 
@@ -46,7 +46,7 @@ def test_vectors_sharing_one_direction_find_their_exact_neighbours() -> None:
     queries = clustered(100, rng)
     assert recall_at_10(partition, rows, queries, probes=64) >= 0.97
     # 16 lists of 64 (a quarter) on isotropic noise, which no partition suits: most
-    assert recall_at_10(partition, rows, queries) >= 0.6
+    assert recall_at_10(partition, rows, queries, probes=16) >= 0.6
 
 
 def test_every_slot_is_in_exactly_one_list_with_its_codes() -> None:
