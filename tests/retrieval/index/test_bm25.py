@@ -130,3 +130,48 @@ def test_common_and_rare_terms_rank_alike_on_both_scoring_paths(
                 assert slots.tolist() == found["sparse"][0].tolist() == [i for i, _ in want[:k]]
                 assert scores.tolist() == found["sparse"][1].tolist()
                 np.testing.assert_allclose(scores, [s for _, s in want[:k]], rtol=1e-5)
+
+
+def test_a_restored_index_reuses_its_saved_weights_only_for_their_own_avgdl() -> None:
+    """The weights are saved with the postings: a reopened index's first search computes
+    none; once a write moves the mean length, they are computed again, so its scores stay
+    those of an index built from the documents."""
+    docs = [["a", "b"], ["a"], ["b", "c", "c"], ["a", "c"]]
+    built = KeywordIndex()
+    built.add(docs)
+    state = built.state()
+    restored = KeywordIndex.restore(state)
+    alive = np.ones(len(docs), dtype=np.bool_)
+    hits = restored.search(["a", "c"], alive, None, 3)
+    assert restored._segments[0].weights is state["weights"]  # not computed again
+    expected = built.search(["a", "c"], alive, None, 3)
+    assert hits[0].tolist() == expected[0].tolist()
+    assert hits[1].tolist() == expected[1].tolist()
+    more = [["c"] * 9]  # the mean length moves by far more than nothing
+    restored.add(more)
+    built.add(more)
+    alive = np.ones(len(docs) + 1, dtype=np.bool_)
+    hits = restored.search(["a", "c"], alive, None, 5)
+    assert restored._segments[0].weights is not state["weights"]
+    expected = built.search(["a", "c"], alive, None, 5)
+    assert hits[0].tolist() == expected[0].tolist()
+    assert hits[1].tolist() == expected[1].tolist()
+
+
+def test_a_restored_vocabulary_is_searched_in_place_until_a_write() -> None:
+    rng = np.random.default_rng(23)
+    words = [f"w{i}" for i in range(500)] + ["ä", "zz", "a", "émile", "0"]
+    docs = [list(rng.choice(words, size=4)) for _ in range(400)] + [words[-5:]]
+    built = KeywordIndex()
+    built.add(docs)
+    restored = KeywordIndex.restore(built.state())
+    alive = np.ones(len(docs), dtype=np.bool_)
+    for terms in (["ä"], ["0", "zz"], ["w17", "w499"], ["missing"], ["émile", "a"]):
+        got, want = restored.search(terms, alive, None, 10), built.search(terms, alive, None, 10)
+        assert got[0].tolist() == want[0].tolist()
+        assert got[1].tolist() == want[1].tolist()
+    assert restored._saved_vocab is not None  # no dict built for searching
+    restored.add([["new", "w3"]])
+    assert restored._saved_vocab is None
+    alive = np.ones(len(docs) + 1, dtype=np.bool_)
+    assert restored.search(["new"], alive, None, 3)[0].tolist() == [len(docs)]

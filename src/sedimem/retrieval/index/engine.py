@@ -14,7 +14,7 @@ from typing import Any
 import numpy.typing as npt
 
 from sedimem.retrieval.index.analyzer import Analyzer
-from sedimem.retrieval.index.memindex import IndexOptions, MemIndex
+from sedimem.retrieval.index.memindex import IVF_THRESHOLD, IndexOptions, MemIndex
 
 __all__ = ["MemoryIndexEngine"]
 
@@ -25,7 +25,8 @@ class MemoryIndexEngine:
     ``hnsw_threshold``: vectors in one (tenant, kind) past which an HNSW graph is built
     (``None``: always exact). ``hnsw_background=False`` builds it inside the search that
     needs it (deterministic; for tests). ``exact_limit``: a filter keeping at most this many
-    rows is always searched exactly.
+    rows is always searched exactly. ``ivf_threshold``: vectors at the first build past
+    which an IVF partition is built instead of a graph (``None``: never).
     """
 
     def __init__(
@@ -34,13 +35,14 @@ class MemoryIndexEngine:
         hnsw_threshold: int | None = 4096,
         hnsw_background: bool = True,
         exact_limit: int = 2048,
+        ivf_threshold: int | None = IVF_THRESHOLD,
     ) -> None:
         self._executor = (
             ThreadPoolExecutor(max_workers=1, thread_name_prefix="sedimem-hnsw")
             if hnsw_background and hnsw_threshold is not None
             else None
         )
-        self._options = IndexOptions(hnsw_threshold, exact_limit, self._executor)
+        self._options = IndexOptions(hnsw_threshold, exact_limit, self._executor, ivf_threshold)
         self._analyzer = Analyzer()
 
     def create(self, dimension: int | None) -> MemIndex:
@@ -50,8 +52,9 @@ class MemoryIndexEngine:
     def lazy_sections(self) -> frozenset[str]:
         # The vectors (their rows' blocks are checked as searches read them, the whole
         # matrix before a scan or a copy) and the graph (checked on a thread from the load
-        # on, opened once it passes): 2 GB of a 2.4 GB file at a million records.
-        return frozenset({"vectors", "hnsw"})
+        # on, opened once it passes): 2 GB of a 2.4 GB file at a million records. An IVF
+        # partition's codes are checked list by list as queries first probe them.
+        return frozenset({"vectors", "hnsw", "ivf_codes"})
 
     def restore(self, meta: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]) -> MemIndex:
         return MemIndex.restore(meta, arrays, self._options, self._analyzer)

@@ -44,7 +44,8 @@ _SELECT = "SELECT " + ", ".join(INDEX_COLUMNS) + " FROM lt_record"
 _BATCH = 5000  # rows per fetch while building: bounds the memory of one step
 # of the metadata below; another value is ignored (rebuilt). 2: the HNSW graph holds
 # vectors minus a saved centre ("hnsw_center"), compared by cosine (1: raw vectors).
-_FORMAT = 2
+# 3: a large bulk-built index may hold an IVF partition (sections "ivf_*") instead.
+_FORMAT = 3
 # Rows added to a (tenant, kind) since a handle opened past which its save brings that
 # index's file up to date even though the handle never searched it (a bulk load). Fewer
 # (a CLI command's write, say) are cheaper to apply from the change log when the index is

@@ -35,7 +35,7 @@ import struct
 import tempfile
 import threading
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -54,6 +54,7 @@ __all__ = [
     "pack_strings",
     "read_index_file",
     "remove_index_files",
+    "row_check",
     "unpack_strings",
     "write_index_file",
 ]
@@ -145,6 +146,14 @@ class LazySection:
                 if not self._done[block]:
                     self._done[block] = True
                     self._left -= 1
+
+    def check_bytes(self, lo: int, hi: int) -> None:
+        """Check the blocks holding bytes ``[lo, hi)`` of the section (reads of at most
+        ``_READ`` bytes)."""
+        per_read = _READ // BLOCK
+        last = min(-(-hi // BLOCK), len(self._hashes))
+        for first in range(lo // BLOCK, last, per_read):
+            self.check_blocks(range(first, min(first + per_read, last)))
 
     def refuse_if_failed(self) -> None:
         if self._failed:
@@ -266,6 +275,10 @@ class IndexSections(dict[str, npt.NDArray[Any]]):
         if lazy is not None:
             lazy.check_all()
 
+    def lazy(self, name: str) -> LazySection | None:
+        """The block checks of a section read ``lazy`` (``None``: checked at open)."""
+        return self._lazy.get(name)
+
     def check_later(self, name: str) -> Future[None]:
         """:meth:`check` on threads of its own, started now or, for a section without
         rows, at the open (reading and hashing release the GIL): what uses the section
@@ -301,6 +314,17 @@ class IndexSections(dict[str, npt.NDArray[Any]]):
                 target=run, args=(part,), name="sedimem-index-check", daemon=True
             ).start()
         return done
+
+
+def row_check(section: LazySection, width: int) -> Callable[[int, int], None]:
+    """A check of rows ``[lo, hi)`` of a lazily read 2-d section of ``width`` bytes a row
+    (an int8 matrix's columns): their blocks are checked when first asked for."""
+
+    def check(lo: int, hi: int) -> None:
+        if lo < hi:
+            section.check_bytes(lo * width, hi * width)
+
+    return check
 
 
 def _digest(text: str) -> str:

@@ -168,13 +168,15 @@ class SqliteLongTermStore:
     def _guarded(self, body: Callable[[sqlite3.Connection], T], conn: sqlite3.Connection) -> T:
         """``body`` in one read transaction, run again when it found a block of a saved
         index damaged (sections checked as they are read, see :mod:`.indexfile`): that index
-        is dropped with its file and built from the rows, so nothing of it is served."""
-        try:
-            return _snapshot(body, conn)
-        except IndexFileError as exc:
-            if self._registry is None or not self._registry.discard(exc):
-                raise
-        return _snapshot(body, conn)
+        is dropped with its file and built from the rows, so nothing of it is served. A
+        search over several kinds may meet several damaged files, one per run: each run
+        drops one index, so this ends."""
+        while True:
+            try:
+                return _snapshot(body, conn)
+            except IndexFileError as exc:
+                if self._registry is None or not self._registry.discard(exc):
+                    raise
 
     def _locked(self, body: Callable[[sqlite3.Connection], T]) -> Callable[[sqlite3.Connection], T]:
         def op(conn: sqlite3.Connection) -> T:
