@@ -20,7 +20,8 @@ import numpy as np
 import numpy.typing as npt
 
 from sedimem.retrieval.index.growable import GrowableArray
-from sedimem.storage.longterm.sqlite.indexfile import pack_strings, unpack_strings
+from sedimem.retrieval.index.strings import SavedStrings
+from sedimem.storage.longterm.sqlite.indexfile import pack_strings
 
 __all__ = ["KeywordIndex"]
 
@@ -204,11 +205,11 @@ class KeywordIndex:
         """An index of live documents only, from :meth:`state` (arrays may be read-only)."""
         index = cls()
         order = arrays.get("vocab_order")
-        if order is not None and order.shape[0] == arrays["vocab_offsets"].shape[0] - 1:
-            index._saved_vocab = _SavedVocab(arrays["vocab"], arrays["vocab_offsets"], order)
+        terms = SavedStrings(arrays["vocab"], arrays["vocab_offsets"])
+        if order is not None and order.shape[0] == len(terms):
+            index._saved_vocab = _SavedVocab(terms, order)
         else:
-            terms = unpack_strings(arrays["vocab"], arrays["vocab_offsets"])
-            index._vocab = dict(zip(terms, range(len(terms)), strict=True))
+            index._vocab = _vocab_dict(terms.list())
         doc_len = arrays["doc_len"]
         index._doc_len.extend(doc_len)
         index._live_len = float(doc_len.sum(dtype=np.float64))
@@ -350,38 +351,33 @@ class KeywordIndex:
 
 
 class _SavedVocab:
-    """A saved vocabulary (:func:`pack_strings`) and its terms' order: a term's id is
-    found by bisection over the decoded text, with no dict of every term."""
+    """A saved vocabulary (its terms read in place, :class:`SavedStrings`) and its terms'
+    order: a term's id is found by bisection, with no dict of every term."""
 
-    def __init__(
-        self,
-        blob: npt.NDArray[np.uint8],
-        offsets: npt.NDArray[np.int64],
-        order: npt.NDArray[np.int64],
-    ) -> None:
-        self._blob = blob
-        self._text = blob.tobytes().decode("utf-8", "surrogatepass")
-        self._offsets = offsets
+    def __init__(self, terms: SavedStrings, order: npt.NDArray[np.int64]) -> None:
+        self._terms = terms
         self._order = order
 
-    def _term(self, i: int) -> str:
-        return self._text[int(self._offsets[i]) : int(self._offsets[i + 1]) - 1]
-
     def get(self, term: str) -> int | None:
-        lo, hi = 0, int(self._order.shape[0])
+        terms, order = self._terms, self._order
+        lo, hi = 0, int(order.shape[0])
         while lo < hi:
             mid = (lo + hi) // 2
-            if self._term(int(self._order[mid])) < term:
+            if terms[int(order[mid])] < term:
                 lo = mid + 1
             else:
                 hi = mid
-        if lo < self._order.shape[0] and self._term(found := int(self._order[lo])) == term:
+        if lo < order.shape[0] and terms[found := int(order[lo])] == term:
             return found
         return None
 
     def dict(self) -> dict[str, int]:
-        terms = unpack_strings(self._blob, self._offsets)
-        return dict(zip(terms, range(len(terms)), strict=True))
+        return _vocab_dict(self._terms.list())
+
+
+def _vocab_dict(terms: list[str]) -> dict[str, int]:
+    """Term -> id, an id being the term's position."""
+    return dict(zip(terms, range(len(terms)), strict=True))
 
 
 @dataclass(slots=True)
