@@ -12,14 +12,14 @@ that do not exist: the refusal must not tell a guesser which ids are real.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from sedimem.errors import ValidationError
 from sedimem.longterm import records
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import LongTermStore, RecordFilter
 
-__all__ = ["check_sources"]
+__all__ = ["check_sources", "episode_times"]
 
 _PAGE = 1000
 
@@ -30,18 +30,8 @@ async def check_sources(
     """Refuse ``ids`` unless each names an episode ``scope`` can read; return when the
     latest of them occurred (epoch seconds; ``None`` without sources): what the record
     says was said then."""
-    wanted = sorted(set(ids))
-    if not wanted:
-        return None
-    found: set[str] = set()
-    latest: float | None = None
-    for start in range(0, len(wanted), _PAGE):
-        chunk = tuple(wanted[start : start + _PAGE])
-        flt = RecordFilter(kind=records.EPISODE, ids=chunk, visible_to=scope)
-        for row in await store.find(scope.tenant, flt, limit=len(chunk)):
-            found.add(row.id)
-            latest = row.occurred_at if latest is None else max(latest, row.occurred_at)
-    missing = [i for i in wanted if i not in found]
+    found = await episode_times(store, scope.tenant, ids, visible_to=scope)
+    missing = [i for i in sorted(set(ids)) if i not in found]
     if missing:
         shown = ", ".join(missing[:5])
         if len(missing) > 5:
@@ -51,4 +41,20 @@ async def check_sources(
             f"names episodes that do not exist or that this scope cannot read: {shown}",
             allowed="ids of episodes of this tenant that the writer's scope can read",
         )
-    return latest
+    return max(found.values(), default=None)
+
+
+async def episode_times(
+    store: LongTermStore, tenant: str, ids: Iterable[str], *, visible_to: Scope | None = None
+) -> dict[str, float]:
+    """When each episode of ``ids`` that exists (and ``visible_to`` may read) occurred,
+    by id, read a page of ids at a time."""
+    wanted = sorted(set(ids))
+    found: dict[str, float] = {}
+    for start in range(0, len(wanted), _PAGE):
+        chunk = tuple(wanted[start : start + _PAGE])
+        flt = RecordFilter(kind=records.EPISODE, ids=chunk, visible_to=visible_to)
+        found.update(
+            (row.id, row.occurred_at) for row in await store.find(tenant, flt, limit=len(chunk))
+        )
+    return found

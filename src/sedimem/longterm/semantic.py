@@ -34,7 +34,7 @@ from sedimem.ids import new_id
 from sedimem.longterm import records
 from sedimem.longterm.arguments import aware_timestamp, check_k, check_session, check_text
 from sedimem.longterm.predicates import Predicates
-from sedimem.longterm.provenance import check_sources
+from sedimem.longterm.provenance import check_sources, episode_times
 from sedimem.longterm.search import Mode
 from sedimem.longterm.service import LongTermService
 from sedimem.longterm.vectors import embed_all
@@ -186,7 +186,7 @@ class SemanticMemory(LongTermService):
             if observed:
                 # versions known only as of when they were said, which the new value's
                 # source contradicts: begun after ``at``, by the time it was said
-                holding += [f for f in versions if f.id in observed and f.valid_from > at]
+                holding += [f for f in versions if f.id in observed]
             same = [f for f in holding if records.statement_key(f) == key]
             if same:
                 reinforced = _reinforce(same[-1], fact)
@@ -249,12 +249,8 @@ class SemanticMemory(LongTermService):
         ]
         if not window:
             return set()
-        sources = sorted({i for f in window for i in f.source_episode_ids})
-        episodes = RecordFilter(kind=records.EPISODE, ids=tuple(sources))
-        when = {
-            row.id: row.occurred_at
-            for row in await self._store.find(fact.scope.tenant, episodes, limit=len(sources))
-        }
+        sources = (i for f in window for i in f.source_episode_ids)
+        when = await episode_times(self._store, fact.scope.tenant, sources)
         observed: set[str] = set()
         for version in window:
             times = [when[i] for i in version.source_episode_ids if i in when]
