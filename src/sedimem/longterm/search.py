@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from typing import Literal, Protocol, cast
+from typing import Literal, NamedTuple, Protocol, cast
 
 from sedimem.embed.base import Embedder
 from sedimem.errors import ValidationError
@@ -31,7 +31,6 @@ from sedimem.retrieval.rerank import RerankCandidate, Reranked, RerankWeights, r
 from sedimem.retrieval.terms import query_terms
 from sedimem.storage.longterm.base import (
     FusedSearch,
-    Fusion,
     LongTermStore,
     Peek,
     Ranked,
@@ -67,7 +66,7 @@ class Searcher:
             time_half_life_days=settings.time_half_life_days,
         )
         # What the store can do (protocol checks cost tens of microseconds: made once).
-        self._checked: tuple[LongTermStore, bool, bool, bool] | None = None
+        self._checked: _Capabilities | None = None
 
     async def search(
         self,
@@ -91,7 +90,8 @@ class Searcher:
         second = mode == "hybrid" and self.settings.rerank_depth > 0
         if second:
             depth = max(k, min(pool, self.settings.rerank_depth))
-        fused, peeks = self._capabilities()
+        able = self._capabilities()
+        fused, peeks = able.fused, able.peeks
         if second and fused and peeks:
             store = cast(_PeekingStore, self.store)
             return await self._fused_peeked(store, tenant, flt, query, k, depth, pool, now)
@@ -111,21 +111,15 @@ class Searcher:
             return [(rows[r.id][0], _explained(rows[r.id][1], r)) for r in ranked]
         return [(row, why.explain()) for row, why in found[:k]]
 
-    def _capabilities(self) -> tuple[bool, bool]:
-        """Whether the store is a :class:`FusedSearch` and a :class:`Peek` (checked once
-        per store)."""
+    def _capabilities(self) -> _Capabilities:
+        """What the store can do (checked once per store)."""
         store = self.store
-        if self._checked is None or self._checked[0] is not store:
+        if self._checked is None or self._checked.store is not store:
             fused = isinstance(store, FusedSearch)
-            self._checked = (store, fused, isinstance(store, Peek), fused and _takes_fusion(store))
-        return self._checked[1], self._checked[2]
-
-    def _fusion_kwargs(self, rule: Fusion) -> dict[str, Fusion]:
-        """``fusion=rule`` for a store whose ``fused_search`` takes it; nothing for one
-        written before the argument existed (it fuses in ``pick`` alone, as it always did)."""
-        self._capabilities()
-        assert self._checked is not None
-        return {"fusion": rule} if self._checked[3] else {}
+            self._checked = _Capabilities(
+                store, fused, isinstance(store, Peek), fused and _takes_fusion(store)
+            )
+        return self._checked
 
     def _rerank(
         self,
@@ -247,7 +241,14 @@ class Searcher:
 
         rule = fusion_rule(self.settings, now=now, limit=k)
         rows = await store.fused_search(
-            tenant, flt, terms, vector, pool, pick, **self._fusion_kwargs(rule)
+            tenant,
+            flt,
+            terms,
+            vector,
+            pool,
+            pick,
+            # a store written before ``fusion=`` existed fuses in ``pick`` alone
+            **({"fusion": rule} if self._capabilities().takes_fusion else {}),
         )
         return [(rows[rid], why) for rid, why in fused if rid in rows]
 
@@ -264,6 +265,13 @@ class Searcher:
     ) -> list[ScoredRecord]:
         vectors = await self.embedder.aembed([query])
         return await self.store.vector_search_records(tenant, flt, vectors[0], pool)
+
+
+class _Capabilities(NamedTuple):
+    store: LongTermStore
+    fused: bool  # a FusedSearch
+    peeks: bool  # a Peek
+    takes_fusion: bool  # its fused_search accepts ``fusion=``
 
 
 def _takes_fusion(store: object) -> bool:
