@@ -109,7 +109,7 @@ class MemIndex:
         self._sources: dict[str, list[int]] = {}
         self._keywords = KeywordIndex()
         self._cache: OrderedDict[RecordFilter, _Cached] = OrderedDict()
-        self._hnsw: HnswGraph | IvfIndex | None = None
+        self._structure: HnswGraph | IvfIndex | None = None
         self.dead = 0
         self.live_vectors = 0
 
@@ -256,7 +256,7 @@ class MemIndex:
         if self._vectors is not None:
             arrays["vectors"] = rows(self._vectors.whole())
         meta: dict[str, Any] = {"dimension": self.dimension, "hnsw_covered": 0}
-        structure = None if live is not None else self._hnsw
+        structure = None if live is not None else self._structure
         if isinstance(structure, IvfIndex):
             sections = structure.sections()
             if sections:
@@ -305,17 +305,17 @@ class MemIndex:
         covered = int(meta.get("hnsw_covered", 0))
         graph_saved = "hnsw" in arrays and "hnsw_center" in arrays
         if all(name in arrays for name in IVF_SECTIONS) and index.dimension is not None:
-            index._hnsw = IvfIndex(options.executor)
+            index._structure = IvfIndex(options.executor)
             # Its codes are checked list by list as queries first probe them.
             lazy = arrays.lazy("ivf_codes") if isinstance(arrays, IndexSections) else None
             check = None if lazy is None else row_check(lazy, index.dimension)
-            index._hnsw.view(arrays, check)
+            index._structure.view(arrays, check)
         elif graph_saved and index.dimension is not None and hnsw_available():
-            index._hnsw = HnswGraph(index.dimension, options.executor)
+            index._structure = HnswGraph(index.dimension, options.executor)
             # A lazily read graph is checked on a thread of its own from now on, while the
             # first search runs its keyword half; the graph is opened once it passes.
             checked = arrays.check_later("hnsw") if isinstance(arrays, IndexSections) else None
-            index._hnsw.view(arrays["hnsw"], covered, arrays["hnsw_center"], checked)
+            index._structure.view(arrays["hnsw"], covered, arrays["hnsw_center"], checked)
         return index
 
     # -- filters ---------------------------------------------------------------------------
@@ -415,10 +415,10 @@ class MemIndex:
         # Selective filters are searched exactly (cheaper than the graph), and start no
         # graph build: a process whose searches never need the graph never builds it.
         if matching > self._options.exact_limit and matching * 5 >= self.live_vectors:
-            self._refresh_hnsw()
-            hnsw = self._hnsw
-            if hnsw is not None and hnsw.ready:
-                found = self._hnsw_search(hnsw, query, candidates, matching, k)
+            self._refresh_structure()
+            structure = self._structure
+            if structure is not None and structure.ready:
+                found = self._approximate_search(structure, query, candidates, matching, k)
                 if found is not None:
                     return found
         return self._exact(query, entry, candidates, matching, k)
@@ -442,9 +442,9 @@ class MemIndex:
             scores = sub @ query
         return self._top(entry.vector_slots, scores, k)
 
-    def _hnsw_search(
+    def _approximate_search(
         self,
-        hnsw: HnswGraph | IvfIndex,
+        structure: HnswGraph | IvfIndex,
         query: Vector,
         candidates: BoolArray,
         matching: int,
@@ -452,14 +452,15 @@ class MemIndex:
     ) -> list[Ranked] | None:
         """Oversample by the filter's selectivity; ``None`` when too few rows survive.
 
-        Every graph hit is re-scored exactly (float32 cosines: the graph's int8 order
-        alone agrees with the exact top 50 on ~0.7 of it on LoCoMo questions at 100k,
-        re-scored ~0.84) from rows read one by one (:class:`VectorRows`), and the uncovered
-        tail (rows written since the graph was built) is scored exactly.
+        ``structure`` is a graph or an IVF partition. Every hit is re-scored exactly
+        (float32 cosines: the graph's int8 order alone agrees with the exact top 50 on ~0.7
+        of it on LoCoMo questions at 100k, re-scored ~0.84) from rows read one by one
+        (:class:`VectorRows`), and the uncovered tail (rows written since the structure was
+        built) is scored exactly.
         """
-        covered = hnsw.covered
+        covered = structure.covered
         want = min(covered, int(2 * k * self.live_vectors / matching) + 32)
-        slots = hnsw.search(query, want)
+        slots = structure.search(query, want)
         slots = slots[candidates[slots]]
         tail = covered + np.flatnonzero(candidates[covered:])
         slots = np.concatenate([slots, tail])
@@ -522,18 +523,18 @@ class MemIndex:
         assert self._vectors is not None
         return self._vectors
 
-    def _refresh_hnsw(self) -> None:
+    def _refresh_structure(self) -> None:
         threshold = self._options.hnsw_threshold
         if threshold is None or not hnsw_available() or self.dimension is None:
             return
-        if self._hnsw is None:
+        if self._structure is None:
             if self.live_vectors < threshold:
                 return
-            self._hnsw = self._new_structure()
+            self._structure = self._new_structure()
         # Extend once the exact tail is an eighth of the graph: the tail stays cheap to scan.
-        tail = max(2048, self._hnsw.covered // 8) if self._hnsw.ready else 1
+        tail = max(2048, self._structure.covered // 8) if self._structure.ready else 1
         vectors = self._matrix()
-        self._hnsw.refresh(len(vectors), vectors.since, tail)
+        self._structure.refresh(len(vectors), vectors.since, tail)
 
     def complete_graph(self) -> None:
         """Build the HNSW graph over every vector now (inline, every core) when the index
@@ -541,12 +542,12 @@ class MemIndex:
         threshold = self._options.hnsw_threshold
         if threshold is None or not hnsw_available() or self._vectors is None or self.dead:
             return  # (with tombstones, a save compacts the rows and drops the graph anyway)
-        if self._hnsw is None:
+        if self._structure is None:
             if self.live_vectors < threshold:
                 return
-            self._hnsw = self._new_structure()
+            self._structure = self._new_structure()
         vectors = self._matrix()
-        self._hnsw.complete(len(vectors), vectors.since)
+        self._structure.complete(len(vectors), vectors.since)
 
     def _new_structure(self) -> HnswGraph | IvfIndex:
         """A graph, or past ``ivf_threshold`` vectors an IVF partition."""
@@ -559,8 +560,8 @@ class MemIndex:
     def hnsw_job(self) -> Future[Any] | None:
         """Swap in a finished HNSW job, start a due one, and return the one running."""
         if self.live_vectors:
-            self._refresh_hnsw()
-        return None if self._hnsw is None else self._hnsw.job
+            self._refresh_structure()
+        return None if self._structure is None else self._structure.job
 
     def info(self) -> dict[str, int]:
         """Sizes, for tests and monitoring."""
@@ -568,9 +569,9 @@ class MemIndex:
             "slots": len(self),
             "dead": self.dead,
             "live_vectors": self.live_vectors,
-            "hnsw_covered": 0 if self._hnsw is None else self._hnsw.covered,
+            "hnsw_covered": 0 if self._structure is None else self._structure.covered,
         }
 
     def close(self) -> None:
-        if self._hnsw is not None:
-            self._hnsw.close()
+        if self._structure is not None:
+            self._structure.close()
