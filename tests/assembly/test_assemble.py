@@ -90,6 +90,41 @@ async def test_a_matched_turn_brings_its_reply(memory: Memory) -> None:
     assert text.index("festival") < text.index("Matt Patterson")  # the reply follows
 
 
+async def test_the_users_own_words_come_before_the_assistants_general_answers(
+    memory: Memory,
+) -> None:
+    # The user says it in passing, in other words than the question's; the assistant's
+    # general answers hold the question's words more often. A question about the user
+    # is answered by the user's turn: it must lead the episodes.
+    general = [
+        "Volunteering on Saturdays is a lovely habit! Shelters often need volunteers on "
+        "Saturdays for walking dogs, and many shelters train new volunteers first.",
+        "Saturday volunteering at a shelter or a food bank builds routine; volunteers "
+        "who come every Saturday are the ones shelters value most.",
+        "Where to volunteer depends on you: animal shelters, libraries and food banks all "
+        "look for Saturday volunteers.",
+    ]
+    said = (
+        "Long week: I help out at the Elm Street shelter on Saturdays, and tonight I want a "
+        "quick dinner recipe with chickpeas and spinach, nothing fancy. My oven is broken, "
+        "so the stove only, and my flatmate is allergic to nuts."
+    )
+    messages = [turn("user", said, DAY)]
+    for i, text in enumerate(general):
+        at = DAY + timedelta(days=i + 1)
+        messages += [turn("user", "Any thoughts?", at), turn("assistant", text, at)]
+    await memory.ingest(messages, USER.with_session("s1"))
+    context = await memory.assemble("Where do I volunteer on Saturdays?", USER, 300)
+    episodes = (context.text or "").split("## Past episodes")[1]
+    first = next(line for line in episodes.splitlines() if line.startswith("- "))
+    assert "Elm Street" in first, context.text
+    # asked what the assistant said, its answers lead
+    context = await memory.assemble("Where did you suggest I volunteer on Saturdays?", USER, 300)
+    episodes = (context.text or "").split("## Past episodes")[1]
+    first = next(line for line in episodes.splitlines() if line.startswith("- "))
+    assert "assistant:" in first, context.text
+
+
 async def test_the_named_speakers_own_words_come_first(memory: Memory) -> None:
     scope = Scope(tenant="t", project="chat")
     at = DAY

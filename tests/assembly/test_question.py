@@ -28,6 +28,10 @@ def test_content_words_and_stems(analyzer: Analyzer) -> None:
         ("Any tips on sourdough?", True),
         ("Where does the user live now?", False),
         ("What is my dog's name?", False),
+        ("Which restaurant did you list first?", True),
+        ("What was the second step of your answer?", True),
+        ("Remind me of the hotel you shared for Lisbon", True),
+        ("What did I share with my sister?", False),
     ],
 )
 def test_advice(analyzer: Analyzer, text: str, advice: bool) -> None:

@@ -24,7 +24,8 @@ __all__ = ["Question", "read_question"]
 _WORD = re.compile(r"\w+", re.UNICODE)
 _ADVICE = re.compile(
     r"\b(?:recommend\w*|suggest\w*|advi[sc]e\w*|tip|tips|you\s+(?:said|told|mentioned|"
-    r"gave|proposed)|assistant|did\s+you)\b",
+    r"gave|proposed|provided|listed|shared|described|explained|wrote|named|offered)|your\s+"
+    r"(?:answer|response|reply|list|explanation)|assistant|did\s+you)\b",
     re.IGNORECASE,
 )
 _TIME = re.compile(

@@ -291,6 +291,22 @@ def eval_context(
         str,
         typer.Option(help="Conversations to run, by position: 0-4 were tuned on, 5-9 were not."),
     ] = "0-9",
+    chat: Annotated[
+        bool,
+        typer.Option(
+            help="Hand each conversation over as a user/assistant chat (no names) and ask "
+            "only the questions about the user, as the user."
+        ),
+    ] = False,
+    padding: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            max=100,
+            help="With --chat: turns of other conversations appended to each assistant turn "
+            "(long, general answers).",
+        ),
+    ] = 0,
 ) -> None:
     """Whether assemble's context holds the answer, beside raw turns in BM25 order and hybrid
     recall's top turns packed into the same budget; tuned and untuned halves apart."""
@@ -305,8 +321,15 @@ def eval_context(
         raise typer.BadParameter(f"cannot read {budgets!r}", param_hint="--budgets") from exc
     if not chosen or any(not 1 <= b <= 100_000 for b in chosen):
         raise typer.BadParameter("each budget must be 1..100000", param_hint="--budgets")
+    if padding and not chat:
+        raise typer.BadParameter("padding needs --chat", param_hint="--padding")
     report_context(
-        path, console.get(), budgets=chosen, conversations=parse_conversations(conversations)
+        path,
+        console.get(),
+        budgets=chosen,
+        conversations=parse_conversations(conversations),
+        chat=chat,
+        padding=padding,
     )
 
 

@@ -74,6 +74,8 @@ class Turn:
     text: str
     at: datetime
     session: int
+    role: str | None = None
+    """``user`` or ``assistant`` in the chat form (then ``speaker`` is the role, no name)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,9 +214,10 @@ async def _evaluate_dialogue(
     scope = Scope(tenant="locomo", project=dialogue.sample_id, user="speaker")
     sessions: dict[int, list[dict[str, Any]]] = {}
     for t in dialogue.turns:
-        sessions.setdefault(t.session, []).append(
-            {"role": "user", "name": t.speaker, "content": t.text, "timestamp": t.at}
-        )
+        message = {"role": t.role, "content": t.text, "timestamp": t.at}
+        if t.role is None:  # LoCoMo's own form: every turn a user message named by its speaker
+            message.update(role="user", name=t.speaker)
+        sessions.setdefault(t.session, []).append(message)
     async with await Memory.open(f"sqlite:///{tmp}/{dialogue.index}.db") as memory:
         for n, messages in sessions.items():
             await memory.ingest(messages, scope.with_session(f"session-{n}"))
@@ -250,10 +253,18 @@ async def run_context_eval(
     budgets: Sequence[int] = BUDGETS,
     conversations: Sequence[int] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    chat: bool = False,
+    padding: int = 0,
 ) -> dict[str, float]:
     """Run the protocol; ``<half>.<method>.<budget>[.<category>]`` -> share answered, with
-    ``...tokens`` (mean tokens used) and ``...questions`` beside each."""
+    ``...tokens`` (mean tokens used) and ``...questions`` beside each. ``chat``: the
+    user/assistant form with ``padding`` borrowed turns after each assistant turn
+    (:func:`sedimem.evaluation.chat.as_chat`)."""
     dialogues = load_dialogues(path)
+    if chat:
+        from sedimem.evaluation.chat import as_chat
+
+        dialogues = as_chat(dialogues, padding)
     if conversations is not None:
         wanted = set(conversations)
         dialogues = [d for d in dialogues if d.index in wanted]
@@ -308,6 +319,8 @@ def report_context(
     *,
     budgets: Sequence[int] = BUDGETS,
     conversations: Sequence[int] | None = None,
+    chat: bool = False,
+    padding: int = 0,
 ) -> dict[str, float]:
     """Run :func:`run_context_eval` with a progress bar; print the tables and a JSON line."""
     with Progress(console=console, transient=True) as progress:
@@ -317,8 +330,16 @@ def report_context(
             progress.update(task, completed=done, total=total)
 
         metrics = asyncio.run(
-            run_context_eval(path, budgets=budgets, conversations=conversations, progress=advance)
+            run_context_eval(
+                path,
+                budgets=budgets,
+                conversations=conversations,
+                progress=advance,
+                chat=chat,
+                padding=padding,
+            )
         )
+    form = f" as user/assistant chats (padding {padding})" if chat else ""
     for half, title in (("tuned", "conversations 0-4 (tuned on)"), ("untuned", "5-9 (headline)")):
         asked = metrics.get(f"{half}.assemble.{budgets[0]}.questions")
         if not asked:
@@ -327,7 +348,7 @@ def report_context(
             "budget",
             *(f"{m} (tokens)" for m in METHODS),
             "assemble - best baseline",
-            title=f"LoCoMo: contexts holding the answer, {title}, {asked:.0f} questions",
+            title=f"LoCoMo{form}: contexts holding the answer, {title}, {asked:.0f} questions",
         )
         for budget in budgets:
             share = {m: metrics[f"{half}.{m}.{budget}"] for m in METHODS}
