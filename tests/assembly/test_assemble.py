@@ -125,6 +125,29 @@ async def test_the_users_own_words_come_before_the_assistants_general_answers(
     assert "assistant:" in first, context.text
 
 
+async def test_a_long_reply_brought_beside_a_turn_is_its_passage(memory: Memory) -> None:
+    tips = " ".join(
+        f"Tip {i}: keep the {w} box dry and labelled." for i, w in enumerate("abcdefgh")
+    )
+    await memory.ingest(
+        [
+            turn("user", "Is a Brompton folding bike good for a commute by train?", DAY),
+            turn("assistant", f"Great choice! {tips} Enjoy the rides.", DAY + timedelta(seconds=5)),
+        ],
+        USER.with_session("s1"),
+    )
+    filler = [
+        turn("user", f"Today I cleaned shelf number {i} of the garage.", DAY) for i in range(40)
+    ]
+    await memory.ingest(filler, USER.with_session("s0"))  # the search's depth is full
+    context = await memory.assemble("folding bike for a train commute", USER, 400)
+    lines = (context.text or "").split("## Past episodes")[1].splitlines()
+    reply = next(line for line in lines if "assistant:" in line)
+    assert "Brompton" in (context.text or "")
+    assert "(id " in reply  # cut, with the id to fetch it whole
+    assert "Tip 7" not in reply or "Tip 0" not in reply  # never the whole answer
+
+
 async def test_the_named_speakers_own_words_come_first(memory: Memory) -> None:
     scope = Scope(tenant="t", project="chat")
     at = DAY

@@ -193,16 +193,12 @@ def episode_items(
     question = found.question
     speakers = [_speech(h.record)[0] for h in found.episodes]
     named = any(s is not None and question.named(s) for s in speakers)
+    shown = _Shown(found.pool.weights, analyzer, tokenizer)
     items = []
     for i, h in enumerate(found.episodes):
         e = h.record
-        speaker, said = speakers[i], _speech(h.record)[1]
-        shown, cut = _passages.passage(
-            said, found.pool.weights, analyzer=analyzer, tokenizer=tokenizer, limit=PASSAGE_LIMIT
-        )
-        text = f"{speaker}: {shown}" if speaker is not None else shown
-        if cut:
-            text += f" (id {e.id})"
+        speaker = speakers[i]
+        text = shown(e)
         label = f"{e.occurred_at:%Y-%m-%d}"
         if speaker is None and e.outcome is not Outcome.NONE:
             label += f" {e.outcome.value}"  # how a task ended; a chat turn has no outcome
@@ -219,24 +215,46 @@ def episode_items(
         )
     ranked = diversify(sorted(items, key=lambda item: -item.score))
     ranked = _newer_first(ranked, found, offset, analyzer)
-    return _with_replies(ranked, replies or {}, {h.record.id for h in found.episodes})
+    return _with_replies(ranked, replies or {}, {h.record.id for h in found.episodes}, shown)
+
+
+@dataclass(frozen=True, slots=True)
+class _Shown:
+    """How an episode's text is shown: its passage for the question's weighted words."""
+
+    weights: Mapping[str, float]
+    analyzer: Analyzer
+    tokenizer: Tokenizer
+
+    def __call__(self, e: Episode) -> str:
+        speaker, said = _speech(e)
+        shown, cut = _passages.passage(
+            said, self.weights, analyzer=self.analyzer, tokenizer=self.tokenizer,
+            limit=PASSAGE_LIMIT,
+        )  # fmt: skip
+        text = f"{speaker}: {shown}" if speaker is not None else shown
+        return f"{text} (id {e.id})" if cut else text
 
 
 def _with_replies(
-    items: list[ContextItem], replies: Mapping[str, Episode], known: set[str]
+    items: list[ContextItem],
+    replies: Mapping[str, Episode],
+    known: set[str],
+    shown: _Shown,
 ) -> list[ContextItem]:
-    """Each item followed by the reply to it, when it has one not ranked on its own."""
+    """Each item followed by the reply to it, when it has one not ranked on its own: its
+    passage, like any episode's (a 600-token answer brought in whole would fill the
+    section)."""
     out: list[ContextItem] = []
     for item in items:
         out.append(item)
         reply = replies.get(item.id)
         if reply is not None and reply.id not in known:
             known.add(reply.id)
-            speaker, said = _speech(reply)
             out.append(
                 ContextItem(
                     id=reply.id,
-                    text=f"{speaker}: {said}" if speaker is not None else said,
+                    text=shown(reply),
                     label=f"{reply.occurred_at:%Y-%m-%d}",
                     score=item.score * REPLY,
                     relevance=item.relevance,
