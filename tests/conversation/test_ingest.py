@@ -142,6 +142,16 @@ async def test_new_value_supersedes_and_ending_closes(memory: Memory, scope: Sco
     assert await memory.facts.current("Ana", "diet", scope=scope) == []
 
 
+async def test_a_pet_that_died_is_no_longer_the_users(memory: Memory, scope: Scope) -> None:
+    await memory.ingest([turn("We adopted a dog named Rex and a cat named Tom.", 0)], scope)
+    pets = await memory.facts.current("Ana", "has_pet", scope=scope)
+    assert sorted(f.object or "" for f in pets) == ["cat named Tom", "dog named Rex"]
+    died = await memory.ingest([turn("My dog Rex passed away last night.", 3600)], scope)
+    assert len(died.ended) == 1
+    pets = await memory.facts.current("Ana", "has_pet", scope=scope)
+    assert [f.object for f in pets] == ["cat named Tom"]  # only the one that died ends
+
+
 async def test_same_turn_is_known_without_an_id(memory: Memory, scope: Scope) -> None:
     """Without an id a turn is known by role, timestamp and content; its id wins if given."""
     plain = turn("I live in Oslo.", 0)

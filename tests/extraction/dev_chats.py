@@ -516,4 +516,31 @@ CHATS: list[Chat] = [
         never=["warblers", "swallows", "eBird"],
         current={"tally_bird_species": "32"},
     ),
+    Chat(
+        turns=[
+            (
+                "user",
+                "I work night shifts as a security guard, so I sleep until noon. Can you "
+                "suggest a workout I can do in the afternoon?",
+            ),
+            (
+                "assistant",
+                "Sure! Bodyweight circuits work well: squats, push-ups and planks. Do you have "
+                "any injuries I should know about?",
+            ),
+            ("user", "I'm recovering from knee surgery, so nothing with jumping."),
+            (
+                "assistant",
+                "Understood. Swimming and upper-body work are gentle on the knee. A walk with "
+                "your dog could count too.",
+            ),
+            ("user", "Sadly my dog Biscuit passed away last month."),
+        ],
+        gold=[
+            "works as security guard",
+            "recovering from knee surgery",
+            "no longer has a dog named Biscuit",
+        ],
+        never=["Bodyweight", "Swimming", "jumping"],
+    ),
 ]

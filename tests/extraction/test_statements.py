@@ -58,6 +58,11 @@ def test_the_issue_examples() -> None:
         ("I no longer work at the bakery", ("Ana", "works_at", "the bakery", "2023-11-08", True)),
         ("I'm no longer vegetarian.", ("Ana", "diet", "vegetarian", "2023-11-08", True)),
         ("I'm not vegan anymore", ("Ana", "diet", "vegan", "2023-11-08", True)),
+        ("My dog Rex passed away.", ("Ana", "has_pet", "dog named Rex", "2023-11-08", True)),
+        ("Our old cat died in March", ("Ana", "has_pet", "cat", "2023-03-01", True)),
+        ("We had to put our dog down.", ("Ana", "has_pet", "dog", "2023-11-08", True)),
+        ("Sadly, my cat Tom died.", ("Ana", "has_pet", "cat named Tom", "2023-11-08", True)),
+        ("I lost my dog Rex last week", ("Ana", "has_pet", "dog named Rex", "2023-10-30", True)),
     ],
 )
 def test_negations_end_a_fact(text: str, expected: tuple[object, ...]) -> None:
@@ -315,3 +320,19 @@ def test_a_question_that_opens_on_a_statement_states_it(
     assert pairs(text) == expected
     for statement in extract_statements(text, "Ana", NOW):
         assert not statement.sentence.endswith("?")  # read from the statement, not the ask
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I work night shifts as a security guard.", [("works_as", "security guard")]),
+        ("I work weekend shifts as a barista", [("works_as", "barista")]),
+        ("I'm recovering from knee surgery.", [("recovering_from", "knee surgery")]),
+        ("I'm still recovering from a broken leg", [("recovering_from", "broken leg")]),
+        ("My dog Rex loves the beach.", [("has_pet", "dog named Rex")]),  # alive: kept
+        ("I lost my keys again", []),
+        ("I'm recovering from a long week", []),
+    ],
+)
+def test_shifts_recovery_and_a_living_pet(text: str, expected: list[tuple[str, str]]) -> None:
+    assert [(t[1], t[2]) for t in triples(text)] == expected

@@ -52,6 +52,15 @@ _PET_NAMED = re.compile(
     r"(?P<name>[A-Z][a-z]+)"
 )
 _PET_MINE = re.compile(rf"\b[Mm]y (?:\w+ )?(?P<pet>{_PET}),? (?P<name>[A-Z][a-z]+)\b")
+# "my dog Rex passed away", "we had to put our cat down": the pet is no longer the speaker's
+_PET_GONE = re.compile(
+    rf"\b(?:(?:[Mm]y|[Oo]ur) (?:old |beloved |sweet |little )?(?P<pet>{_PET})"
+    r"(?:,? (?P<name>[A-Z][a-z]+))?,? (?:passed away|died|passed on)\b|"
+    r"(?:I|[Ww]e) (?:lost|had to put down|had to say goodbye to) (?:my|our) "
+    rf"(?:old |beloved |sweet |little )?(?P<pet2>{_PET})(?:,? (?P<name2>[A-Z][a-z]+))?|"
+    rf"(?:I|[Ww]e) had to put (?:my|our) (?:old )?(?P<pet3>{_PET})(?: (?P<name3>[A-Z][a-z]+))?"
+    r" down\b)"
+)
 
 
 def _relations(clause: str, speaker: str) -> list[Match]:
@@ -216,6 +225,8 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
         (rf"^work{verb_s} (?:remotely |full[- ]time |part[- ]time |freelance )?(?:at|for) "
          r"(?P<o>.+)", "works_at", "works at", 0.8),
         (rf"^work{verb_s} as (?:an? )?(?P<o>.+)", "works_as", "works as", 0.8),
+        (rf"^work{verb_s} (?:the )?(?:night|day|early|late|evening|weekend|double|long) "
+         r"shifts? as (?:an? )?(?P<o>.+)", "works_as", "works as", 0.8),
         (r"^(?:am|is) (?:originally )?from (?P<o>.+)", "comes_from", "comes from", 0.7),
         (rf"^live{verb_s} with (?:my |our )?[\w' ]{{1,30}}? in (?P<o>[A-Z].*)", "lives_in",
          "lives in", 0.7),
@@ -442,7 +453,21 @@ def match_clause(
     return found
 
 
+def _pet_gone(clause: str, speaker: str) -> list[Match]:
+    """The speaker's pet died: their ``has_pet`` of it ends (named: only that one)."""
+    gone = _PET_GONE.search(clause)  # "Sadly, my dog Rex passed away"
+    if gone is None:
+        return []
+    pet = (gone["pet"] or gone["pet2"] or gone["pet3"]).lower()
+    name = gone["name"] or gone["name2"] or gone["name3"]
+    obj = f"{pet} named {name}" if name and name not in _NOT_NAMES else pet
+    return [Match(speaker, "has_pet", obj, "had a", negated=True, confidence=0.7)]
+
+
 def _match_whole(clause: str, speaker: str, named: frozenset[str], dated: bool) -> list[Match]:
+    gone = _pet_gone(clause, speaker)
+    if gone:
+        return gone  # not also "has a dog named Rex" from the same words
     found = _relations(clause, speaker)
     named_now = match_name(clause, speaker)
     if named_now:

@@ -190,6 +190,15 @@ def _status(rest: str, subject: str) -> list[Match]:
     return []
 
 
+# "I'm recovering from knee surgery": a condition of now (it ends; a later turn may say so)
+_RECOVERING = re.compile(
+    r"^(?:am|is) (?:still |slowly |currently )?recovering from (?:an? |my |his |her |the )?"
+    r"(?P<o>(?:[\w-]+ ){0,2}(?:surgery|operation|injury|fracture|concussion|stroke|"
+    r"heart attack|burnout|covid|pneumonia|broken (?:arm|leg|wrist|ankle|foot|hand|rib)))\b",
+    re.IGNORECASE,
+)
+
+
 def _health(rest: str, subject: str) -> list[Match]:
     allergic = re.match(
         r"^(?:am|is) (?:also |very |severely |really )?allergic to (?P<o>.+)$", rest, re.I
@@ -200,6 +209,9 @@ def _health(rest: str, subject: str) -> list[Match]:
     if state:
         condition = state["o"].lower()
         return [_m(subject, "has_condition", _AS_NOUN.get(condition, condition), 0.7)]
+    recovering = _RECOVERING.match(rest)
+    if recovering:
+        return [_m(subject, "recovering_from", recovering["o"].lower(), 0.7)]
     has = re.match(
         rf"^(?:have|has) (?:an? |had an? )?(?P<o>(?:[\w-]+ ){{0,2}}(?:{_COND}))\b", rest, re.I
     )

@@ -65,6 +65,7 @@ _PHRASES: dict[str, str] = {
     "has_pet": "{s} has a {o}",
     "allergic_to": "{s} is allergic to {o}",
     "has_condition": "{s} has {o}",
+    "recovering_from": "{s} is recovering from {o}",
     "habit": "{s} {o}",
     "plans": "{s} is {o}",
     "learning": "{s} is learning {o}",
