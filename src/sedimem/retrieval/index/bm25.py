@@ -10,7 +10,6 @@ frequencies are counted over live documents only, so scores stay exact.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from sedimem.retrieval.index.analysis import AnalysedBatch, encode
 from sedimem.retrieval.index.growable import GrowableArray
 from sedimem.retrieval.index.strings import SavedStrings
 from sedimem.storage.longterm.sqlite.indexfile import pack_strings
@@ -119,33 +119,29 @@ class KeywordIndex:
 
     def add(self, docs: Sequence[Sequence[str]]) -> None:
         """Append documents (each a list of analysed terms) at the next slots."""
-        if not docs:
-            return
+        if docs:
+            self.add_batch(encode(docs))
+
+    def add_batch(self, batch: AnalysedBatch) -> None:
+        """Append a batch of analysed documents (:func:`~.analysis.encode`) at the next
+        slots: its terms are numbered in this index's vocabulary (once per distinct term
+        of the batch, not per posting), its postings added as one segment."""
         first = len(self._doc_len)
         vocab = self._vocabulary()
-        # Whole-batch mapping with C-level loops (map, chain): a per-term Python loop
-        # was a third of the index build time.
-        flat = list(itertools.chain.from_iterable(docs))
-        term_ids = list(map(vocab.get, flat))
-        if None in term_ids:
-            for term in dict.fromkeys(t for t, i in zip(flat, term_ids, strict=True) if i is None):
-                vocab[term] = len(vocab)
-            term_ids = list(map(vocab.get, flat))
-        lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
-        self._doc_len.extend(lengths)
-        self._live_len += float(lengths.sum())
-        self._live_docs += len(docs)
-        if not flat:
+        table = np.fromiter(
+            (vocab.setdefault(term, len(vocab)) for term in batch.vocab),
+            dtype=np.int64,
+            count=len(batch.vocab),
+        )
+        self._doc_len.extend(batch.lengths)
+        self._live_len += float(batch.lengths.sum())
+        self._live_docs += int(batch.lengths.shape[0])
+        if not batch.docs.shape[0]:
             return
         n_terms = len(vocab)
-        doc_ids = np.repeat(np.arange(first, first + len(docs), dtype=np.int64), lengths)
-        # One posting per distinct (slot, term), counted: key = slot * n_terms + term.
-        keys, tfs = np.unique(
-            doc_ids * n_terms + np.asarray(term_ids, dtype=np.int64), return_counts=True
-        )
-        self._segments.append(
-            _segment(keys % n_terms, keys // n_terms, tfs.astype(np.float32), n_terms)
-        )
+        # Postings come by (document, term): ascending slots within each term, as
+        # _segment wants them.
+        self._segments.append(_segment(table[batch.terms], batch.docs + first, batch.tfs, n_terms))
         while len(self._segments) > 1 and 4 * self._segments[-1].size >= self._segments[-2].size:
             b, a = self._segments.pop(), self._segments.pop()
             self._segments.append(_merge(a, b, n_terms))

@@ -15,7 +15,7 @@ to open; see :mod:`~sedimem.retrieval.index.ivf`).
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from sedimem.retrieval.index.analysis import PendingBatch, TextAnalysis, analyse
 from sedimem.retrieval.index.analyzer import Analyzer
 from sedimem.retrieval.index.blas import one_blas_thread
 from sedimem.retrieval.index.bm25 import KeywordIndex
@@ -65,6 +66,8 @@ class IndexOptions:
     # Vectors at the first build past which an IVF partition is built instead of a graph
     # (None: never). A graph built below it stays a graph as the index grows.
     ivf_threshold: int | None = IVF_THRESHOLD
+    # Where a bulk build's texts are analysed (worker processes); None: inline
+    analysis: TextAnalysis | None = None
 
 
 @dataclass(slots=True)
@@ -108,6 +111,9 @@ class MemIndex:
         self._vectors = None if dimension is None else VectorRows(dimension)
         self._sources: dict[str, list[int]] = {}
         self._keywords = KeywordIndex()
+        # Batches of a bulk build still being analysed (in slot order): folded into the
+        # keyword index before anything reads it (see _keyword_index).
+        self._pending: deque[PendingBatch] = deque()
         self._cache: OrderedDict[RecordFilter, _Cached] = OrderedDict()
         self._structure: HnswGraph | IvfIndex | None = None
         self.dead = 0
@@ -155,7 +161,23 @@ class MemIndex:
                 by_id[row[col["id"]]] = slot
             for source in json.loads(row[col["sources"]]):
                 self._sources.setdefault(source, []).append(slot)
-        self._keywords.add([self._analyzer.terms(r[col["text"]]) for r in rows])
+        texts = [r[col["text"]] for r in rows]
+        analysis = self._options.analysis
+        if analysis is None:
+            self._keywords.add_batch(analyse(self._analyzer, texts))
+            return
+        self._pending.append(analysis.submit(texts, len(self)))
+        # Fold in what is done; wait for the oldest while more batches are out than the
+        # workers can take (bounds the texts held and keeps the workers busy).
+        pending = self._pending
+        while pending and (pending[0].done() or len(pending) > 2 * analysis.workers + 2):
+            self._keywords.add_batch(pending.popleft().result())
+
+    def _keyword_index(self) -> KeywordIndex:
+        """The keyword index with every analysed batch in it."""
+        while self._pending:
+            self._keywords.add_batch(self._pending.popleft().result())
+        return self._keywords
 
     def _add_vectors(self, blobs: list[bytes | None]) -> None:
         dim = self.dimension or 0
@@ -180,7 +202,7 @@ class MemIndex:
                 continue
             alive[slot] = False
             self.dead += 1
-            self._keywords.remove(slot)
+            self._keyword_index().remove(slot)
             if self._has_vector.view[slot]:
                 self.live_vectors -= 1
             by_id = self._by_id
@@ -252,7 +274,7 @@ class MemIndex:
         }
         arrays.update({f"text.{c}": v for c, v in text.items()})
         arrays.update({f"number.{c}": rows(a.view) for c, a in self._numbers.items()})
-        arrays.update({f"bm25.{n}": a for n, a in self._keywords.state(live).items()})
+        arrays.update({f"bm25.{n}": a for n, a in self._keyword_index().state(live).items()})
         if self._vectors is not None:
             arrays["vectors"] = rows(self._vectors.whole())
         meta: dict[str, Any] = {"dimension": self.dimension, "hnsw_covered": 0}
@@ -399,7 +421,9 @@ class MemIndex:
                 entry.slots = np.flatnonzero(entry.mask).astype(np.int32)
         # A filter keeping every live row (one owner's store, say) filters nothing.
         allowed = None if entry.everything else entry.mask
-        slots, scores = self._keywords.search(stems, self._alive.view, allowed, k, entry.slots)
+        slots, scores = self._keyword_index().search(
+            stems, self._alive.view, allowed, k, entry.slots
+        )
         return self._ranked(slots.tolist(), scores.tolist())
 
     def vector_search(self, query: Vector, flt: RecordFilter, k: int) -> list[Ranked]:
