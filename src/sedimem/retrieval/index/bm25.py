@@ -93,12 +93,29 @@ def _segment(terms: IntArray, slots: IntArray, tfs: FloatArray, n_terms: int) ->
 
 
 def _merge(a: _Segment, b: _Segment, n_terms: int) -> _Segment:
-    terms = np.concatenate(
-        [np.repeat(np.arange(s.ptr.shape[0] - 1), np.diff(s.ptr)) for s in (a, b)]
-    )
-    slots = np.concatenate([a.slots, b.slots]).astype(np.int64)
-    tfs = np.concatenate([a.tfs, b.tfs])
-    return _segment(terms, slots, tfs, n_terms)
+    """One segment of ``a`` and the newer ``b`` (every slot of ``b`` after ``a``'s): each
+    term's postings are ``a``'s then ``b``'s, so every posting's place is computed, in
+    O(postings) with no sort (re-sorting at every merge was ~15 s of a 1M build)."""
+    pa, pb = _padded(a.ptr, n_terms), _padded(b.ptr, n_terms)
+    ptr = pa + pb
+    ids = np.arange(n_terms)
+    terms_a, terms_b = np.repeat(ids, np.diff(pa)), np.repeat(ids, np.diff(pb))
+    # a's i-th posting (of term t) lands at ptr[t] + (i - pa[t]) = i + pb[t]; b's j-th at
+    # ptr[t] + (pa[t + 1] - pa[t]) + (j - pb[t]) = j + pa[t + 1].
+    place_a = np.arange(a.size) + pb[terms_a]
+    place_b = np.arange(b.size) + pa[terms_b + 1]
+    slots = np.empty(a.size + b.size, dtype=np.int32)
+    tfs = np.empty(a.size + b.size, dtype=np.float32)
+    slots[place_a], slots[place_b] = a.slots, b.slots
+    tfs[place_a], tfs[place_b] = a.tfs, b.tfs
+    return _Segment(ptr, slots, tfs)
+
+
+def _padded(ptr: IntArray, n_terms: int) -> IntArray:
+    """A segment's ``ptr`` over ``n_terms`` terms (terms numbered after it have none)."""
+    if ptr.shape[0] == n_terms + 1:
+        return ptr
+    return np.concatenate([ptr, np.full(n_terms + 1 - ptr.shape[0], ptr[-1], dtype=np.int64)])
 
 
 class KeywordIndex:

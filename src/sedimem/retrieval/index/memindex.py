@@ -154,13 +154,15 @@ class MemIndex:
         if isinstance(self._ids, SavedStrings):
             self._ids = self._ids.list()
         ids = self._ids
+        at_id, at_sources = col["id"], col["sources"]
+        new_ids = [r[at_id] for r in rows]
+        ids.extend(new_ids)
+        if by_id is not None:
+            by_id.update(zip(new_ids, range(first, first + len(rows)), strict=True))
         for offset, row in enumerate(rows):
-            slot = first + offset
-            ids.append(row[col["id"]])
-            if by_id is not None:
-                by_id[row[col["id"]]] = slot
-            for source in json.loads(row[col["sources"]]):
-                self._sources.setdefault(source, []).append(slot)
+            if row[at_sources] != "[]":  # most records derive from nothing: no JSON to read
+                for source in json.loads(row[at_sources]):
+                    self._sources.setdefault(source, []).append(first + offset)
         texts = [r[col["text"]] for r in rows]
         analysis = self._options.analysis
         if analysis is None:
@@ -186,9 +188,13 @@ class MemIndex:
         if self._vectors is None:
             present[:] = False
         else:
-            block = np.zeros((len(blobs), dim), dtype=np.float32)
-            for i in np.flatnonzero(present).tolist():
-                block[i] = np.frombuffer(blobs[i], dtype=np.float32)  # type: ignore[arg-type]
+            if present.all():  # the usual case: one copy of every blob at once
+                joined = b"".join(blobs)  # type: ignore[arg-type]
+                block = np.frombuffer(joined, dtype=np.float32).reshape(len(blobs), dim)
+            else:
+                block = np.zeros((len(blobs), dim), dtype=np.float32)
+                for i in np.flatnonzero(present).tolist():
+                    block[i] = np.frombuffer(blobs[i], dtype=np.float32)  # type: ignore[arg-type]
             self._vectors.extend(block)
         self._has_vector.extend(present)
         self.live_vectors += int(present.sum())
