@@ -20,7 +20,8 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import threading
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -31,7 +32,15 @@ import numpy.typing as npt
 from sedimem.retrieval.index.analyzer import Analyzer
 from sedimem.storage.longterm.sqlite.fts import fold_tokens
 
-__all__ = ["BATCH_MIN", "POOL_FROM", "AnalysedBatch", "PendingBatch", "TextAnalysis", "encode"]
+__all__ = [
+    "BATCH_MIN",
+    "POOL_FROM",
+    "AnalysedBatch",
+    "Backlog",
+    "PendingBatch",
+    "TextAnalysis",
+    "encode",
+]
 
 # Rows in an index (this batch included) from which its batches go to the workers, and
 # the smallest batch sent: below these, starting processes costs more than it saves.
@@ -131,6 +140,26 @@ class PendingBatch:
         except BrokenProcessPool:
             self._owner.give_up()
             return analyse(self._owner.analyzer, self._texts)
+
+
+class Backlog:
+    """An index's batches being analysed, in slot order: each is handed back (to be
+    added to the keyword index) once done, or waited for while more are out than the
+    workers can take (which bounds the texts held and keeps the workers busy)."""
+
+    def __init__(self) -> None:
+        self._pending: deque[PendingBatch] = deque()
+
+    def add(self, batch: PendingBatch, workers: int) -> Iterator[AnalysedBatch]:
+        pending = self._pending
+        pending.append(batch)
+        while pending and (pending[0].done() or len(pending) > 2 * workers + 2):
+            yield pending.popleft().result()
+
+    def drain(self) -> Iterator[AnalysedBatch]:
+        """Every batch, waited for."""
+        while self._pending:
+            yield self._pending.popleft().result()
 
 
 class TextAnalysis:

@@ -15,7 +15,7 @@ to open; see :mod:`~sedimem.retrieval.index.ivf`).
 from __future__ import annotations
 
 import json
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from sedimem.retrieval.index.analysis import PendingBatch, TextAnalysis, analyse
+from sedimem.retrieval.index.analysis import Backlog, TextAnalysis, analyse
 from sedimem.retrieval.index.analyzer import Analyzer
 from sedimem.retrieval.index.blas import one_blas_thread
 from sedimem.retrieval.index.bm25 import KeywordIndex
@@ -66,8 +66,7 @@ class IndexOptions:
     # Vectors at the first build past which an IVF partition is built instead of a graph
     # (None: never). A graph built below it stays a graph as the index grows.
     ivf_threshold: int | None = IVF_THRESHOLD
-    # Where a bulk build's texts are analysed (worker processes); None: inline
-    analysis: TextAnalysis | None = None
+    analysis: TextAnalysis | None = None  # worker processes for bulk builds; None: inline
 
 
 @dataclass(slots=True)
@@ -111,9 +110,7 @@ class MemIndex:
         self._vectors = None if dimension is None else VectorRows(dimension)
         self._sources: dict[str, list[int]] = {}
         self._keywords = KeywordIndex()
-        # Batches of a bulk build still being analysed (in slot order): folded into the
-        # keyword index before anything reads it (see _keyword_index).
-        self._pending: deque[PendingBatch] = deque()
+        self._backlog = Backlog()  # a bulk build's batches still being analysed
         self._cache: OrderedDict[RecordFilter, _Cached] = OrderedDict()
         self._structure: HnswGraph | IvfIndex | None = None
         self.dead = 0
@@ -150,17 +147,15 @@ class MemIndex:
         if len(self._rids) and rids[0] <= self._rids.view[-1]:
             raise ValueError("rows must arrive in ascending rid order")
         self._rids.extend(rids)
-        by_id = self._by_id
         if isinstance(self._ids, SavedStrings):
             self._ids = self._ids.list()
-        ids = self._ids
         at_id, at_sources = col["id"], col["sources"]
         new_ids = [r[at_id] for r in rows]
-        ids.extend(new_ids)
-        if by_id is not None:
-            by_id.update(zip(new_ids, range(first, first + len(rows)), strict=True))
+        self._ids.extend(new_ids)
+        if self._by_id is not None:
+            self._by_id.update(zip(new_ids, range(first, first + len(rows)), strict=True))
         for offset, row in enumerate(rows):
-            if row[at_sources] != "[]":  # most records derive from nothing: no JSON to read
+            if row[at_sources] != "[]":  # most records derive from nothing
                 for source in json.loads(row[at_sources]):
                     self._sources.setdefault(source, []).append(first + offset)
         texts = [r[col["text"]] for r in rows]
@@ -168,17 +163,13 @@ class MemIndex:
         if analysis is None:
             self._keywords.add_batch(analyse(self._analyzer, texts))
             return
-        self._pending.append(analysis.submit(texts, len(self)))
-        # Fold in what is done; wait for the oldest while more batches are out than the
-        # workers can take (bounds the texts held and keeps the workers busy).
-        pending = self._pending
-        while pending and (pending[0].done() or len(pending) > 2 * analysis.workers + 2):
-            self._keywords.add_batch(pending.popleft().result())
+        for batch in self._backlog.add(analysis.submit(texts, len(self)), analysis.workers):
+            self._keywords.add_batch(batch)
 
     def _keyword_index(self) -> KeywordIndex:
         """The keyword index with every analysed batch in it."""
-        while self._pending:
-            self._keywords.add_batch(self._pending.popleft().result())
+        for batch in self._backlog.drain():
+            self._keywords.add_batch(batch)
         return self._keywords
 
     def _add_vectors(self, blobs: list[bytes | None]) -> None:
