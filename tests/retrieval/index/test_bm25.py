@@ -175,3 +175,28 @@ def test_a_restored_vocabulary_is_searched_in_place_until_a_write() -> None:
     assert restored._saved_vocab is None
     alive = np.ones(len(docs) + 1, dtype=np.bool_)
     assert restored.search(["new"], alive, None, 3)[0].tolist() == [len(docs)]
+
+
+def test_merged_segments_with_terms_new_to_later_batches_score_as_the_reference() -> None:
+    """Segments are merged without re-sorting: a later batch's postings follow the
+    earlier's within each term, terms first seen late included."""
+    rng = np.random.default_rng(17)
+    docs = []
+    for batch in range(12):
+        words = [f"w{i}" for i in range(3 * batch + 3)]  # each batch brings new terms
+        docs += [list(rng.choice(words, size=int(rng.integers(1, 6)))) for _ in range(20)]
+    index = KeywordIndex()
+    for start in range(0, len(docs), 20):
+        index.add(docs[start : start + 20])
+    assert len(index._segments) < 12  # merged as they came
+    alive = np.ones(len(docs), dtype=np.bool_)
+    for terms in (["w0"], ["w34", "w1"], ["w20", "w5", "w33"]):
+        want = reference(docs, alive.tolist(), terms)
+        slots, scores = index.search(terms, alive, None, 50)
+        assert slots.tolist() == [i for i, _ in want[:50]]
+        np.testing.assert_allclose(scores, [s for _, s in want[:50]], rtol=1e-5)
+    restored = KeywordIndex.restore(index.state())  # one segment of all of them
+    for terms in (["w0"], ["w34", "w1"]):
+        assert restored.search(terms, alive, None, 50)[0].tolist() == [
+            i for i, _ in reference(docs, alive.tolist(), terms)[:50]
+        ]

@@ -84,6 +84,19 @@ class Analyzer:
             found = stems[token] = self._stemmer.stemWord(token)
         return found
 
+    def stem_many(self, tokens: list[str]) -> list[str]:
+        """The stems of ``tokens`` (remembered; the unknown ones stemmed in one call)."""
+        stems = self._stems
+        found = list(map(stems.get, tokens))
+        missing = [t for t, s in zip(tokens, found, strict=True) if s is None]
+        if not missing:
+            return found  # type: ignore[return-value]
+        if len(stems) + len(missing) > _STEM_CACHE:
+            stems.clear()
+            missing = list(dict.fromkeys(tokens))
+        stems.update(zip(missing, self._stemmer.stemWords(missing), strict=True))
+        return [stems[t] for t in tokens]
+
     def query_terms(self, terms: Sequence[str]) -> list[str]:
         """The distinct stemmed terms of a query (a term may hold several words)."""
         seen: dict[str, None] = {}

@@ -2,17 +2,20 @@
 
 It holds what the indexes of one store share: the options (HNSW threshold, exact-search
 limit), the analyzer (documents and queries analysed alike) and the single thread on which
-HNSW graphs are built in the background, off every query's path.
+HNSW graphs are built in the background, off every query's path; and the worker processes
+that analyse a bulk build's texts (:mod:`~sedimem.retrieval.index.analysis`).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy.typing as npt
 
+from sedimem.retrieval.index.analysis import TextAnalysis
 from sedimem.retrieval.index.analyzer import Analyzer
 from sedimem.retrieval.index.memindex import IVF_THRESHOLD, IndexOptions, MemIndex
 
@@ -27,6 +30,8 @@ class MemoryIndexEngine:
     needs it (deterministic; for tests). ``exact_limit``: a filter keeping at most this many
     rows is always searched exactly. ``ivf_threshold``: vectors at the first build past
     which an IVF partition is built instead of a graph (``None``: never).
+    ``analysis_workers``: processes analysing the texts of a bulk build (20,000 rows or
+    more; ``None``: one per core, at most 4; 0 or 1: none, texts analysed inline).
     """
 
     def __init__(
@@ -36,14 +41,19 @@ class MemoryIndexEngine:
         hnsw_background: bool = True,
         exact_limit: int = 2048,
         ivf_threshold: int | None = IVF_THRESHOLD,
+        analysis_workers: int | None = None,
     ) -> None:
         self._executor = (
             ThreadPoolExecutor(max_workers=1, thread_name_prefix="sedimem-hnsw")
             if hnsw_background and hnsw_threshold is not None
             else None
         )
-        self._options = IndexOptions(hnsw_threshold, exact_limit, self._executor, ivf_threshold)
         self._analyzer = Analyzer()
+        workers = min(os.cpu_count() or 1, 4) if analysis_workers is None else analysis_workers
+        self._analysis = TextAnalysis(self._analyzer, workers)
+        self._options = IndexOptions(
+            hnsw_threshold, exact_limit, self._executor, ivf_threshold, self._analysis
+        )
 
     def create(self, dimension: int | None) -> MemIndex:
         return MemIndex(dimension, self._options, self._analyzer)
@@ -63,5 +73,6 @@ class MemoryIndexEngine:
         return self._analyzer.query_terms(terms)
 
     def close(self) -> None:
+        self._analysis.close()
         if self._executor is not None:
             self._executor.shutdown(True, cancel_futures=True)

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from sedimem.retrieval.index.analysis import Backlog, TextAnalysis, analyse
 from sedimem.retrieval.index.analyzer import Analyzer
 from sedimem.retrieval.index.blas import one_blas_thread
 from sedimem.retrieval.index.bm25 import KeywordIndex
@@ -65,6 +66,7 @@ class IndexOptions:
     # Vectors at the first build past which an IVF partition is built instead of a graph
     # (None: never). A graph built below it stays a graph as the index grows.
     ivf_threshold: int | None = IVF_THRESHOLD
+    analysis: TextAnalysis | None = None  # worker processes for bulk builds; None: inline
 
 
 @dataclass(slots=True)
@@ -108,6 +110,7 @@ class MemIndex:
         self._vectors = None if dimension is None else VectorRows(dimension)
         self._sources: dict[str, list[int]] = {}
         self._keywords = KeywordIndex()
+        self._backlog = Backlog()  # a bulk build's batches still being analysed
         self._cache: OrderedDict[RecordFilter, _Cached] = OrderedDict()
         self._structure: HnswGraph | IvfIndex | None = None
         self.dead = 0
@@ -144,18 +147,30 @@ class MemIndex:
         if len(self._rids) and rids[0] <= self._rids.view[-1]:
             raise ValueError("rows must arrive in ascending rid order")
         self._rids.extend(rids)
-        by_id = self._by_id
         if isinstance(self._ids, SavedStrings):
             self._ids = self._ids.list()
-        ids = self._ids
+        at_id, at_sources = col["id"], col["sources"]
+        new_ids = [r[at_id] for r in rows]
+        self._ids.extend(new_ids)
+        if self._by_id is not None:
+            self._by_id.update(zip(new_ids, range(first, first + len(rows)), strict=True))
         for offset, row in enumerate(rows):
-            slot = first + offset
-            ids.append(row[col["id"]])
-            if by_id is not None:
-                by_id[row[col["id"]]] = slot
-            for source in json.loads(row[col["sources"]]):
-                self._sources.setdefault(source, []).append(slot)
-        self._keywords.add([self._analyzer.terms(r[col["text"]]) for r in rows])
+            if row[at_sources] != "[]":  # most records derive from nothing
+                for source in json.loads(row[at_sources]):
+                    self._sources.setdefault(source, []).append(first + offset)
+        texts = [r[col["text"]] for r in rows]
+        analysis = self._options.analysis
+        if analysis is None:
+            self._keywords.add_batch(analyse(self._analyzer, texts))
+            return
+        for batch in self._backlog.add(analysis.submit(texts, len(self)), analysis.workers):
+            self._keywords.add_batch(batch)
+
+    def _keyword_index(self) -> KeywordIndex:
+        """The keyword index with every analysed batch in it."""
+        for batch in self._backlog.drain():
+            self._keywords.add_batch(batch)
+        return self._keywords
 
     def _add_vectors(self, blobs: list[bytes | None]) -> None:
         dim = self.dimension or 0
@@ -164,9 +179,13 @@ class MemIndex:
         if self._vectors is None:
             present[:] = False
         else:
-            block = np.zeros((len(blobs), dim), dtype=np.float32)
-            for i in np.flatnonzero(present).tolist():
-                block[i] = np.frombuffer(blobs[i], dtype=np.float32)  # type: ignore[arg-type]
+            if present.all():  # the usual case: one copy of every blob at once
+                joined = b"".join(blobs)  # type: ignore[arg-type]
+                block = np.frombuffer(joined, dtype=np.float32).reshape(len(blobs), dim)
+            else:
+                block = np.zeros((len(blobs), dim), dtype=np.float32)
+                for i in np.flatnonzero(present).tolist():
+                    block[i] = np.frombuffer(blobs[i], dtype=np.float32)  # type: ignore[arg-type]
             self._vectors.extend(block)
         self._has_vector.extend(present)
         self.live_vectors += int(present.sum())
@@ -180,7 +199,7 @@ class MemIndex:
                 continue
             alive[slot] = False
             self.dead += 1
-            self._keywords.remove(slot)
+            self._keyword_index().remove(slot)
             if self._has_vector.view[slot]:
                 self.live_vectors -= 1
             by_id = self._by_id
@@ -252,7 +271,7 @@ class MemIndex:
         }
         arrays.update({f"text.{c}": v for c, v in text.items()})
         arrays.update({f"number.{c}": rows(a.view) for c, a in self._numbers.items()})
-        arrays.update({f"bm25.{n}": a for n, a in self._keywords.state(live).items()})
+        arrays.update({f"bm25.{n}": a for n, a in self._keyword_index().state(live).items()})
         if self._vectors is not None:
             arrays["vectors"] = rows(self._vectors.whole())
         meta: dict[str, Any] = {"dimension": self.dimension, "hnsw_covered": 0}
@@ -399,7 +418,9 @@ class MemIndex:
                 entry.slots = np.flatnonzero(entry.mask).astype(np.int32)
         # A filter keeping every live row (one owner's store, say) filters nothing.
         allowed = None if entry.everything else entry.mask
-        slots, scores = self._keywords.search(stems, self._alive.view, allowed, k, entry.slots)
+        slots, scores = self._keyword_index().search(
+            stems, self._alive.view, allowed, k, entry.slots
+        )
         return self._ranked(slots.tolist(), scores.tolist())
 
     def vector_search(self, query: Vector, flt: RecordFilter, k: int) -> list[Ranked]:
