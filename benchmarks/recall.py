@@ -123,7 +123,9 @@ async def open_store(
         from sedimem.storage.longterm.sqlite import SqliteLongTermStore
 
         return await SqliteLongTermStore.open(
-            str(tmp / f"recall-{size}.db"), index=MemoryIndexEngine()
+            # the bulk build's texts analysed by worker processes (this module is guarded)
+            str(tmp / f"recall-{size}.db"),
+            index=MemoryIndexEngine(analysis_workers=None),
         )
     from sedimem.storage.longterm.postgres import PostgresLongTermStore
 

@@ -9,10 +9,11 @@ Python object per posting crosses between processes. Smaller stores, and every o
 write, are analysed in the calling thread: no process is started for them.
 
 Workers are *spawned* (a fork of a process whose other threads may hold locks can hang),
-so a script that builds a large index must guard its entry point with
-``if __name__ == "__main__":``, as any use of :mod:`multiprocessing` must. A pool that
-fails (a worker killed, a script without that guard) is given up and the batch analysed
-in the calling thread: the results are the same either way.
+and a spawned process imports the main script again: a script without
+``if __name__ == "__main__":`` would run its own top level in every worker. So the pool is
+opt-in (``MemoryIndexEngine(analysis_workers=...)``, default none) for entry points that
+are guarded. A pool that fails (a worker killed) is given up and the batch analysed in
+the calling thread: the results are the same either way.
 """
 
 from __future__ import annotations

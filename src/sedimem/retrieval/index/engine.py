@@ -31,7 +31,11 @@ class MemoryIndexEngine:
     rows is always searched exactly. ``ivf_threshold``: vectors at the first build past
     which an IVF partition is built instead of a graph (``None``: never).
     ``analysis_workers``: processes analysing the texts of a bulk build (20,000 rows or
-    more; ``None``: one per core, at most 4; 0 or 1: none, texts analysed inline).
+    more; ``None``: one per core, at most 4; 0 or 1, the default: none, texts analysed
+    inline). Off by default: the workers are spawned, and a spawned process imports the
+    main script again, so a script without ``if __name__ == "__main__":`` would run its
+    own top level (writes included) once per worker. Turn them on where the entry point is
+    guarded (``benchmarks.recall`` does).
     """
 
     def __init__(
@@ -41,7 +45,7 @@ class MemoryIndexEngine:
         hnsw_background: bool = True,
         exact_limit: int = 2048,
         ivf_threshold: int | None = IVF_THRESHOLD,
-        analysis_workers: int | None = None,
+        analysis_workers: int | None = 0,
     ) -> None:
         self._executor = (
             ThreadPoolExecutor(max_workers=1, thread_name_prefix="sedimem-hnsw")

@@ -70,3 +70,48 @@ async def test_a_bulk_built_index_answers_as_an_inline_one(tmp_path: Path) -> No
         await reopened.aclose()
         await rebuilt.aclose()
         await writer.aclose()
+
+
+_UNGUARDED = """
+import asyncio, sys
+print("top level ran", flush=True)
+from sedimem import Memory
+from sedimem.scope import Scope
+from sedimem.types import Episode
+async def main():
+    async with await Memory.open(sys.argv[1]) as memory:
+        scope = Scope(tenant="t", user="u")
+        count = int(sys.argv[2])
+        await memory.episodes.record_many(
+            [Episode(scope=scope, description=f"note {i} on topic {i % 97}") for i in range(count)]
+        )
+        await memory.longterm_store.warm("t", wait=True)
+asyncio.run(main())
+"""
+
+
+def test_an_unguarded_script_runs_its_top_level_once(tmp_path: Path) -> None:
+    # Worker processes are spawned, and a spawned process imports the main script again:
+    # by default a bulk build starts none, so a script without a __main__ guard (most
+    # quick scripts) runs once, and writes its records once.
+    import sqlite3
+    import subprocess
+    import sys
+
+    script = tmp_path / "unguarded.py"
+    script.write_text(_UNGUARDED)
+    url = f"sqlite:///{tmp_path}/m.db"
+    count = POOL_FROM + 2000
+    done = subprocess.run(
+        [sys.executable, str(script), url, str(count)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    assert done.stdout.count("top level ran") == 1
+    with sqlite3.connect(tmp_path / "m.db") as conn:
+        tables = [r[0] for r in conn.execute("select name from sqlite_master where type='table'")]
+        table = next(t for t in tables if "record" in t)
+        (stored,) = conn.execute(f"select count(*) from {table}").fetchone()
+    assert stored == count
