@@ -336,3 +336,21 @@ def test_a_question_that_opens_on_a_statement_states_it(
 )
 def test_shifts_recovery_and_a_living_pet(text: str, expected: list[tuple[str, str]]) -> None:
     assert [(t[1], t[2]) for t in triples(text)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("My birthday is June 5th.", [("birthday", "June 5", "2023-11-08")]),
+        ("My birthday's on May 3", [("birthday", "May 3", "2023-11-08")]),
+        ("My birthday is next Tuesday!", [("birthday", "November 14", "2023-11-08")]),
+        ("My birthday is in March.", []),  # not a day
+        ("I got married last year.", [("marital_status", "married", "2022-01-01")]),
+        ("I just got engaged!", [("marital_status", "engaged", "2023-11-08")]),
+        ("I got divorced in 2020.", [("marital_status", "divorced", "2020-01-01")]),
+        ("I'm engaged to Tom.", [("marital_status", "engaged", "2023-11-08")]),
+        ("I got a new bike.", []),
+    ],
+)
+def test_birthdays_and_changes_of_status(text: str, expected: list[tuple[str, str, str]]) -> None:
+    assert [(t[1], t[2], t[3]) for t in triples(text)] == expected

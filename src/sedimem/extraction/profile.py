@@ -155,7 +155,12 @@ def _occupation(rest: str, subject: str) -> list[Match]:
 _STATUS = re.compile(
     r"^(?:am|is) (?:now |currently |happily )?(?P<o>retired|homeschooled|unemployed|"
     r"self-employed|a stay-at-home parent|an only child|(?P<m>married|single|divorced|engaged|"
-    r"widowed))(?: and (?:looking|searching|hoping|trying)\b.*)?$"
+    r"widowed))(?: to [A-Z][\w'-]+)?(?: and (?:looking|searching|hoping|trying)\b.*)?$"
+)
+# "I got married last year", "I just got engaged!": the status changed (dated by the clause)
+_STATUS_CHANGED = re.compile(
+    r"^(?:just |finally |recently )?got (?P<o>married|engaged|divorced)(?: to [A-Z][\w'-]+)?"
+    r"(?: again)?$"
 )
 _ORIGIN = re.compile(
     r"^(?:was (?:born|raised|brought up)|grew up) (?:in|on) (?P<o>.+)$", re.IGNORECASE
@@ -173,6 +178,9 @@ def _status(rest: str, subject: str) -> list[Match]:
     status = _STATUS.match(rest)
     if status:
         return [_m(subject, "marital_status" if status["m"] else "status", status["o"])]
+    changed = _STATUS_CHANGED.match(rest)
+    if changed:
+        return [_m(subject, "marital_status", changed["o"])]
     origin = _ORIGIN.match(rest)
     if origin:
         obj = object_of(origin["o"])

@@ -51,6 +51,9 @@ _DATE_WORD = re.compile(
     r"month|year))",
     re.IGNORECASE,
 )
+# "my birthday is June 5th": the date is the fact itself (cut out of the clause before the
+# rules read it, so read here, from what is left and the date that was cut)
+_BIRTHDAY = re.compile(r"^[Mm]y birthday(?:'s| is| falls)(?: on)?$")
 #: a turn longer than this is read only in its first part (a fact is stated early, and
 #: extraction must stay cheap on a 32,000-character paste)
 MAX_READ_CHARS = 8000
@@ -70,6 +73,14 @@ def _cut(clause: str, mentions: Sequence[DateMention]) -> str:
     for mention in sorted(mentions, key=lambda d: d.start, reverse=True):
         clause = clause[: mention.start] + clause[mention.end :]
     return " ".join(clause.replace(" ,", ",").split()).strip(" ,")
+
+
+def _birthday(speaker: str, mention: DateMention) -> list[Match]:
+    """The day of a birthday, without a year: it comes back every year."""
+    if mention.granularity != "day":
+        return []  # "in March", "this year": not a day to remember
+    day = f"{mention.when:%B} {mention.when.day}"
+    return [Match(speaker, "birthday", day, "birthday is", confidence=0.7, dated=False)]
 
 
 def _key(match: Match) -> tuple[str, str, str, bool]:
@@ -120,6 +131,8 @@ def extract_statements(
         if assistant:
             assert addressee is not None
             matches = match_assistant(bare, addressee)
+        elif len(mentions) == 1 and _BIRTHDAY.match(bare):
+            matches = _birthday(speaker or "\x00", mentions[0])
         else:
             matches = match_clause(
                 bare, speaker or "\x00", named=frozenset(named), dated=bool(mentions)

@@ -39,6 +39,7 @@ SINGLE_VALUED = frozenset(
     {
         "name", "lives_in", "works_at", "works_as", "diet", "spouse", "comes_from", "age",
         "height", "weight", "budget", "rent", "salary", "income", "savings", "marital_status",
+        "birthday",
     }
 )  # fmt: skip
 
@@ -66,6 +67,7 @@ _PHRASES: dict[str, str] = {
     "allergic_to": "{s} is allergic to {o}",
     "has_condition": "{s} has {o}",
     "recovering_from": "{s} is recovering from {o}",
+    "birthday": "{s}'s birthday is {o}",
     "habit": "{s} {o}",
     "plans": "{s} is {o}",
     "learning": "{s} is learning {o}",
