@@ -343,6 +343,7 @@ def test_shifts_recovery_and_a_living_pet(text: str, expected: list[tuple[str, s
     [
         ("My birthday is June 5th.", [("birthday", "June 5", "2023-11-08")]),
         ("My birthday's on May 3", [("birthday", "May 3", "2023-11-08")]),
+        ("My birthday is June 5th, by the way.", [("birthday", "June 5", "2023-11-08")]),
         ("My birthday is next Tuesday!", [("birthday", "November 14", "2023-11-08")]),
         ("My birthday is in March.", []),  # not a day
         ("I got married last year.", [("marital_status", "married", "2022-01-01")]),

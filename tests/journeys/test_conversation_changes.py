@@ -128,3 +128,31 @@ async def test_a_change_told_minutes_later_replaces_what_was_said_before(drive: 
         roles = await d.history(ANA, "ana", "works_as")
         assert [r["object"] for r in roles][-1] == "test pilot"
         assert roles[-1].get("valid_to") is None
+
+
+async def test_a_pet_that_died_is_history_and_a_birthday_is_kept(drive: Drive) -> None:
+    """Two sessions: the user names two pets and a birthday, then says one pet died. The
+    other pet stays current; the one that died is history, closed when it was told."""
+    async with drive() as d:
+        await d.ingest(
+            ANA.in_session("pets-1"),
+            [
+                turn(7, 0, "user", "We adopted a dog named Rex and a cat named Tom."),
+                turn(7, 1, "assistant", "Lovely! " + ADVICE),
+                turn(7, 2, "user", "My birthday is June 5th, by the way."),
+            ],
+        )
+        await d.ingest(
+            ANA.in_session("pets-2"),
+            [turn(8, 0, "user", "Sadly, my dog Rex passed away yesterday.")],
+        )
+        pets = {p["object"]: p for p in await d.history(ANA, "ana", "has_pet")}
+        assert set(pets) == {"dog named Rex", "cat named Tom"}
+        assert str(pets["dog named Rex"].get("valid_to")).startswith("2024-07-31")
+        assert pets["cat named Tom"].get("valid_to") is None
+        (birthday,) = await d.history(ANA, "ana", "birthday")
+        assert birthday["object"] == "June 5"
+        context = await d.assemble(ANA.in_session("pets-3"), "What pets does ana have?")
+        facts = section(context, "Known facts")
+        assert "cat named Tom" in facts
+        assert "has a dog named Rex" not in facts

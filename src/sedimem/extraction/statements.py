@@ -53,7 +53,7 @@ _DATE_WORD = re.compile(
 )
 # "my birthday is June 5th": the date is the fact itself (cut out of the clause before the
 # rules read it, so read here, from what is left and the date that was cut)
-_BIRTHDAY = re.compile(r"^[Mm]y birthday(?:'s| is| falls)(?: on)?$")
+_BIRTHDAY = re.compile(r"^[Mm]y birthday(?:'s| is| falls)(?: on)?(?:,.*)?$")  # ", by the way"
 #: a turn longer than this is read only in its first part (a fact is stated early, and
 #: extraction must stay cheap on a 32,000-character paste)
 MAX_READ_CHARS = 8000
