@@ -355,3 +355,26 @@ def test_shifts_recovery_and_a_living_pet(text: str, expected: list[tuple[str, s
 )
 def test_birthdays_and_changes_of_status(text: str, expected: list[tuple[str, str, str]]) -> None:
     assert [(t[1], t[2], t[3]) for t in triples(text)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("My partner is called Sam.", [("partner", "Sam")]),
+        ("My husband is named Tom", [("spouse", "Tom")]),
+        ("My sister goes by Jo.", [("sister", "Jo")]),
+        ("My partner is called, well, nothing yet", []),
+        (
+            "I just started a new job at Siemens as a data analyst.",
+            [("works_as", "data analyst"), ("works_at", "Siemens")],
+        ),
+        ("I'm pregnant with our second child.", [("has_condition", "a pregnancy")]),
+        ("I'm pregnant with twins!", [("has_condition", "a pregnancy")]),
+        ("I'm pregnant with excitement about the trip", []),
+        ("I have a greyhound called Pepper.", [("has_pet", "greyhound named Pepper")]),
+    ],
+)
+def test_names_given_a_job_in_either_order_and_a_pregnancy(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
+    assert [(t[1], t[2]) for t in triples(text)] == expected

@@ -46,7 +46,10 @@ _NOT_NAMES = frozenset(
 )  # fmt: skip
 _FIRST = re.compile(r"^(?P<subj>I|we)(?P<be>'m|'ve|'d| am| have| was| were| are|'re)?\s+", re.I)
 _RELATIVE = re.compile(rf"\b[Mm]y (?P<rel>{_RELATION})s?(?:,? (?P<name>[A-Z][a-z]+))?\b")
-_RELATIVE_NAMED = re.compile(rf"\b[Mm]y (?P<rel>{_RELATION})'s name is (?P<name>[A-Z][a-z]+)\b")
+_RELATIVE_NAMED = re.compile(
+    rf"\b[Mm]y (?P<rel>{_RELATION})(?:'s name is| is called| is named| goes by) "
+    r"(?P<name>[A-Z][a-z]+)\b"
+)
 _PET_NAMED = re.compile(
     rf"\b(?:a|an|my|our|new|another)\s+(?:\w+\s+)?(?P<pet>{_PET})\s+(?:named|called)\s+"
     r"(?P<name>[A-Z][a-z]+)"

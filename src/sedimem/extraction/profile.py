@@ -126,7 +126,8 @@ _JOB_AT = re.compile(
 )
 _NEW_JOB = re.compile(
     r"^(?:got|landed|started|accepted|took) (?:a )?(?:new )?(?:job|position|role)"
-    r"(?: as (?:an? )?(?P<occ>[\w -]+?))?(?: (?:at|with) (?P<org>[\w'&. -]+?))?$",
+    r"(?: as (?:an? )?(?P<occ>[\w -]+?))?(?: (?:at|with) (?P<org>[\w'&. -]+?))?"
+    r"(?: as (?:an? )?(?P<occ_after>[\w -]+?))?$",  # "at Siemens as a data analyst"
     re.IGNORECASE,
 )
 
@@ -143,7 +144,7 @@ def _occupation(rest: str, subject: str) -> list[Match]:
         org = groups.get("org")
         if org and pattern is _JOB_AS and not org[0].isupper() and not org.startswith("the "):
             org = None if len(org.split()) > 4 else org
-        found = _job(subject, groups.get("occ"), org, place)
+        found = _job(subject, groups.get("occ") or groups.get("occ_after"), org, place)
         if found:
             return found
     based = re.match(rf"^(?:am|is) (?:based|living) in {_PLACE}$", rest)
@@ -213,7 +214,13 @@ def _health(rest: str, subject: str) -> list[Match]:
     )
     if allergic:
         return [_m(subject, "allergic_to", item, 0.8) for item in items_of(allergic["o"], 3)]
-    state = re.match(rf"^(?:am|is) (?:also |a )?(?P<o>(?:\w+ )?(?:{_COND}))$", rest, re.I)
+    state = re.match(
+        rf"^(?:am|is) (?:also |a )?(?P<o>(?:\w+ )?(?:{_COND}))"
+        r"(?: (?:again|with (?:our|my|her|his|their) (?:first|second|third|\w+) (?:child|baby)"
+        r"|with twins))?$",  # "pregnant with our second child"
+        rest,
+        re.I,
+    )
     if state:
         condition = state["o"].lower()
         return [_m(subject, "has_condition", _AS_NOUN.get(condition, condition), 0.7)]

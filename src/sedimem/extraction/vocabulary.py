@@ -169,6 +169,8 @@ PETS = frozenset(
         "retriever", "labrador", "poodle", "terrier", "shepherd", "husky", "beagle", "bulldog",
         "pug", "collie", "corgi", "dachshund", "chihuahua", "spaniel", "tabby", "goldfish",
         "ferret", "gecko", "iguana", "pony", "cockatiel", "budgie", "chinchilla", "hedgehog",
+        "greyhound", "whippet", "labradoodle", "goldendoodle", "cockapoo", "schnauzer",
+        "rottweiler", "doberman", "dalmatian", "boxer dog", "pit bull", "sheepdog",
     }
 )  # fmt: skip
 
