@@ -48,6 +48,32 @@ async def test_facts_must_match_the_question_or_describe_the_user(memory: Memory
     assert all("the best" in d.detail for d in floor)
 
 
+async def test_the_users_job_and_health_describe_them_for_advice(memory: Memory) -> None:
+    """Advice depends on who asks, though the question names none of it."""
+    chat = [
+        ("user", "I work night shifts as a security guard at the harbour."),
+        ("assistant", "Night shifts can be hard on sleep. How can I help?"),
+        ("user", "I'm recovering from knee surgery, so no running for now."),
+        ("assistant", "Sorry to hear that! Take it easy."),
+    ]
+    await memory.ingest(
+        [turn(r, c, DAY + timedelta(minutes=i)) for i, (r, c) in enumerate(chat)], USER
+    )
+    context = await memory.assemble(
+        "What should I keep in mind when planning my workouts?", USER.with_session("new"), 300
+    )
+    facts = [i.text for i in context.report.included if i.tier == "facts"]
+    assert any("works as security guard" in f for f in facts)
+    assert any("recovering from knee surgery" in f for f in facts)
+
+
+def test_profile_predicates_are_ones_the_extractor_files() -> None:
+    from sedimem.assembly.ranked import PROFILE
+    from sedimem.extraction.vocabulary import KNOWN_PREDICATES
+
+    assert PROFILE <= KNOWN_PREDICATES
+
+
 async def test_a_long_assistant_answer_contributes_its_passage(memory: Memory) -> None:
     steps = [
         f"{i}. Check the {w} twice before you leave home." for i, w in enumerate("abcdefghijkl")

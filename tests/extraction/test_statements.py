@@ -368,6 +368,14 @@ def test_birthdays_and_changes_of_status(text: str, expected: list[tuple[str, st
             "I just started a new job at Siemens as a data analyst.",
             [("works_as", "data analyst"), ("works_at", "Siemens")],
         ),
+        (
+            "I work night shifts as a security guard at the harbour.",
+            [("works_as", "security guard"), ("works_at", "the harbour")],
+        ),
+        (
+            "My brother works as a chef at a small bistro.",
+            [("works_as", "chef"), ("works_at", "a small bistro")],  # the brother's
+        ),
         ("I'm pregnant with our second child.", [("has_condition", "a pregnancy")]),
         ("I'm pregnant with twins!", [("has_condition", "a pregnancy")]),
         ("I'm pregnant with excitement about the trip", []),

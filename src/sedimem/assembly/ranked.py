@@ -60,11 +60,17 @@ OTHER_SPEAKER = 0.65
 ASSISTANT = 0.6
 #: A reply brought in beside a matched turn scores this share of the matched turn's score.
 REPLY = 0.95
-#: Predicates that describe the asking user (who they are, where, what they need or prefer)
-#: and are shown whatever the question, the best matching first.
+#: Predicates that describe the asking user (who they are, where, their work, what they
+#: need, prefer or cannot do) and are shown whatever the question, the best matching first:
+#: advice ("what should I keep in mind when planning my workouts?") depends on them though
+#: the question names none of their words. The names are the extractor's
+#: (:mod:`sedimem.extraction.vocabulary`); a test keeps them so.
 PROFILE = frozenset(
-    {"name", "lives_in", "works_at", "occupation", "prefers", "allergic_to", "diet"}
-)
+    {
+        "name", "lives_in", "works_at", "works_as", "prefers", "allergic_to", "diet",
+        "has_condition", "recovering_from",
+    }
+)  # fmt: skip
 #: How many profile facts may pass the relevance floor without matching the question.
 PROFILE_LIMIT = 3
 #: How many of the best items are compared for an older and a newer value.

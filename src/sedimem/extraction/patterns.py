@@ -294,9 +294,22 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
             obj = " ".join(obj.split()[1:]) or obj
         if predicate in ("likes", "dislikes") and deictic(obj):
             return []  # "I love their work": whose, what, is in another turn
+        if predicate == "works_as":
+            return _job_and_place(obj, subject, surface, confidence)
         future = predicate == "starts"
         return [Match(subject, predicate, obj, surface, future=future, confidence=confidence)]
     return []
+
+
+def _job_and_place(obj: str, subject: str, surface: str, confidence: float) -> list[Match]:
+    """ "security guard at the harbour": the job, and where it is done (``works_at``)."""
+    split = re.match(r"^(?P<job>(?:[\w-]+ ){0,3}[\w-]+) (?:at|for) (?P<org>.+)$", obj)
+    job = split["job"] if split else obj
+    found = [Match(subject, "works_as", job, surface, confidence=confidence)]
+    org = object_of(split["org"]) if split else None
+    if org is not None:
+        found.append(Match(subject, "works_at", org, "works at", confidence=confidence))
+    return found
 
 
 def _place(raw: str, subject: str, predicate: str, surface: str, confidence: float) -> list[Match]:
