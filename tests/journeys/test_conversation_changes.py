@@ -1,7 +1,8 @@
 """A user/assistant conversation over three sessions, handed over as agents send it (role
 and content, no ``name``): the user states facts, moves city, changes job and stops eating
 meat; a fourth session's context shows the current values only, and history keeps both
-versions of each change with its valid interval.
+versions of each change with its valid interval. Also: a pet that died, a birthday, and
+advice that draws on the job and a recovery told in earlier sessions.
 
 Run through Python, a real server over REST and an MCP client session, on SQLite and on
 Redis + PostgreSQL (the ``drive`` fixture).
@@ -156,3 +157,29 @@ async def test_a_pet_that_died_is_history_and_a_birthday_is_kept(drive: Drive) -
         facts = section(context, "Known facts")
         assert "cat named Tom" in facts
         assert "has a dog named Rex" not in facts
+
+
+async def test_advice_draws_on_the_job_and_health_told_in_earlier_sessions(drive: Drive) -> None:
+    """The user's job and a recovery are told in passing in two sessions; a third asks for
+    advice in words that name neither, and the context's facts hold both."""
+    async with drive() as d:
+        await d.ingest(
+            ANA.in_session("health-1"),
+            [
+                turn(6, 0, "user", "I work night shifts as a security guard at the harbour."),
+                turn(6, 1, "assistant", "Night shifts are hard on sleep. " + ADVICE),
+            ],
+        )
+        await d.ingest(
+            ANA.in_session("health-2"),
+            [
+                turn(6, 10, "user", "I'm recovering from knee surgery, so no running for now."),
+                turn(6, 11, "assistant", "Sorry to hear that! Take it slowly."),
+            ],
+        )
+        context = await d.assemble(
+            ANA.in_session("health-3"), "What should I keep in mind when planning my workouts?"
+        )
+        facts = section(context, "Known facts")
+        assert "works as security guard" in facts
+        assert "recovering from knee surgery" in facts
