@@ -346,6 +346,9 @@ def test_shifts_recovery_and_a_living_pet(text: str, expected: list[tuple[str, s
         ("My birthday is June 5th, by the way.", [("birthday", "June 5", "2023-11-08")]),
         ("My birthday is next Tuesday!", [("birthday", "November 14", "2023-11-08")]),
         ("My birthday is in March.", []),  # not a day
+        ("My mom's birthday is June 5th, any gift ideas?", [("birthday", "June 5", "2023-11-08")]),
+        ("My sister Jo's birthday is on March 3.", [("birthday", "March 3", "2023-11-08")]),
+        ("My dog's birthday is May 1.", []),
         ("I got married last year.", [("marital_status", "married", "2022-01-01")]),
         ("I just got engaged!", [("marital_status", "engaged", "2023-11-08")]),
         ("I got divorced in 2020.", [("marital_status", "divorced", "2020-01-01")]),
@@ -386,3 +389,9 @@ def test_names_given_a_job_in_either_order_and_a_pregnancy(
     text: str, expected: list[tuple[str, str]]
 ) -> None:
     assert [(t[1], t[2]) for t in triples(text)] == expected
+
+
+def test_a_relatives_birthday_is_theirs() -> None:
+    assert [t[0] for t in triples("My mom's birthday is June 5th.")] == ["Ana's mother"]
+    assert [t[0] for t in triples("My mom is a nurse.")] == ["Ana's mother"]
+    assert [t[0] for t in triples("My sister Jo's birthday is March 3.")] == ["Jo"]

@@ -53,7 +53,11 @@ _DATE_WORD = re.compile(
 )
 # "my birthday is June 5th": the date is the fact itself (cut out of the clause before the
 # rules read it, so read here, from what is left and the date that was cut)
-_BIRTHDAY = re.compile(r"^[Mm]y birthday(?:'s| is| falls)(?: on)?(?:,.*)?$")  # ", by the way"
+_BIRTHDAY = re.compile(
+    r"^[Mm]y (?:(?P<rel>"
+    + "|".join(sorted(FAMILY, key=len, reverse=True))
+    + r")(?: (?P<name>[A-Z][a-z]+))?'s )?birthday(?:'s| is| falls)(?: on)?(?:,.*)?$"
+)  # "my mom's birthday is June 5th", ", by the way"
 #: a turn longer than this is read only in its first part (a fact is stated early, and
 #: extraction must stay cheap on a 32,000-character paste)
 MAX_READ_CHARS = 8000
@@ -75,12 +79,18 @@ def _cut(clause: str, mentions: Sequence[DateMention]) -> str:
     return " ".join(clause.replace(" ,", ",").split()).strip(" ,")
 
 
-def _birthday(speaker: str, mention: DateMention) -> list[Match]:
-    """The day of a birthday, without a year: it comes back every year."""
+def _birthday(speaker: str, mention: DateMention, said: re.Match[str]) -> list[Match]:
+    """The day of a birthday, without a year: it comes back every year. Whose: the
+    speaker's, or the relative's the clause names ("my sister Jo's", "my mom's")."""
     if mention.granularity != "day":
         return []  # "in March", "this year": not a day to remember
     day = f"{mention.when:%B} {mention.when.day}"
-    return [Match(speaker, "birthday", day, "birthday is", confidence=0.7, dated=False)]
+    whose = speaker
+    if said["name"]:
+        whose = said["name"]
+    elif said["rel"]:
+        whose = f"{speaker}'s {FAMILY[said['rel'].lower()]}"  # as any clause about "my mom"
+    return [Match(whose, "birthday", day, "birthday is", confidence=0.7, dated=False)]
 
 
 def _key(match: Match) -> tuple[str, str, str, bool]:
@@ -131,8 +141,8 @@ def extract_statements(
         if assistant:
             assert addressee is not None
             matches = match_assistant(bare, addressee)
-        elif len(mentions) == 1 and _BIRTHDAY.match(bare):
-            matches = _birthday(speaker or "\x00", mentions[0])
+        elif len(mentions) == 1 and (birthday := _BIRTHDAY.match(bare)):
+            matches = _birthday(speaker or "\x00", mentions[0], birthday)
         else:
             matches = match_clause(
                 bare, speaker or "\x00", named=frozenset(named), dated=bool(mentions)
