@@ -272,7 +272,9 @@ def _measure(rest: str, subject: str) -> list[Match]:
     if age and 5 <= int(age["v"]) <= 110:
         return [_m(subject, "age", age["v"], 0.8)]
     height = re.match(
-        r"^(?:am|is) (?P<v>\d'\s?\d{1,2}\"?|\d{3} ?cm|[12][.,]\d{1,2} ?m)(?: tall)?$", rest
+        r"^(?:am|is) (?:about |around )?(?P<v>\d'\s?\d{1,2}\"?|\d{3} ?cm|[12][.,]\d{1,2} ?m|"
+        r"[4-7] (?:feet|foot|ft)(?: \d{1,2}(?: inches)?)?)(?: tall)?$",
+        rest,
     )
     if height:
         return [_m(subject, "height", height["v"], 0.8)]
