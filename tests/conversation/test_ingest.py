@@ -142,6 +142,30 @@ async def test_new_value_supersedes_and_ending_closes(memory: Memory, scope: Sco
     assert await memory.facts.current("Ana", "diet", scope=scope) == []
 
 
+@pytest.mark.parametrize(
+    ("before", "after", "predicate", "now"),
+    [
+        ("I'm 34.", "Actually, I'm 35, not 34.", "age", "35"),
+        ("I live in Lisbon.", "Correction: I live in Porto, not Lisbon.", "lives_in", "Porto"),
+        ("My budget for the trip is 2000 euros.", "We raised the budget to 3000 euros.",
+         "budget", "3000 euros"),
+        ("I work at Google.", "I left Google and joined Stripe last month.", "works_at",
+         "Stripe"),
+        ("I'm vegetarian.", "I've gone vegan since last week.", "diet", "vegan"),
+        ("My favorite color is blue.", "These days my favorite color is green.",
+         "favorite_color", "green"),
+        ("I have two cats.", "We got another cat, so now I have three cats.",
+         "number_of_cats", "3"),
+    ],
+)  # fmt: skip
+async def test_a_value_told_again_in_other_words_replaces_the_old_one(
+    memory: Memory, scope: Scope, before: str, after: str, predicate: str, now: str
+) -> None:
+    await memory.ingest([turn(before, 0)], scope)
+    await memory.ingest([turn(after, 3 * 24 * 60)], scope.with_session("s2"))
+    assert [f.object for f in await memory.facts.current("Ana", predicate, scope=scope)] == [now]
+
+
 async def test_a_pet_that_died_is_no_longer_the_users(memory: Memory, scope: Scope) -> None:
     await memory.ingest([turn("We adopted a dog named Rex and a cat named Tom.", 0)], scope)
     pets = await memory.facts.current("Ana", "has_pet", scope=scope)

@@ -398,3 +398,25 @@ def test_a_relatives_birthday_is_theirs() -> None:
     assert [t[0] for t in triples("My mom's birthday is June 5th.")] == ["Ana's mother"]
     assert [t[0] for t in triples("My mom is a nurse.")] == ["Ana's mother"]
     assert [t[0] for t in triples("My sister Jo's birthday is March 3.")] == ["Jo"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("These days my favorite color is green.", [("favorite_color", "green", False)]),
+        ("Nowadays I live in Porto", [("lives_in", "Porto", False)]),
+        ("So now I have three cats.", [("number_of_cats", "3", False)]),
+        ("I went vegan last week.", [("diet", "vegan", False)]),
+        ("I've become a vegetarian", [("diet", "vegetarian", False)]),
+        ("We raised the budget to 3000 euros.", [("budget", "3000 euros", False)]),
+        ("I cut my rent down to $900", [("rent", "$900", False)]),
+        (
+            "I left Google and joined Stripe.",
+            [("works_at", "Google", True), ("works_at", "Stripe", False)],
+        ),
+        ("I left the party and joined my friends", []),
+        ("I went home", []),
+    ],
+)
+def test_changed_values_in_other_words(text: str, expected: list[tuple[str, str, bool]]) -> None:
+    assert [(t[1], t[2], t[4]) for t in triples(text)] == expected

@@ -64,7 +64,9 @@ _LEAD = re.compile(
     r"^(?:(?:yeah|yes|yep|yup|so|well|oh|ooh|wow|woah|whoa|also|btw|by the way|actually|"
     r"anyway|and|plus|hey|haha|lol|omg|ok|okay|guess what|fun fact|cool|nice|thanks|"
     r"thank you|honestly|totally|sure|hi|hello|great|but|big news|news|please|perfect|"
-    r"not yet|not really|pretty well|ah|oh and|right|though|although)\b[,!.:]?\s*)+",
+    r"not yet|not really|pretty well|ah|oh and|right|though|although|these days|nowadays|"
+    r"now|lately|currently|at the moment|right now|since then|in fact|correction|update)"
+    r"\b[,!.:]?\s*)+",
     re.IGNORECASE,
 )
 # a sentence that asks or tells the listener to do something states nothing

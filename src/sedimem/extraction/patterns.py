@@ -138,6 +138,14 @@ _MEASURE = re.compile(
     r"(?P<v>[$\u20ac\u00a3]?\d[\w$,. ]{0,30})$"
 )
 
+# "We raised the budget to 3000 euros": the measure's new value
+_MEASURE_SET = re.compile(
+    r"^(?:I|[Ww]e)(?:'ve| have)? (?:just |finally )?(?:raised|increased|upped|bumped up|"
+    r"lowered|cut|reduced|dropped|changed|set|moved) (?:my|our|the) "
+    r"(?P<m>budget|rent|salary|savings)(?: for (?P<for>[\w ]{1,30}?))? (?:up |down )?to "
+    r"(?:about |around |roughly )?(?P<v>[$\u20ac\u00a3]?\d[\w$,. ]{0,30})$"
+)
+
 
 def _owned(clause: str, speaker: str) -> list[Match]:
     """Clauses about what is the speaker's: pets' names, favorites, measures."""
@@ -152,7 +160,7 @@ def _owned(clause: str, speaker: str) -> list[Match]:
         obj = object_of(favorite["o1"] or favorite["o2"], max_words=6)
         if obj is not None and not deictic(obj):
             return [Match(speaker, f"favorite_{category}", obj, "favorite", confidence=0.7)]
-    measure = _MEASURE.match(clause)
+    measure = _MEASURE.match(clause) or _MEASURE_SET.match(clause)
     if measure:
         value = measure["v"].strip()
         if measure["for"]:
@@ -213,6 +221,11 @@ _JOB_PURPOSE = re.compile(
     r"(?P<org>[^,!.]+?)$",
     re.IGNORECASE,
 )
+_ORG = r"[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,2}"
+_SWITCHED_JOB = re.compile(
+    rf"^(?:left|quit) (?P<old>{_ORG}) (?:and (?:joined|started at|moved to)|to join|for) "
+    rf"(?P<new>{_ORG})$"
+)
 _LOST_JOB = re.compile(
     r"^(?:lost|quit|left)\s+(?:my|his|her|the|our)\s+job"
     r"(?:\s+as\s+(?:an?\s+)?(?P<role>[^,!.]+?))?(?:\s+at\s+(?P<org>[^,!.]+?))?$",
@@ -236,6 +249,8 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
         (r"^changed (?:my|his|her) name to (?P<o>[A-Z][\w'-]+)$", "name", "name", 0.7),
         (r"^(?:just |finally )?turned (?P<o>\d{1,2})$", "age", "turned", 0.7),
         (r"^(?:am|is) (?:a |an )?(?P<o>vegetarian|vegan|pescatarian)\b", "diet", "is", 0.8),
+        (r"^(?:went|gone|became|become|turned|switched to being) (?:a |an |fully |full )?"
+         r"(?P<o>vegetarian|vegan|pescatarian)\b", "diet", "is", 0.8),
         (r"^(?:am|is) (?:an? )(?P<o>[\w ]+?)(?: \w+ing\b[\w ]*?)? (?:at|for) (?P<at>.+)",
          "works_as", "works as", 0.6),
         (
@@ -513,6 +528,13 @@ def _match_whole(clause: str, speaker: str, named: frozenset[str], dated: bool) 
         rest = f"{head} {tail}"
     if rest.lower().startswith("am not ") and not _NO_LONGER_DIET.match(rest):
         return found  # "I'm not a morning person": what one is not is rarely worth noting
+    switched = _SWITCHED_JOB.match(rest)
+    if switched:  # "left Google and joined Stripe": the new employer (and the old ended)
+        return [
+            *found,
+            Match(subject, "works_at", switched["old"], "works at", negated=True),
+            Match(subject, "works_at", switched["new"], "works at", confidence=0.7),
+        ]
     matches: list[Match] = []
     for part in _shared_subject(rest):
         read_part = match_profile(part, subject, dated=dated)
