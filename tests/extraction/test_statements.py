@@ -415,6 +415,9 @@ def test_a_relatives_birthday_is_theirs() -> None:
             [("works_at", "Google", True), ("works_at", "Stripe", False)],
         ),
         ("I left the party and joined my friends", []),
+        ("I've moved to a new place in Brooklyn.", [("lives_in", "Brooklyn", False)]),
+        ("Our rent went up to 1500 a month.", [("rent", "1500 a month", False)]),
+        ("I started working at Amazon in May.", [("works_at", "Amazon", False)]),
         ("I went home", []),
     ],
 )

@@ -131,7 +131,7 @@ _FAVORITE = re.compile(
     r"(?P<c2>[a-z]+(?: [a-z]+)?))$"
 )
 _MEASURE = re.compile(
-    r"^[Mm]y (?P<m>budget|rent|salary|income|savings|weight|height|age)"
+    r"^(?:[Mm]y|[Oo]ur) (?P<m>budget|rent|salary|income|savings|weight|height|age)"
     r"(?: for (?P<for>[\w ]{1,30}?))? (?:is|went (?:up|down) to|(?:has )?(?:increased|"
     r"decreased|risen|rose|dropped|fallen|fell|gone (?:up|down)) to) (?:now )?"
     r"(?:about |around |roughly )?"
@@ -276,10 +276,11 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
         (rf"^(?:prefer{verb_s}|(?:much |really )?prefer{verb_s}) (?P<o>.+)", "prefers", "prefers",
          0.7),
         (r"^(?:got|am getting|have gotten) (?:really )?into (?P<o>.+)", "likes", "likes", 0.6),
-        (r"^moved (?:back |away |out )?(?:from [\w .'-]+? )?to (?P<o>.+)", "lives_in", "moved to",
-         0.7),
-        (r"^moved (?:into|in to) (?:a |an |my |our )?(?:new |bigger |smaller |little )?"
+        (r"^moved (?:into|in to|to) (?:a |an |my |our )?(?:new |bigger |smaller |little )?"
          r"(?:apartment|flat|house|home|place|condo|studio) in (?P<o>.+)", "lives_in", "moved to",
+         0.7),
+        (r"^(?:started|began) working (?:at|for) (?P<o>.+)", "works_at", "works at", 0.7),
+        (r"^moved (?:back |away |out )?(?:from [\w .'-]+? )?to (?P<o>.+)", "lives_in", "moved to",
          0.7),
 
         (r"^relocated to (?P<o>.+)", "lives_in", "moved to", 0.7),
