@@ -188,6 +188,28 @@ async def test_the_named_speakers_own_words_come_first(memory: Memory) -> None:
     assert "sunsets" in first
 
 
+async def test_a_turn_whose_value_was_replaced_is_earlier(memory: Memory) -> None:
+    """The turn that stated a value since replaced ranks after the one that replaced it,
+    labelled earlier; it is still there for "what was it before?"."""
+    await memory.ingest(
+        [turn("user", "My budget for the trip is 2000 euros.", DAY)], USER.with_session("s1")
+    )
+    await memory.ingest(
+        [turn("user", "We raised the budget to 3000 euros.", DAY + timedelta(days=5))],
+        USER.with_session("s2"),
+    )
+    context = await memory.assemble("What is my budget for the trip?", USER, 300)
+    episodes = (context.text or "").split("## Past episodes")[1]
+    old = next(line for line in episodes.splitlines() if "2000 euros" in line)
+    new = next(line for line in episodes.splitlines() if "3000 euros" in line)
+    assert "earlier" in old
+    assert "earlier" not in new
+    assert episodes.index(new) < episodes.index(old)
+    facts = (context.text or "").split("## Known facts")[1].split("##")[0]
+    assert "3000 euros" in facts
+    assert "2000 euros" not in facts
+
+
 async def test_of_two_values_the_newer_comes_first(memory: Memory) -> None:
     session = USER.with_session("s1")
     await memory.ingest(

@@ -37,6 +37,7 @@ from sedimem.types.search import Hit
 
 __all__ = [
     "ASSISTANT",
+    "EARLIER",
     "OTHER_SPEAKER",
     "PROFILE",
     "SESSION_BOOST",
@@ -60,6 +61,10 @@ OTHER_SPEAKER = 0.65
 ASSISTANT = 0.6
 #: A reply brought in beside a matched turn scores this share of the matched turn's score.
 REPLY = 0.95
+#: A turn that stated a value since replaced or ended keeps this share of its score, so
+#: the turn that stated the newer value (or the fact) comes first; it is still shown,
+#: labelled ``earlier``, for questions about what was before.
+EARLIER = 0.5
 #: Predicates that describe the asking user (who they are, where, their work, what they
 #: need, prefer or cannot do) and are shown whatever the question, the best matching first:
 #: advice ("what should I keep in mind when planning my workouts?") depends on them though
@@ -194,6 +199,7 @@ def episode_items(
     analyzer: Analyzer,
     tokenizer: Tokenizer,
     replies: Mapping[str, Episode] | None = None,
+    replaced: frozenset[str] = frozenset(),
 ) -> list[ContextItem]:
     offset = len(found.procedures) + len(found.facts)
     question = found.question
@@ -209,6 +215,8 @@ def episode_items(
         if speaker is None and e.outcome is not Outcome.NONE:
             label += f" {e.outcome.value}"  # how a task ended; a chat turn has no outcome
         weight = _weight(question, speaker, e.metadata.get("role"), named)
+        if e.id in replaced:
+            label, weight = f"{label} earlier", weight * EARLIER
         items.append(
             ContextItem(
                 id=e.id,
@@ -305,7 +313,8 @@ def _newer_first(
             if theirs is None or older.at is None or older.at >= newer.at:
                 continue
             if _same_thing(mine, theirs, asked, bool(counts[i] & counts[j])):
-                label = f"{older.label} earlier" if older.label else "earlier"
+                label = older.label or ""
+                label = label if label.endswith("earlier") else f"{label} earlier".strip()
                 ordered[i] = older.model_copy(update={"label": label})
                 for row in (ordered, held, counts):
                     row.insert(i, row.pop(j))  # type: ignore[arg-type]
