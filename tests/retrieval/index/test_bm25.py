@@ -166,7 +166,8 @@ def test_a_restored_vocabulary_is_searched_in_place_until_a_write() -> None:
     built.add(docs)
     restored = KeywordIndex.restore(built.state())
     alive = np.ones(len(docs), dtype=np.bool_)
-    for terms in (["ä"], ["0", "zz"], ["w17", "w499"], ["missing"], ["émile", "a"]):
+    asked = (["ä"], ["0", "zz"], ["w17", "w499"], ["missing"], ["émile", "a"])
+    for terms in asked + asked:  # the second time from the terms already looked up
         got, want = restored.search(terms, alive, None, 10), built.search(terms, alive, None, 10)
         assert got[0].tolist() == want[0].tolist()
         assert got[1].tolist() == want[1].tolist()
@@ -200,3 +201,19 @@ def test_merged_segments_with_terms_new_to_later_batches_score_as_the_reference(
         assert restored.search(terms, alive, None, 50)[0].tolist() == [
             i for i, _ in reference(docs, alive.tolist(), terms)[:50]
         ]
+
+
+def test_a_restored_vocabulary_forgets_terms_past_its_bound_and_still_finds_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(bm25, "_KNOWN_TERMS", 2)
+    built = KeywordIndex()
+    built.add([["a", "b"], ["c"], ["b", "d"]])
+    restored = KeywordIndex.restore(built.state())
+    alive = np.ones(3, dtype=np.bool_)
+    for terms in (["a"], ["b"], ["missing"], ["c"], ["d"], ["a"], ["b", "d"]):
+        assert restored.search(terms, alive, None, 3)[0].tolist() == (
+            built.search(terms, alive, None, 3)[0].tolist()
+        )
+    assert restored._saved_vocab is not None
+    assert len(restored._saved_vocab._known) <= 2

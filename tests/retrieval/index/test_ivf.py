@@ -123,3 +123,22 @@ def test_a_failed_build_leaves_exact_search_and_jobs_run_in_the_background() -> 
         assert index.covered == 1000
         index.close()
         assert not index.ready
+
+
+def test_candidates_are_the_best_by_their_codes_over_the_probed_lists() -> None:
+    """The lists' int8 dots, written side by side into one array, pick exactly the best
+    ``count`` by codes (checked against numpy's integer dot of every probed row)."""
+    rng = np.random.default_rng(11)
+    rows = clustered(3000, rng)
+    partition = Partition.build(rows)
+    lists = partition.centroids.shape[0]
+    for query in clustered(20, rng):
+        weights = query / partition.scale
+        asked = np.rint(weights * (127.0 / np.abs(weights).max())).astype(np.int64)
+        scores = partition.codes.astype(np.int64) @ asked  # every row's dot, exactly
+        got = partition.search(query, 60, probes=lists)
+        assert np.unique(got).shape[0] == 60
+        by_slot = np.empty(partition.covered, dtype=np.int64)
+        by_slot[partition.slots] = scores
+        rest = np.setdiff1d(np.arange(partition.covered), got)
+        assert by_slot[got].min() >= by_slot[rest].max()

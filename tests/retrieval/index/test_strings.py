@@ -20,3 +20,14 @@ def test_strings_are_read_in_place_as_a_list_would_give_them() -> None:
     with pytest.raises(IndexError):
         saved[len(values)]
     assert len(SavedStrings(*pack_strings([]))) == 0
+
+
+def test_strings_taken_at_positions_are_those_indexing_gives() -> None:
+    values = ["01J…a", "", "line\nbreak", "émile", "zz\0"]
+    saved = SavedStrings(*pack_strings(values))
+    assert saved.take([4, 0, 3, 3, 1]) == [values[4], values[0], values[3], values[3], values[1]]
+    assert saved.take([]) == []
+    with pytest.raises(IndexError):
+        saved.take([0, len(values)])
+    with pytest.raises(IndexError):
+        saved.take([-1])

@@ -41,6 +41,7 @@ _DENSE_RATIO = 32
 # Top k of many scores: a bound from every 16th score first (see _contenders), from 4,096.
 _SAMPLE_STEP = 16
 _SAMPLED_MIN = 4096
+_KNOWN_TERMS = 65_536  # query terms remembered by a saved vocabulary (see _SavedVocab)
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float32]
@@ -388,8 +389,21 @@ class _SavedVocab:
     def __init__(self, terms: SavedStrings, order: npt.NDArray[np.int64]) -> None:
         self._terms = terms
         self._order = order
+        # Terms looked up already (found or not): questions share most of their words,
+        # and a bisection of 1M terms is ~20 string reads (the vocabulary never changes
+        # while it is saved: a write replaces it with a dict).
+        self._known: dict[str, int | None] = {}
 
     def get(self, term: str) -> int | None:
+        known = self._known
+        if term in known:
+            return known[term]
+        if len(known) >= _KNOWN_TERMS:
+            known.clear()
+        found = known[term] = self._find(term)
+        return found
+
+    def _find(self, term: str) -> int | None:
         terms, order = self._terms, self._order
         lo, hi = 0, int(order.shape[0])
         while lo < hi:

@@ -153,20 +153,25 @@ class Partition:
         weights = query / self.scale
         peak = float(np.abs(weights).max()) or 1.0
         asked = np.rint(weights * (_LEVELS / peak)).astype(np.int8)[None]
-        scores: list[npt.NDArray[np.float32]] = []
+        # Each list's bounds read at once, and its scores written in place into one array
+        # (an int8 dot of 384 dims is at most 384 * 127 * 127, exact in float32).
+        lows = self.offsets[nearest].tolist()
+        highs = self.offsets[nearest + 1].tolist()
+        every = np.empty(sum(highs) - sum(lows), dtype=np.float32)
         found: list[Slots] = []
-        for index in nearest.tolist():
-            lo, hi = int(self.offsets[index]), int(self.offsets[index + 1])
+        at = 0
+        for lo, hi in zip(lows, highs, strict=True):
             if lo == hi:
                 continue
             if check is not None:
                 check(lo, hi)
-            product = numkong.cdist(asked, self.codes[lo:hi], metric="dot")
-            scores.append(np.asarray(product, dtype=np.float32).ravel())
+            out = every[at : at + hi - lo].reshape(1, hi - lo)
+            numkong.cdist(asked, self.codes[lo:hi], metric="dot", out=out, out_dtype="float32")
             found.append(self.slots[lo:hi])
+            at += hi - lo
         if not found:
             return np.empty(0, dtype=np.int64)
-        every, slots = np.concatenate(scores), np.concatenate(found)
+        slots = np.concatenate(found)
         if slots.shape[0] > count:
             slots = slots[np.argpartition(-every, count - 1)[:count]]
         return slots

@@ -536,7 +536,7 @@ class MemIndex:
         if len(self._returned) > 4096:
             self._earlier, self._returned = self._returned, {}
         ids = self._ids
-        found = [ids[s] for s in slots]
+        found = ids.take(slots) if isinstance(ids, SavedStrings) else [ids[s] for s in slots]
         self._returned.update(zip(found, slots, strict=True))
         return list(zip(found, map(float, scores), strict=True))
 

@@ -46,6 +46,18 @@ class SavedStrings(Sequence[str]):
         text: str = self._text[lo : hi - 1]
         return text
 
+    def take(self, positions: list[int]) -> list[str]:
+        """The strings at ``positions`` (each in range), with one gather of their offsets
+        rather than one look-up per string (a search's hits: ~100 per hybrid recall)."""
+        if not positions:
+            return []
+        at = np.asarray(positions, dtype=np.int64)
+        if int(at.min()) < 0 or int(at.max()) >= self._count:
+            raise IndexError(f"positions outside 0..{self._count - 1}")
+        starts, ends = self._offsets[at].tolist(), self._offsets[at + 1].tolist()
+        text = self._text
+        return [text[lo : hi - 1] for lo, hi in zip(starts, ends, strict=True)]
+
     def list(self) -> list[str]:
         """Every string, as a new list."""
         return unpack_strings(self._blob, self._offsets)

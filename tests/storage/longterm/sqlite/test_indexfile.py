@@ -19,6 +19,7 @@ from sedimem.storage.longterm.sqlite.indexfile import (
     pack_strings,
     read_index_file,
     remove_index_files,
+    row_check,
     unpack_strings,
     write_index_file,
 )
@@ -233,3 +234,30 @@ def test_a_lazy_section_without_rows_is_checked_from_the_open_on(tmp_path: Path)
         checking.result(timeout=30)
     with pytest.raises(IndexFileError):
         got.check("graph")
+
+
+def test_a_row_range_check_reads_each_range_once_and_still_refuses_a_damaged_one(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "x.idx"
+    write_index_file(path, {"seq": 1}, big_arrays())
+    flip(path, "vectors", 2 * BLOCK + 10)  # row 2048 (64 bytes a row), in the third block
+    _, got = read_index_file(path, lazy={"vectors"})
+    section = got.lazy("vectors")
+    assert section is not None
+    asked: list[tuple[int, int]] = []
+    real = section.check_bytes
+
+    def counted(lo: int, hi: int) -> None:
+        asked.append((lo, hi))
+        real(lo, hi)
+
+    section.check_bytes = counted  # type: ignore[method-assign]
+    check = row_check(section, 64)
+    for _ in range(3):
+        check(0, 100)
+        check(100, 100)  # empty: nothing to read
+    assert asked == [(0, 100 * 64)]
+    for _ in range(2):  # a damaged range is refused each time it is asked for
+        with pytest.raises(IndexFileError, match="vectors is damaged"):
+            check(2040, 2050)

@@ -320,9 +320,12 @@ def row_check(section: LazySection, width: int) -> Callable[[int, int], None]:
     """A check of rows ``[lo, hi)`` of a lazily read 2-d section of ``width`` bytes a row
     (an int8 matrix's columns): their blocks are checked when first asked for."""
 
+    passed: set[tuple[int, int]] = set()  # ranges checked already: asked for every search
+
     def check(lo: int, hi: int) -> None:
-        if lo < hi:
+        if lo < hi and (lo, hi) not in passed:
             section.check_bytes(lo * width, hi * width)
+            passed.add((lo, hi))
 
     return check
 
