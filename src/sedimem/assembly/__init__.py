@@ -13,8 +13,8 @@ decides what goes in (docs/context.md tells the same with an example):
 3. within a tier, items are ordered by who said them, newer values first, near-copies last
    (:mod:`.ranked`), long episodes cut to the passage that matched (:mod:`.passages`);
 4. every item shows its date; a question about time gets facts and episodes in time order;
-   a turn that stated a value since replaced or ended (the source of an older version of
-   a fact found) is labelled ``earlier`` and ranks lower.
+   a turn that stated a value since replaced or corrected (the source of an older version
+   of a single-valued fact found) is labelled ``earlier`` and ranks lower.
 
 Packing (quotas, the exact token count, the report) is :mod:`sedimem.context`.
 """
@@ -136,11 +136,11 @@ async def assemble(
 
 async def _replaced(memory: Memory, scope: Scope, facts: Sequence[Hit[Fact]]) -> frozenset[str]:
     """The turns that stated a value of the found facts' subjects and predicates that has
-    since been replaced, corrected or ended ("I'm 34" once "Actually, I'm 35" was said):
+    since been replaced or corrected ("I'm 34" once "Actually, I'm 35" was said):
     the source episodes of their versions no longer current, less those a current version
     also cites."""
-    # single-valued predicates only: what changes (age, home, employer, budget); a value of
-    # a many-valued one ended (a pet that died) is rarer, and each read costs ~1 ms
+    # facts filed as single-valued only: what changes (age, home, employer, budget); a
+    # value of a many-valued one ended (a pet that died) is rarer, and each read costs ~1 ms
     keys = {(h.record.subject, h.record.predicate) for h in facts if h.record.cardinality == "one"}
     asked = [(s, p) for s, p in keys if s and p]
     versions = await asyncio.gather(

@@ -61,7 +61,7 @@ OTHER_SPEAKER = 0.65
 ASSISTANT = 0.6
 #: A reply brought in beside a matched turn scores this share of the matched turn's score.
 REPLY = 0.95
-#: A turn that stated a value since replaced or ended keeps this share of its score, so
+#: A turn that stated a value since replaced or corrected keeps this share of its score, so
 #: the turn that stated the newer value (or the fact) comes first; it is still shown,
 #: labelled ``earlier``, for questions about what was before.
 EARLIER = 0.5
