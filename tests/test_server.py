@@ -293,8 +293,13 @@ async def _serving(settings: Settings, host: str = "127.0.0.1") -> tuple[Announc
     if task in done:
         await task  # it failed before announcing: raise its error
     announcement = announced.result()
-    async with httpx.AsyncClient(base_url=announcement.base_url) as client:
-        for _ in range(500):
+    # generous timeouts: the server shares this test's event loop, and a loaded machine
+    # running under coverage has been seen to take seconds over its first requests
+    async with (
+        asyncio.timeout(60),
+        httpx.AsyncClient(base_url=announcement.base_url, timeout=60) as client,
+    ):
+        while True:
             with contextlib.suppress(httpx.TransportError):
                 if (await client.get("/healthz")).status_code == 200:
                     break
@@ -310,7 +315,7 @@ async def test_serve_creates_one_first_key_and_runs_consolidation(tmp_path: Path
     assert first.mcp_url == first.base_url + "/mcp"
     secret = first.first_key.secret
     async with httpx.AsyncClient(
-        base_url=first.base_url, headers={"Authorization": f"Bearer {secret}"}
+        base_url=first.base_url, headers={"Authorization": f"Bearer {secret}"}, timeout=60
     ) as client:
         assert (await client.get("/v1/stats")).json()["tenant"] == "default"
         await _until_consolidated(client)

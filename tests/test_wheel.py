@@ -134,7 +134,7 @@ async def test_serve_answers_health_an_authenticated_call_and_offline_docs(
     with SedimemServer(python=venv, env={**OFFLINE, **WHEEL_ONLY}) as server:
         key = server.printed_key
         assert key is not None, server.output
-        async with httpx.AsyncClient(base_url=server.url, trust_env=False) as client:
+        async with httpx.AsyncClient(base_url=server.url, trust_env=False, timeout=60) as client:
             assert (await client.get("/healthz")).status_code == 200
             auth = {"Authorization": f"Bearer {key}"}
             created = await client.post(

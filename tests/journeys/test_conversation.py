@@ -119,7 +119,9 @@ def test_two_servers_file_a_turn_once(postgres_url: str) -> None:
         for n in range(20)
     ]  # fmt: skip
     with SedimemServer(env=env) as one, SedimemServer(env=env) as two:
-        with httpx.Client(base_url=one.url, headers={"Authorization": f"Bearer {admin}"}) as c:
+        with httpx.Client(
+            base_url=one.url, headers={"Authorization": f"Bearer {admin}"}, timeout=60
+        ) as c:
             created = c.post("/v1/keys", json={"tenant": "acme"})
             assert created.status_code == 201, created.text
             headers = {"Authorization": f"Bearer {created.json()['secret']}"}

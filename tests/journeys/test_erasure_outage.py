@@ -42,7 +42,9 @@ def _served(redis: RedisServer) -> Iterator[tuple[SedimemServer, str, httpx.Clie
         "SEDIMEM_WORKING__PROBE_INTERVAL_SECONDS": "0.2",
     }
     with SedimemServer(env=env) as server:
-        with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {ADMIN}"}) as a:
+        with httpx.Client(
+            base_url=server.url, headers={"Authorization": f"Bearer {ADMIN}"}, timeout=60
+        ) as a:
             secret = a.post("/v1/keys", json={"tenant": "acme"}).json()["secret"]
         headers = {"Authorization": f"Bearer {secret}"}
         with httpx.Client(base_url=server.url, headers=headers, timeout=60) as client:
