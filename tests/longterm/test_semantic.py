@@ -370,3 +370,44 @@ async def test_a_fact_learned_in_one_session_is_known_in_the_next(
     assert await facts.recall("Ana prefers", scope=bo) == []
     with pytest.raises(ValidationError, match="session"):
         await facts.recall("Ana", scope=two, session="x" * 129)
+
+
+async def test_outdated_sources_are_the_episodes_whose_every_fact_was_replaced(
+    lt_store: LongTermStore, embedder: HashEmbedder, facts: SemanticMemory
+) -> None:
+    scope = Scope(tenant=f"t-{uuid.uuid4().hex[:8]}", user="ana")
+    lisbon, porto, meat, both, quiet = [
+        await said(lt_store, embedder, scope, Y[i]) for i in (1, 2, 3, 4, 5)
+    ]
+    await facts.learn(lives(scope, "Lisbon", Y[1], lisbon))
+    await facts.learn(lives(scope, "Porto", Y[2], porto))  # single-valued: supersedes Lisbon
+    # many-valued, then ended ("I no longer eat meat"): whatever the cardinality
+    eats = Fact(scope=scope, statement="Ana eats meat", subject="Ana", predicate="eats",
+                object="meat", valid_from=Y[3], source_episode_ids=[meat])  # fmt: skip
+    await facts.learn(eats)
+    await facts.end(eats.model_copy(update={"valid_from": Y[6], "source_episode_ids": []}))
+    # one episode stating two things, one of them still holding: not outdated
+    await facts.learn(eats.model_copy(update={"statement": "Ana eats fish", "object": "fish",
+                                              "source_episode_ids": [both]}))  # fmt: skip
+    await facts.learn(Fact(scope=scope, statement="Ana works at Acme", subject="Ana",
+                           predicate="works_at", object="Acme", valid_from=Y[4],
+                           source_episode_ids=[both]))  # fmt: skip
+    await facts.learn(Fact(scope=scope, statement="Ana works at Globex", subject="Ana",
+                           predicate="works_at", object="Globex", valid_from=Y[7]))  # fmt: skip
+    asked = [lisbon, porto, meat, both, quiet]
+    assert await facts.outdated_sources(asked, scope=scope) == {lisbon, meat}
+    assert await facts.outdated_sources([], scope=scope) == set()
+    # derived memories never cross users: another user sees no fact of Ana's
+    other = Scope(tenant=scope.tenant, user="bo")
+    assert await facts.outdated_sources(asked, scope=other) == set()
+
+
+async def test_a_value_said_again_keeps_its_first_episode_current(
+    lt_store: LongTermStore, embedder: HashEmbedder, facts: SemanticMemory
+) -> None:
+    scope = Scope(tenant=f"t-{uuid.uuid4().hex[:8]}", user="ana")
+    first, again = [await said(lt_store, embedder, scope, Y[i]) for i in (1, 2)]
+    await facts.learn(lives(scope, "Lisbon", Y[1], first))
+    reinforced = await facts.learn(lives(scope, "Lisbon", Y[1], again))
+    assert reinforced.action == "reinforced"
+    assert await facts.outdated_sources([first, again], scope=scope) == set()

@@ -13,8 +13,8 @@ decides what goes in (docs/context.md tells the same with an example):
 3. within a tier, items are ordered by who said them, newer values first, near-copies last
    (:mod:`.ranked`), long episodes cut to the passage that matched (:mod:`.passages`);
 4. every item shows its date; a question about time gets facts and episodes in time order;
-   a turn that stated a value since replaced or corrected (the source of an older version
-   of a single-valued fact found) is labelled ``earlier`` and ranks lower.
+   a turn whose every fact is no longer current (replaced, corrected, ended: semantic
+   memory's ``outdated_sources``) is labelled ``earlier`` and ranks lower.
 
 Packing (quotas, the exact token count, the report) is :mod:`sedimem.context`.
 """
@@ -45,7 +45,7 @@ from sedimem.embed.base import Embedder
 from sedimem.longterm.arguments import check_query
 from sedimem.retrieval.index.analyzer import Analyzer
 from sedimem.scope import Scope
-from sedimem.types.longterm import Episode, Fact
+from sedimem.types.longterm import Episode
 from sedimem.types.search import Hit
 
 if TYPE_CHECKING:
@@ -111,9 +111,9 @@ async def assemble(
         memory.facts.recall(query, scope=scope, k=_FACTS),
         memory.episodes.recall(query, scope=scope, k=depth),
     )
-    replies, replaced = await asyncio.gather(
-        _replies(memory, scope, episodes[:NEIGHBOURS]), _replaced(memory, scope, facts)
-    )
+    replies = await _replies(memory, scope, episodes[:NEIGHBOURS])
+    shown = [h.record.id for h in episodes] + [r.id for r in replies.values()]
+    replaced = frozenset(await memory.facts.outdated_sources(shown, scope=scope))
     found = Candidates.of(question, procedures, facts, episodes, analyzer)
     sections = {
         "blocks": blocks,
@@ -132,31 +132,6 @@ async def assemble(
         floored=FLOORED,
         time_ordered=("facts", "episodes") if question.temporal else (),
     )
-
-
-async def _replaced(memory: Memory, scope: Scope, facts: Sequence[Hit[Fact]]) -> frozenset[str]:
-    """The turns that stated a value of the found facts' subjects and predicates that has
-    since been replaced or corrected ("I'm 34" once "Actually, I'm 35" was said):
-    the source episodes of their versions no longer current, less those a current version
-    also cites."""
-    # facts filed as single-valued only: what changes (age, home, employer, budget); a
-    # value of a many-valued one ended (a pet that died) is rarer, and each read costs ~1 ms
-    keys = {(h.record.subject, h.record.predicate) for h in facts if h.record.cardinality == "one"}
-    asked = [(s, p) for s, p in keys if s and p]
-    versions = await asyncio.gather(
-        *(memory.facts.history(s, p, scope=scope, include_retired=True) for s, p in asked)
-    )
-    # a version no longer current: ended in the world, or no longer believed (superseded
-    # by a value said to hold from before it, or corrected)
-    older = {e for found in versions for f in found if not _current(f)
-             for e in f.source_episode_ids}  # fmt: skip
-    current = {e for found in versions for f in found if _current(f)
-               for e in f.source_episode_ids}  # fmt: skip
-    return frozenset(older - current)
-
-
-def _current(fact: Fact) -> bool:
-    return fact.valid_to is None and fact.invalidated_at is None
 
 
 async def _replies(

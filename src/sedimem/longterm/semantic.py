@@ -82,6 +82,9 @@ _OBSERVATIONS_READ = 1000
 #: A version whose start is within this of its source's time was known only as of then.
 _SAME_INSTANT = 0.001
 
+#: Facts read per page when all of a kind are read (a history, the facts of some episodes).
+_PAGE = 500
+
 
 def _lock_and_filter(fact: Fact) -> tuple[str, RecordFilter]:
     """What a write about ``fact`` locks and reads: every current value of its subject and
@@ -339,12 +342,37 @@ class SemanticMemory(LongTermService):
         facts: list[Fact] = []
         cursor: str | None = None
         while True:
-            rows = await self._store.find(scope.tenant, flt, limit=500, after=cursor)
+            rows = await self._store.find(scope.tenant, flt, limit=_PAGE, after=cursor)
             facts.extend(records.fact_from_row(r) for r in rows)
-            if len(rows) < 500:
+            if len(rows) < _PAGE:
                 break
             cursor = rows[-1].id
         return sorted(facts, key=lambda f: (f.valid_from, f.recorded_at))
+
+    async def outdated_sources(self, episode_ids: Sequence[str], *, scope: Scope) -> set[str]:
+        """Of ``episode_ids``, the episodes whose every fact is no longer current, and which
+        no current fact cites: what they stated has since been replaced, corrected, ended
+        or retracted ("I'm 34" once "Actually, I'm 35" was said; "I eat meat" once "I went
+        vegan"). One read of the facts drawn from them (provenance is indexed), whatever
+        the predicates' cardinality; an episode no fact was drawn from is never outdated."""
+        if not episode_ids:
+            return set()
+        asked = tuple(dict.fromkeys(episode_ids))
+        flt = RecordFilter(kind=records.FACT, visible_to=scope, derived_from=asked)
+        wanted = set(asked)
+        stated: set[str] = set()  # episodes some version was drawn from
+        current: set[str] = set()  # episodes a version believed and holding now cites
+        cursor: str | None = None
+        while True:
+            rows = await self._store.find(scope.tenant, flt, limit=_PAGE, after=cursor)
+            for fact in map(records.fact_from_row, rows):
+                sources = wanted.intersection(fact.source_episode_ids)
+                stated |= sources
+                if fact.valid_to is None and fact.invalidated_at is None:
+                    current |= sources
+            if len(rows) < _PAGE:
+                return stated - current
+            cursor = rows[-1].id
 
     async def current(self, subject: str, predicate: str, *, scope: Scope) -> list[Fact]:
         """The values believed now and not ended in the world."""
