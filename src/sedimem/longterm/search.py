@@ -148,7 +148,9 @@ class Searcher:
         no record, then one read brings text, session and time of all ``depth`` candidates
         (no body, no vector), and one more the whole records of the top ``k`` the second
         stage ranks (the fused top ``k`` is rarely that: reading it with the search meant
-        a third read for the records lifted into it)."""
+        a third read for the records lifted into it). When no more candidates than ``k``
+        are found (an assembly's episodes: 40 asked, 40 re-scored), all are returned: one
+        read of their whole records serves both."""
         vector = (await self.embedder.aembed([query]))[0]
         terms = query_terms(query)
         fused: list[tuple[str, Fused]] = []
@@ -165,8 +167,16 @@ class Searcher:
         await store.fused_search(tenant, flt, terms, vector, pool, pick)
         if not fused:
             return []
-        previews = await store.previews(tenant, [rid for rid, _ in fused])
         why_of = dict(fused)
+        ids = [rid for rid, _ in fused]
+        rows: dict[str, StoredRecord] = {}
+        if len(ids) <= k:
+            # every candidate is returned: their whole records in one read, not a preview
+            # read and then a second read of the same rows
+            rows = {row.id: row for row in await store.records_now(tenant, ids)}
+            previews = {rid: (r.text, r.session, r.occurred_at) for rid, r in rows.items()}
+        else:
+            previews = await store.previews(tenant, ids)
         candidates = []
         for rid, why in fused:
             preview = previews.get(rid)
@@ -174,7 +184,6 @@ class Searcher:
                 text, session, occurred_at = preview
                 candidates.append(RerankCandidate(rid, text, occurred_at, session, why.score))
         ranked = self._rerank(query, candidates, now, terms)
-        rows: dict[str, StoredRecord] = {}
         result: list[tuple[StoredRecord, ScoreBreakdown]] = []
         at = 0
         while len(result) < k and at < len(ranked):
@@ -182,9 +191,9 @@ class Searcher:
             # skipped and the next candidate taken)
             batch = ranked[at : at + k - len(result)]
             at += len(batch)
-            rows.update(
-                (row.id, row) for row in await store.records_now(tenant, [r.id for r in batch])
-            )
+            unread = [r.id for r in batch if r.id not in rows]
+            if unread:
+                rows.update((row.id, row) for row in await store.records_now(tenant, unread))
             result.extend((rows[r.id], _explained(why_of[r.id], r)) for r in batch if r.id in rows)
         return result
 
