@@ -32,7 +32,13 @@ from sedimem.errors import ValidationError
 from sedimem.extraction.clauses import Match, split_clauses
 from sedimem.extraction.dates import DateMention, find_dates
 from sedimem.extraction.patterns import EVENT_OPENING, match_assistant, match_clause
-from sedimem.extraction.vocabulary import FAMILY, Cardinality, cardinality_of, phrase
+from sedimem.extraction.vocabulary import (
+    FAMILY,
+    FAMILY_WORDS,
+    Cardinality,
+    cardinality_of,
+    phrase,
+)
 from sedimem.scope import Scope
 from sedimem.types.longterm import Fact
 
@@ -54,9 +60,8 @@ _DATE_WORD = re.compile(
 # "my birthday is June 5th": the date is the fact itself (cut out of the clause before the
 # rules read it, so read here, from what is left and the date that was cut)
 _BIRTHDAY = re.compile(
-    r"^[Mm]y (?:(?P<rel>"
-    + "|".join(sorted(FAMILY, key=len, reverse=True))
-    + r")(?: (?P<name>[A-Z][a-z]+))?'s )?birthday(?:'s| is| falls)(?: on)?(?:,.*)?$"
+    rf"^[Mm]y (?:(?P<rel>{FAMILY_WORDS})(?: (?P<name>[A-Z][a-z]+))?'s )?"
+    r"birthday(?:'s| is| falls)(?: on)?(?:,.*)?$"
 )  # "my mom's birthday is June 5th", ", by the way"
 #: a turn longer than this is read only in its first part (a fact is stated early, and
 #: extraction must stay cheap on a 32,000-character paste)

@@ -16,18 +16,22 @@ an edit of the object re-phrases it and parts and text cannot disagree.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Literal
 
 __all__ = [
     "EVENT_VERBS",
     "FAMILY",
+    "FAMILY_WORDS",
     "GERUNDS",
     "CONDITIONS",
     "MEASURES",
     "OCCUPATIONS",
     "PETS",
+    "PET_WORDS",
     "SINGLE_VALUED",
     "Cardinality",
+    "alternation",
     "cardinality_of",
     "phrase",
 ]
@@ -184,6 +188,18 @@ FAMILY: dict[str, str] = {
     "grandma": "grandmother", "grandmother": "grandmother", "grandpa": "grandfather",
     "grandfather": "grandfather", "niece": "niece", "nephew": "nephew",
 }  # fmt: skip
+
+
+def alternation(words: Iterable[str]) -> str:
+    """A regular-expression alternation of ``words``, longest first (so "grandmother" is
+    tried before "grand", "went to" before "went")."""
+    return "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+
+
+#: The family words and the pet words as one alternation each (every pattern that names a
+#: relative or a pet derives from these, so the words are listed once, above).
+FAMILY_WORDS = alternation(FAMILY)
+PET_WORDS = alternation(PETS)
 
 
 def cardinality_of(predicate: str) -> Cardinality:
