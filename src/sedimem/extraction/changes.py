@@ -16,13 +16,17 @@ from sedimem.extraction.subjects import NOT_NAMES
 from sedimem.extraction.vocabulary import GERUNDS, PET_WORDS, alternation
 
 __all__ = [
+    "JOB_CHANGED",
     "MEASURE_SET",
     "MOVES",
     "NO_LONGER_DIET",
     "RENAMED_OR_AGED",
     "ended",
+    "expecting",
     "job_change",
+    "new_employer",
     "pet_gone",
+    "switched",
     "switched_job",
 ]
 
@@ -114,6 +118,22 @@ def job_change(rest: str, subject: str) -> list[Match]:
 
 
 _ORG = r"[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,2}"
+#: "I changed jobs", "I got a new job": a clause that says the employer changed without
+#: naming the new one; the turn's next clause may ("..., I'm at Spotify now").
+JOB_CHANGED = re.compile(
+    r"^(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally |also )?(?:(?:changed|switched) "
+    r"jobs?|(?:got|started|found|landed) (?:a )?new job)$"
+)
+# "am at Spotify now": only after JOB_CHANGED an employer (alone, where one is right now)
+_NOW_AT = re.compile(rf"^am (?:now )?(?:at|with) (?P<org>{_ORG})(?: now)?$")
+
+
+def new_employer(rest: str, subject: str) -> list[Match]:
+    """ "am at Spotify now", said after "I changed jobs": the new employer."""
+    m = _NOW_AT.match(rest)
+    return [] if m is None else [Match(subject, "works_at", m["org"], "works at", confidence=0.7)]
+
+
 _SWITCHED_JOB = re.compile(
     rf"^(?:left|quit) (?P<old>{_ORG}) (?:and (?:joined|started at|moved to)|to join|for) "
     rf"(?P<new>{_ORG})$"
@@ -129,6 +149,50 @@ def switched_job(rest: str, subject: str) -> list[Match]:
         Match(subject, "works_at", switched["old"], "works at", negated=True),
         Match(subject, "works_at", switched["new"], "works at", confidence=0.7),
     ]
+
+
+_ARTICLE = r"(?:(?:an?|the|my|our) )?"
+_SWITCHED = re.compile(
+    rf"^(?:switched|changed|converted) (?:over )?from {_ARTICLE}(?P<old>[\w'+ -]{{1,40}}?) "
+    rf"to {_ARTICLE}(?P<new>[\w'+ -]{{1,40}}?)$",
+    re.IGNORECASE,
+)
+
+
+def switched(rest: str, subject: str) -> list[Match]:
+    """ "switched from iPhone to Android": what one prefers now, and the old one ended."""
+    m = _SWITCHED.match(rest)
+    if m is None:
+        return []
+    old, new = object_of(m["old"], max_words=3), object_of(m["new"], max_words=3)
+    if old is None or new is None or m["new"].lower().startswith("being "):
+        return []
+    return [
+        Match(subject, "prefers", old, "prefers", negated=True, confidence=0.7),
+        Match(subject, "prefers", new, "prefers", confidence=0.7),
+    ]
+
+
+_EXPECTING = re.compile(
+    r"^(?:(?:[Mm]y|[Oo]ur) (?:wife|husband|partner|girlfriend|boyfriend|fianc[e\u00e9]e?)"
+    r"(?: [A-Z][a-z]+)? and I|I|[Ww]e)(?:'re|'m| are| am) (?:now |finally |also )?expecting"
+    r"(?: (?P<o>a baby|a child|twins|triplets|a (?:baby )?(?P<sex>boy|girl)|"
+    r"(?:our|my) (?:first|second|third|fourth|\w+th) (?:child|baby|kid)))?(?: again)?$"
+)
+
+
+def expecting(clause: str, speaker: str) -> list[Match]:
+    """ "My wife and I are expecting", "we're expecting twins": a baby on the way (from
+    when it is said: a date in the clause is the due date, not the start)."""
+    m = _EXPECTING.match(clause)
+    if m is None:
+        return []
+    obj = "a baby"
+    if m["sex"]:
+        obj = f"a baby {m['sex']}"
+    elif m["o"] in ("twins", "triplets"):
+        obj = m["o"]
+    return [Match(speaker, "expecting", obj, "is expecting", confidence=0.7, dated=False)]
 
 
 _LOST_JOB = re.compile(

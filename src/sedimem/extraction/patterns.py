@@ -17,8 +17,11 @@ from sedimem.extraction.changes import (
     NO_LONGER_DIET,
     RENAMED_OR_AGED,
     ended,
+    expecting,
     job_change,
+    new_employer,
     pet_gone,
+    switched,
     switched_job,
 )
 from sedimem.extraction.clauses import Match, bad_object, deictic, items_of, listed, object_of
@@ -128,8 +131,39 @@ _MEASURE = re.compile(
 )
 
 
+# "my kids are 5 and 8", "my two daughters are 3 and 6 years old": how many, how old
+_CHILD_AGES = re.compile(
+    r"^[Mm]y (?:(?P<n>two|three|four|five|\d) )?(?P<who>kids|children|sons|daughters|boys|girls)"
+    r" are (?:aged |ages )?(?P<ages>\d{1,2}(?:(?:,| and|, and) \d{1,2}){1,5})"
+    r"(?: (?:years old|years|yo))?$"
+)
+_CHILD_WORDS = {"kids": "child", "children": "child", "sons": "son", "daughters": "daughter",
+                "boys": "son", "girls": "daughter"}  # fmt: skip
+_WORD_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5}
+
+
+def _child_ages(clause: str, speaker: str) -> list[Match]:
+    m = _CHILD_AGES.match(clause)
+    if m is None:
+        return []
+    ages = re.findall(r"\d+", m["ages"])
+    said = m["n"] and (int(m["n"]) if m["n"].isdigit() else _WORD_COUNTS[m["n"]])
+    if said and said != len(ages):
+        return []  # "my three kids are 5 and 8": which is which is unclear
+    child = _CHILD_WORDS[m["who"].lower()]
+    plural = "children" if child == "child" else f"{child}s"
+    return [
+        Match(speaker, f"number_of_{plural}", str(len(ages)), "has", confidence=0.7),
+        *(Match(speaker, "has_child", f"{child} aged {a}", "has a", confidence=0.7) for a in ages),
+    ]
+
+
 def _owned(clause: str, speaker: str) -> list[Match]:
-    """Clauses about what is the speaker's: pets' names, favorites, measures."""
+    """Clauses about what is the speaker's: pets' names, children's ages, favorites,
+    measures."""
+    ages = _child_ages(clause, speaker)
+    if ages:
+        return ages
     pets = _NAMED_PETS.match(clause)
     if pets:
         pet = pets["pet"].lower().removesuffix("s")
@@ -347,24 +381,33 @@ def _shared_subject(rest: str) -> list[str]:
 
 
 def match_clause(
-    clause: str, speaker: str, *, named: frozenset[str] = frozenset(), dated: bool = False
+    clause: str,
+    speaker: str,
+    *,
+    named: frozenset[str] = frozenset(),
+    dated: bool = False,
+    job_changed: bool = False,
 ) -> list[Match]:
     """Every triple a clause states (the date expressions are already cut out).
 
     ``named``: the people the speaker named as relatives earlier in the turn; ``dated``:
-    whether the clause carried a date (a progressive with a date is a plan). A clause
+    whether the clause carried a date (a progressive with a date is a plan);
+    ``job_changed``: an earlier clause of the turn said the speaker changed jobs (so "I'm at
+    Spotify now" names the employer). A clause
     that states nothing whole is read once more without what follows its first comma
     when that is an aside ("I'm a chemistry teacher in Ohio, looking for lab ideas").
     """
-    found = _match_whole(clause, speaker, named, dated)
+    found = _match_whole(clause, speaker, named, dated, job_changed)
     if not found:
         head, comma, aside = clause.partition(", ")
         if comma and aside[:1].islower() and len(head.split()) >= 3:
-            return _match_whole(head, speaker, named, dated)
+            return _match_whole(head, speaker, named, dated, job_changed)
     return found
 
 
-def _match_whole(clause: str, speaker: str, named: frozenset[str], dated: bool) -> list[Match]:
+def _match_whole(
+    clause: str, speaker: str, named: frozenset[str], dated: bool, job_changed: bool
+) -> list[Match]:
     gone = pet_gone(clause, speaker)
     if gone:
         return gone  # not also "has a dog named Rex" from the same words
@@ -374,7 +417,7 @@ def _match_whole(clause: str, speaker: str, named: frozenset[str], dated: bool) 
         return found + named_now
     if _SKIP.search(clause):
         return found
-    owned = _owned(clause, speaker) or _possessions(clause, speaker)
+    owned = _owned(clause, speaker) or _possessions(clause, speaker) or expecting(clause, speaker)
     if owned:
         return found + owned
     # a clause opening on a past event verb has the speaker as its subject
@@ -397,9 +440,11 @@ def _match_whole(clause: str, speaker: str, named: frozenset[str], dated: bool) 
         rest = f"{head} {tail}"
     if rest.lower().startswith("am not ") and not NO_LONGER_DIET.match(rest):
         return found  # "I'm not a morning person": what one is not is rarely worth noting
-    switched = switched_job(rest, subject)
-    if switched:
-        return [*found, *switched]
+    changed = switched_job(rest, subject) or switched(rest, subject)
+    if job_changed and not changed:
+        changed = new_employer(rest, subject)
+    if changed:
+        return [*found, *changed]
     matches: list[Match] = []
     for part in _shared_subject(rest):
         read_part = match_profile(part, subject, dated=dated)

@@ -250,6 +250,10 @@ def _health(rest: str, subject: str) -> list[Match]:
     return []
 
 
+# the relatives whose number is worth noting ("I have a boyfriend" is no count of them)
+_COUNTED = frozenset({"sister", "brother", "son", "daughter", "child"})
+
+
 def _family(rest: str, subject: str) -> list[Match]:
     m = re.match(
         rf"^(?:have|has|got) {_COUNT} (?:[\w-]+ ){{0,3}}?"
@@ -267,9 +271,11 @@ def _family(rest: str, subject: str) -> list[Match]:
     out: list[Match] = []
     if thing in ("kids", "children") or thing.rstrip("s") in FAMILY or thing in FAMILY:
         relation = FAMILY.get(thing.rstrip("s"), FAMILY.get(thing, "child"))
+        plural = "children" if relation == "child" else thing.removesuffix("s") + "s"
         if count > 1:
-            plural = "children" if relation == "child" else thing.removesuffix("s") + "s"
             out.append(_m(subject, f"number_of_{plural}", str(count)))
+        elif not names and relation in _COUNTED:  # "I have a brother": one, though unnamed
+            out.append(_m(subject, f"number_of_{plural}", "1"))
         out.extend(_m(subject, relation, name) for name in names)
         return out
     if count > 1:

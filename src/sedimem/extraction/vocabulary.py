@@ -68,6 +68,8 @@ _PHRASES: dict[str, str] = {
     "height": "{s} is {o} tall",
     "weight": "{s} weighs {o}",
     "has_pet": "{s} has a {o}",
+    "has_child": "{s} has a {o}",
+    "expecting": "{s} is expecting {o}",
     "allergic_to": "{s} is allergic to {o}",
     "has_condition": "{s} has {o}",
     "recovering_from": "{s} is recovering from {o}",
@@ -208,6 +210,15 @@ def cardinality_of(predicate: str) -> Cardinality:
     return "one" if single else "many"
 
 
+def _singular(things: str) -> str:
+    """ "brothers" -> "brother", "children" -> "child", "puppies" -> "puppy"."""
+    if things.endswith("children"):
+        return things.removesuffix("ren")
+    if things.endswith("ies"):
+        return things.removesuffix("ies") + "y"
+    return things.removesuffix("s")
+
+
 def phrase(subject: str, predicate: str, obj: str | None, *, ended: bool = False) -> str:
     """The statement of ``(subject, predicate, obj)``; ``ended``: it stopped being true."""
     if predicate in _PHRASES:
@@ -218,7 +229,10 @@ def phrase(subject: str, predicate: str, obj: str | None, *, ended: bool = False
         template = "{s}'s favorite " + predicate.removeprefix("favorite_").replace("_", " ")
         template += " is {o}"
     elif predicate.startswith("number_of_"):
-        template = "{s} has {o} " + predicate.removeprefix("number_of_").replace("_", " ")
+        things = predicate.removeprefix("number_of_").replace("_", " ")
+        if obj == "1":  # "Ana has one brother", not "1 brothers"
+            obj, things = "one", _singular(things)
+        template = "{s} has {o} " + things
     elif predicate.startswith("tally_"):
         template = "{s}'s count of " + predicate.removeprefix("tally_").replace("_", " ")
         template += " is {o}"
