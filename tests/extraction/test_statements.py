@@ -453,6 +453,11 @@ def test_changed_values_in_other_words(text: str, expected: list[tuple[str, str,
             [("number_of_daughters", "2", False), ("has_child", "daughter aged 3", False),
              ("has_child", "daughter aged 6", False)],
         ),
+        (
+            "We're a family of four: my kids are 5 and 8.",  # a colon opens a clause on "my"
+            [("number_of_children", "2", False), ("has_child", "child aged 5", False),
+             ("has_child", "child aged 8", False)],
+        ),
         ("My kids are 5 and 8 hours late", []),
         ("my three kids are 5 and 8", []),  # which count is right is unclear
         # every relative of a list, the one without a count word too
