@@ -156,6 +156,10 @@ async def test_new_value_supersedes_and_ending_closes(memory: Memory, scope: Sco
          "favorite_color", "green"),
         ("I have two cats.", "We got another cat, so now I have three cats.",
          "number_of_cats", "3"),
+        ("I work at Acme.", "I changed jobs, I'm at Spotify now.", "works_at", "Spotify"),
+        ("I prefer iPhone.", "I switched from iPhone to Android.", "prefers", "Android"),
+        ("I have a brother.", "I have two brothers and a sister.", "number_of_brothers", "2"),
+        ("I'm 34.", "I turned 35 last week.", "age", "35"),
     ],
 )  # fmt: skip
 async def test_a_value_told_again_in_other_words_replaces_the_old_one(

@@ -543,4 +543,29 @@ CHATS: list[Chat] = [
         ],
         never=["Bodyweight", "Swimming", "jumping"],
     ),
+    Chat(
+        turns=[
+            ("user", "We're a family of four: my kids are 5 and 8."),
+            (
+                "assistant",
+                "Lovely ages! At 5 and 8 kids enjoy board games together. Would you like some "
+                "ideas for a family game night?",
+            ),
+            ("user", "Sure. Also my wife and I are expecting, so we need ideas for a baby too."),
+            ("assistant", "Congratulations! Soft picture books are a great start."),
+            ("user", "I switched from iPhone to Android last summer, so apps must run on it."),
+            ("user", "I have two sisters and a brother, they visit us a lot."),
+        ],
+        gold=[
+            "has 2 children",
+            "has a child aged 5",
+            "has a child aged 8",
+            "is expecting a baby",
+            "no longer prefers iPhone",
+            "prefers Android",
+            "has 2 sisters",
+            "has one brother",
+        ],
+        never=["board games", "picture books", "game night"],
+    ),
 ]

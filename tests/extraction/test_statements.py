@@ -13,6 +13,7 @@ from sedimem.extraction import (
     cardinality_of,
     extract_statements,
     find_dates,
+    phrase,
 )
 from sedimem.scope import Scope
 from sedimem.types.longterm import Episode
@@ -423,3 +424,106 @@ def test_a_relatives_birthday_is_theirs() -> None:
 )
 def test_changed_values_in_other_words(text: str, expected: list[tuple[str, str, bool]]) -> None:
     assert [(t[1], t[2], t[4]) for t in triples(text)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a current preference or device replacing an old one
+        (
+            "I switched from iPhone to Android",
+            [("prefers", "iPhone", True), ("prefers", "Android", False)],
+        ),
+        (
+            "We switched from a PC to a Mac last year.",
+            [("prefers", "PC", True), ("prefers", "Mac", False)],
+        ),
+        ("I switched from coffee to green tea", [("prefers", "coffee", True),
+                                                  ("prefers", "green tea", False)]),
+        ("I'd switch from iPhone to Android", []),  # a wish
+        ("I switched from it to that", []),  # what, is in another turn
+        # children and their ages
+        (
+            "my kids are 5 and 8",
+            [("number_of_children", "2", False), ("has_child", "child aged 5", False),
+             ("has_child", "child aged 8", False)],
+        ),
+        (
+            "My two daughters are 3 and 6 years old.",
+            [("number_of_daughters", "2", False), ("has_child", "daughter aged 3", False),
+             ("has_child", "daughter aged 6", False)],
+        ),
+        (
+            "We're a family of four: my kids are 5 and 8.",  # a colon opens a clause on "my"
+            [("number_of_children", "2", False), ("has_child", "child aged 5", False),
+             ("has_child", "child aged 8", False)],
+        ),
+        ("My kids are 5 and 8 hours late", []),
+        ("my three kids are 5 and 8", []),  # which count is right is unclear
+        # every relative of a list, the one without a count word too
+        (
+            "I have two sisters and a brother",
+            [("number_of_sisters", "2", False), ("number_of_brothers", "1", False)],
+        ),
+        ("I have a brother.", [("number_of_brothers", "1", False)]),
+        ("I have a boyfriend", []),  # one partner is no count worth noting
+        # a baby on the way
+        ("my wife and I are expecting", [("expecting", "a baby", False)]),
+        ("We're expecting twins in March!", [("expecting", "twins", False)]),
+        ("We're expecting a baby girl", [("expecting", "a baby girl", False)]),
+        ("I'm expecting our second child", [("expecting", "a baby", False)]),
+        ("I'm expecting a call from my boss", []),
+        # a new employer told after "changed jobs"
+        ("I changed jobs, I'm at Spotify now", [("works_at", "Spotify", False)]),
+        ("I switched jobs and I'm now at Acme Corp.", [("works_at", "Acme Corp", False)]),
+        ("I got a new job, I'm with Google now", [("works_at", "Google", False)]),
+        ("I'm at Spotify now", []),  # alone: where one is, not where one works
+        ("I changed jobs, I'm at the gym now", []),
+    ],
+)  # fmt: skip
+def test_misses_a_review_found(text: str, expected: list[tuple[str, str, bool]]) -> None:
+    assert [(t[1], t[2], t[4]) for t in triples(text)] == expected
+
+
+def test_the_misses_read_as_sentences_and_date_where_said() -> None:
+    by_predicate = {
+        s.fact.predicate: s for s in extract_statements("We're expecting in May.", "Ana", NOW)
+    }
+    # the due date is no start of the fact: expecting holds from when it is said
+    assert by_predicate["expecting"].fact.valid_from == NOW
+    assert by_predicate["expecting"].fact.statement == "Ana is expecting a baby."
+    statements = [s.fact.statement for s in extract_statements("my kids are 5 and 8", "Ana", NOW)]
+    assert statements == ["Ana has 2 children.", "Ana has a child aged 5.",
+                          "Ana has a child aged 8."]  # fmt: skip
+    (brother,) = extract_statements("I have a brother", "Ana", NOW)
+    assert brother.fact.statement == "Ana has one brother."
+    assert brother.cardinality == "one"  # "I have two brothers" later replaces it
+    assert phrase("Ana", "number_of_puppies", "1") == "Ana has one puppy."
+    assert phrase("Ana", "number_of_children", "1") == "Ana has one child."
+
+
+@pytest.mark.parametrize(
+    ("text", "future", "day"),
+    [
+        ("last summer", False, "2023-06-01"),
+        ("this spring", False, "2023-03-01"),
+        ("this spring", True, "2024-03-01"),
+        ("next summer", True, "2024-06-01"),
+        ("last winter", False, "2022-12-01"),
+        ("this fall", False, "2023-09-01"),  # 8 November: in the autumn that began 1 Sep
+        ("last autumn", False, "2022-09-01"),  # this autumn is not over yet
+        ("in the summer of 2019", False, "2019-06-01"),
+        ("winter 2020", False, "2020-12-01"),
+    ],
+)
+def test_seasons_are_dates(text: str, future: bool, day: str) -> None:
+    (mention,) = find_dates(f"It happened {text}, really.", NOW, future=future)
+    assert mention.when.date().isoformat() == day
+    assert mention.granularity == "season"
+
+
+def test_a_season_is_cut_out_of_the_object_and_dates_the_fact() -> None:
+    assert triples("We went to Rome last summer") == [
+        ("Ana", "went_to", "Rome", "2023-06-01", False)
+    ]
+    assert find_dates("I fall asleep in summer", NOW) == []  # no "last/this/next": no date

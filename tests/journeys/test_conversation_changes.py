@@ -1,8 +1,10 @@
 """A user/assistant conversation over three sessions, handed over as agents send it (role
 and content, no ``name``): the user states facts, moves city, changes job and stops eating
 meat; a fourth session's context shows the current values only, and history keeps both
-versions of each change with its valid interval. Also: a pet that died, a birthday, and
-advice that draws on the job and a recovery told in earlier sessions.
+versions of each change with its valid interval. Also: a pet that died, a birthday, advice
+that draws on the job and a recovery told in earlier sessions, and values changed in other
+words ("I turned 35 last week", "I changed jobs, I'm at Spotify now") whose old turn the
+context labels "earlier".
 
 Run through Python, a real server over REST and an MCP client session, on SQLite and on
 Redis + PostgreSQL (the ``drive`` fixture).
@@ -183,3 +185,57 @@ async def test_advice_draws_on_the_job_and_health_told_in_earlier_sessions(drive
         facts = section(context, "Known facts")
         assert "works as security guard" in facts
         assert "recovering from knee surgery" in facts
+
+
+# One value each, told in the first session and changed in other words in a later one
+TOLD = [
+    turn(1, 0, "user", "Hi! I'm 34, I live in Denver and I work at Acme."),
+    turn(1, 1, "assistant", "Nice to meet you! Denver is a lovely city."),
+]
+CHANGED = [
+    turn(4, 0, "user", "I turned 35 last week."),
+    turn(4, 1, "assistant", "Happy belated birthday!"),
+    turn(4, 2, "user", "Also, we moved to Austin."),
+    turn(4, 3, "assistant", "Austin is great for live music."),
+    turn(4, 4, "user", "And I changed jobs, I'm at Spotify now."),
+    turn(4, 5, "assistant", "Congratulations on the new job!"),
+]
+
+
+def lines_with(context: str, word: str) -> list[str]:
+    """The context's item lines that mention ``word``."""
+    return [line for line in context.splitlines() if word in line]
+
+
+async def test_values_changed_in_other_words_show_the_new_one_and_mark_the_old_turn(
+    drive: Drive,
+) -> None:
+    """Age, home and employer told in one session and changed in other words in a later
+    one ("I turned 35 last week", "we moved to Austin", "I changed jobs, I'm at Spotify
+    now"): the context shows the new values as facts, and the turn that stated the old
+    ones, when it is shown, is labelled "earlier"."""
+    async with drive() as d:
+        await d.ingest(ANA.in_session("values-1"), TOLD)
+        await d.ingest(ANA.in_session("values-2"), CHANGED)
+        for predicate, old, new in [
+            ("age", "34", "35"),
+            ("lives_in", "Denver", "Austin"),
+            ("works_at", "Acme", "Spotify"),
+        ]:
+            versions = await d.history(ANA, "ana", predicate)
+            assert [v["object"] for v in versions] == [old, new], predicate
+            assert versions[0].get("valid_to") is not None
+            assert versions[1].get("valid_to") is None
+        context = await d.assemble(
+            ANA.in_session("values-3"), "How old is ana, where does she live and work?"
+        )
+        facts = section(context, "Known facts")
+        for new in ("35 years old", "lives in Austin", "works at Spotify"):
+            assert new in facts, context
+        for old in ("34 years old", "Denver", "Acme"):
+            assert old not in facts, context
+        told = lines_with(context, "I'm 34")
+        assert told, context  # the turn that stated the old values is shown ...
+        assert all("earlier" in line for line in told), told  # ... labelled as replaced
+        for new in ("turned 35", "moved to Austin", "Spotify now"):
+            assert all("earlier" not in line for line in lines_with(context, new)), context

@@ -4,8 +4,9 @@ Used by conversation ingest and by consolidation's ``facts`` job alike, so it si
 both. The parts, each its own module: :mod:`.sentences` (the splitter), :mod:`.clauses`
 (what is a statement), :mod:`.subjects` (who a statement is about), :mod:`.vocabulary`
 (predicates, cardinality, phrasing), :mod:`.patterns` and :mod:`.profile` (what a clause
-states), :mod:`.dates`, :mod:`.statements` (one turn), :mod:`.rules` (the rule extractor
-over episodes), :mod:`.llm` (the LLM extractor). See ``docs/consolidation.md``
+states), :mod:`.changes` (a value that changed or ended), :mod:`.dates`, :mod:`.statements`
+(one turn), :mod:`.rules` (the rule extractor over episodes), :mod:`.llm` (the LLM
+extractor). See ``docs/consolidation.md``
 ("Extraction") and ``docs/conversations.md``.
 """
 

@@ -4,10 +4,10 @@ A turn is cut into sentences (:mod:`.sentences`), and only sentences that state 
 are kept: questions, requests and instructions (a sentence opening on an imperative verb,
 "please", "can you"), and greetings are dropped here (a question keeps the statement of
 the speaker's it opens on: "I drive a Civic, how often should I change the oil?"). Each
-kept sentence is cut into
-clauses at ";", dashes, "but", "so", "because", "which", "though" and at "and"/"," before a
-new first person. Leading
-interjections ("yeah", "oh", "btw") are stripped.
+kept sentence is cut into clauses at ";", dashes, "but", "so", "because", "which",
+"though", at "and"/"," before a new first person and at a colon before "my" ("We're a
+family of four: my kids are 5 and 8"). Leading interjections ("yeah", "oh", "btw") are
+stripped.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class Clause:
 
 _CLAUSES = re.compile(
     r";|\s[-\u2013\u2014]\s|,?\s+but\s+|,\s*so\s+|\s+because\s+|\s+'?cause\s+|,\s*which\s+"
-    r"|,?\s+and\s+(?=(?:I|we|my)\b)|[,:]\s*(?=(?:I|we)\b)|,?\s+(?:al)?though\s+",
+    r"|,?\s+and\s+(?=(?:I|we|my)\b)|[,:]\s*(?=(?:I|we)\b)|:\s*(?=my\b)|,?\s+(?:al)?though\s+",
     re.IGNORECASE,
 )
 _LEAD = re.compile(

@@ -8,7 +8,10 @@ nothing for "last May" or "a few years ago", and its first parse costs ~0.6 s;
 and each is one line below.
 
 A :class:`DateMention` keeps the span, the resolved day (the start of the period named: "last
-year" is 1 January of the previous year) and its granularity.
+year" is 1 January of the previous year) and its granularity. Seasons are the northern
+meteorological ones (spring from 1 March, summer 1 June, autumn 1 September, winter 1
+December): "last summer" is the last one that has ended, "this spring" the one under way or,
+by the clause's tense, the latest or the coming one.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Literal
 
 __all__ = ["DateMention", "find_dates"]
 
-Granularity = Literal["day", "week", "month", "year"]
+Granularity = Literal["day", "week", "month", "season", "year"]
 
 _MONTHS = {
     name: index
@@ -52,12 +55,15 @@ _NUMBERS = {
     "a few": 3, "few": 3, "several": 3,
 }  # fmt: skip
 _UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+#: The month each season starts in; each lasts three months.
+_SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 
 _MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _WEEKDAY = r"(?P<weekday>" + "|".join(sorted(_WEEKDAYS, key=len, reverse=True)) + r")\.?"
 _COUNT = r"(?P<count>\d{1,2}|" + "|".join(sorted(_NUMBERS, key=len, reverse=True)) + ")"
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+_SEASON = r"(?P<season>spring|summer|autumn|fall|winter)"
 
 # Order matters: the longest, most specific forms first (a span is taken once).
 _FORMS: list[tuple[str, re.Pattern[str]]] = [
@@ -67,9 +73,11 @@ _FORMS: list[tuple[str, re.Pattern[str]]] = [
         ("mdy", rf"(?:on )?{_MONTH} {_DAY},? {_YEAR}"),
         ("md", rf"(?:on )?{_MONTH} {_DAY}(?!\d)"),
         ("my", rf"(?:in |since )?{_MONTH},? {_YEAR}"),
+        ("sy", rf"(?:(?:in|during|over) )?(?:the )?{_SEASON},? (?:of )?{_YEAR}"),
         ("ago", rf"{_COUNT} (?P<unit>day|week|month|year)s? (?:ago|back)"),
         ("rel", r"(?P<which>last|this|next|past) (?P<unit>week|month|year|weekend)"),
         ("wd", rf"(?P<which>last|this|next|on) {_WEEKDAY}"),
+        ("season", rf"(?P<which>last|this|next|past) {_SEASON}"),
         ("mon", rf"(?P<which>last|this|next|in|since) {_MONTH}(?! \d)"),
         ("year", rf"(?:in|since|back in) {_YEAR}"),
         ("word", r"(?P<word>yesterday|today|tonight|this morning|last night|the other day)"),
@@ -108,6 +116,21 @@ def _safe_day(year: int, month: int, day: int) -> date | None:
         return None
 
 
+def _season(which: str, month: int, today: date, future: bool) -> date:
+    """The first day of the season starting in ``month`` that ``which`` names (see the
+    module docstring)."""
+    starts = [date(today.year + shift, month, 1) for shift in (-2, -1, 0, 1)]
+    begun = [d for d in starts if d <= today]  # the latest first
+    if which in ("last", "past"):
+        return max(d for d in begun if _shift_months(d, 3) <= today)
+    if which == "next":
+        return min(d for d in starts if d > today)
+    current = begun[-1]
+    if _shift_months(current, 3) > today or not future:
+        return current  # under way, or (said in the past tense) the latest
+    return min(d for d in starts if d > today)
+
+
 def _resolve(
     kind: str, m: re.Match[str], today: date, future: bool
 ) -> tuple[date, Granularity] | None:
@@ -130,6 +153,11 @@ def _resolve(
         return _month_start(int(groups["year"]), _MONTHS[groups["month"].lower()]), "month"
     if kind == "year":
         return date(int(groups["year"]), 1, 1), "year"
+    if kind == "sy":
+        return date(int(groups["year"]), _SEASONS[groups["season"].lower()], 1), "season"
+    if kind == "season":
+        month = _SEASONS[groups["season"].lower()]
+        return _season(groups["which"].lower(), month, today, future), "season"
     if kind == "ago":
         raw = groups["count"].lower()
         count = int(raw) if raw.isdigit() else _NUMBERS[raw]

@@ -11,10 +11,23 @@ from __future__ import annotations
 
 import re
 
+from sedimem.extraction.changes import (
+    MEASURE_SET,
+    MOVES,
+    NO_LONGER_DIET,
+    RENAMED_OR_AGED,
+    ended,
+    expecting,
+    job_change,
+    new_employer,
+    pet_gone,
+    switched,
+    switched_job,
+)
 from sedimem.extraction.clauses import Match, bad_object, deictic, items_of, listed, object_of
-from sedimem.extraction.profile import match_name, match_profile
-from sedimem.extraction.subjects import possessive
-from sedimem.extraction.vocabulary import EVENT_VERBS, FAMILY, GERUNDS, PETS
+from sedimem.extraction.profile import job_facts, match_name, match_profile
+from sedimem.extraction.subjects import NOT_NAMES, possessive
+from sedimem.extraction.vocabulary import EVENT_VERBS, FAMILY, FAMILY_WORDS, PET_WORDS, alternation
 
 __all__ = ["EVENT_OPENING", "match_assistant", "match_clause"]
 
@@ -31,46 +44,25 @@ _ADVERBS = (
     r"(?:(?:just|recently|finally|also|really|actually|totally|still|now|even|already|"
     r"officially|truly|absolutely|definitely|so|always|both|all|mostly|currently|more)\s+)*"
 )
-_RELATION = "|".join(sorted(FAMILY, key=len, reverse=True))
-_PET = "|".join(sorted(PETS, key=len, reverse=True))
 _NAME = r"[A-Z][a-z]+(?: [A-Z][a-z]+)?"
-_NOT_NAMES = frozenset(
-    {
-        "I", "We", "It", "This", "That", "The", "They", "He", "She", "My", "Our", "There",
-        "Here", "What", "When", "Thanks", "Yeah", "Wow", "Just", "Last", "Next", "Today",
-        "Yesterday", "Also", "So", "And", "But", "Then", "Now", "Sounds", "Great", "Cool",
-        "Nice", "Awesome", "Hey", "Hi", "Oh", "Congrats", "Glad", "Sorry", "Haha", "Lol",
-        "Well", "Anyway", "Me", "Your", "His", "Her", "Their", "Everyone", "Nobody", "Some",
-        "Growing", "Being", "Having", "Playing", "Painting", "Dance", "Reading", "Writing",
-    }
-)  # fmt: skip
 _FIRST = re.compile(r"^(?P<subj>I|we)(?P<be>'m|'ve|'d| am| have| was| were| are|'re)?\s+", re.I)
-_RELATIVE = re.compile(rf"\b[Mm]y (?P<rel>{_RELATION})s?(?:,? (?P<name>[A-Z][a-z]+))?\b")
+_RELATIVE = re.compile(rf"\b[Mm]y (?P<rel>{FAMILY_WORDS})s?(?:,? (?P<name>[A-Z][a-z]+))?\b")
 _RELATIVE_NAMED = re.compile(
-    rf"\b[Mm]y (?P<rel>{_RELATION})(?:'s name is| is called| is named| goes by) "
+    rf"\b[Mm]y (?P<rel>{FAMILY_WORDS})(?:'s name is| is called| is named| goes by) "
     r"(?P<name>[A-Z][a-z]+)\b"
 )
 _PET_NAMED = re.compile(
-    rf"\b(?:a|an|my|our|new|another)\s+(?:\w+\s+)?(?P<pet>{_PET})\s+(?:named|called)\s+"
+    rf"\b(?:a|an|my|our|new|another)\s+(?:\w+\s+)?(?P<pet>{PET_WORDS})\s+(?:named|called)\s+"
     r"(?P<name>[A-Z][a-z]+)"
 )
-_PET_MINE = re.compile(rf"\b[Mm]y (?:\w+ )?(?P<pet>{_PET}),? (?P<name>[A-Z][a-z]+)\b")
-# "my dog Rex passed away", "we had to put our cat down": the pet is no longer the speaker's
-_PET_GONE = re.compile(
-    rf"\b(?:(?:[Mm]y|[Oo]ur) (?:old |beloved |sweet |little )?(?P<pet>{_PET})"
-    r"(?:,? (?P<name>[A-Z][a-z]+))?,? (?:passed away|died|passed on)\b|"
-    r"(?:I|[Ww]e) (?:lost|had to put down|had to say goodbye to) (?:my|our) "
-    rf"(?:old |beloved |sweet |little )?(?P<pet2>{_PET})(?:,? (?P<name2>[A-Z][a-z]+))?|"
-    rf"(?:I|[Ww]e) had to put (?:my|our) (?:old )?(?P<pet3>{_PET})(?: (?P<name3>[A-Z][a-z]+))?"
-    r" down\b)"
-)
+_PET_MINE = re.compile(rf"\b[Mm]y (?:\w+ )?(?P<pet>{PET_WORDS}),? (?P<name>[A-Z][a-z]+)\b")
 
 
 def _relations(clause: str, speaker: str) -> list[Match]:
     """ "my daughter Maya", "a dog named Rex", "my cat Tom": who belongs to the speaker."""
     found: list[Match] = []
     for m in [*_RELATIVE.finditer(clause), *_RELATIVE_NAMED.finditer(clause)]:
-        if m["name"] and m["name"] not in _NOT_NAMES:
+        if m["name"] and m["name"] not in NOT_NAMES:
             predicate = FAMILY[m["rel"].lower()]
             found.append(
                 Match(
@@ -78,7 +70,7 @@ def _relations(clause: str, speaker: str) -> list[Match]:
                 )
             )
     for m in [*_PET_NAMED.finditer(clause), *_PET_MINE.finditer(clause)]:
-        if m["name"] not in _NOT_NAMES:
+        if m["name"] not in NOT_NAMES:
             obj = f"{m['pet'].lower()} named {m['name']}"
             found.append(Match(speaker, "has_pet", obj, "has a", confidence=0.7, dated=False))
     return found
@@ -106,7 +98,7 @@ def _subject(clause: str, speaker: str, named: frozenset[str]) -> tuple[str, str
         if rest.lower().startswith("have been "):
             rest = "am " + rest[len("have been ") :]
         return speaker, rest, True
-    rel = re.match(rf"^[Mm]y (?P<rel>{_RELATION})(?: (?P<name>[A-Z][a-z]+))?\s+", clause)
+    rel = re.match(rf"^[Mm]y (?P<rel>{FAMILY_WORDS})(?: (?P<name>[A-Z][a-z]+))?\s+", clause)
     if rel:
         subject = rel["name"] or f"{speaker}'s {FAMILY[rel['rel'].lower()]}"
         return subject, _third(clause[rel.end() :]), False
@@ -122,7 +114,7 @@ def _third(rest: str) -> str:
 
 
 _NAMED_PETS = re.compile(
-    rf"^[Mm]y (?P<pet>{_PET}) (?:are|is) (?:called|named) "
+    rf"^[Mm]y (?P<pet>{PET_WORDS}) (?:are|is) (?:called|named) "
     r"(?P<names>[A-Z][a-z]+(?:(?:,| and|, and) [A-Z][a-z]+){0,5})$"
 )
 _FAVORITE = re.compile(
@@ -138,17 +130,40 @@ _MEASURE = re.compile(
     r"(?P<v>[$\u20ac\u00a3]?\d[\w$,. ]{0,30})$"
 )
 
-# "We raised the budget to 3000 euros": the measure's new value
-_MEASURE_SET = re.compile(
-    r"^(?:I|[Ww]e)(?:'ve| have)? (?:just |finally )?(?:raised|increased|upped|bumped up|"
-    r"lowered|cut|reduced|dropped|changed|set|moved) (?:my|our|the) "
-    r"(?P<m>budget|rent|salary|savings)(?: for (?P<for>[\w ]{1,30}?))? (?:up |down )?to "
-    r"(?:about |around |roughly )?(?P<v>[$\u20ac\u00a3]?\d[\w$,. ]{0,30})$"
+
+# "my kids are 5 and 8", "my two daughters are 3 and 6 years old": how many, how old
+_CHILD_AGES = re.compile(
+    r"^[Mm]y (?:(?P<n>two|three|four|five|\d) )?(?P<who>kids|children|sons|daughters|boys|girls)"
+    r" are (?:aged |ages )?(?P<ages>\d{1,2}(?:(?:,| and|, and) \d{1,2}){1,5})"
+    r"(?: (?:years old|years|yo))?$"
 )
+_CHILD_WORDS = {"kids": "child", "children": "child", "sons": "son", "daughters": "daughter",
+                "boys": "son", "girls": "daughter"}  # fmt: skip
+_WORD_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5}
+
+
+def _child_ages(clause: str, speaker: str) -> list[Match]:
+    m = _CHILD_AGES.match(clause)
+    if m is None:
+        return []
+    ages = re.findall(r"\d+", m["ages"])
+    said = m["n"] and (int(m["n"]) if m["n"].isdigit() else _WORD_COUNTS[m["n"]])
+    if said and said != len(ages):
+        return []  # "my three kids are 5 and 8": which is which is unclear
+    child = _CHILD_WORDS[m["who"].lower()]
+    plural = "children" if child == "child" else f"{child}s"
+    return [
+        Match(speaker, f"number_of_{plural}", str(len(ages)), "has", confidence=0.7),
+        *(Match(speaker, "has_child", f"{child} aged {a}", "has a", confidence=0.7) for a in ages),
+    ]
 
 
 def _owned(clause: str, speaker: str) -> list[Match]:
-    """Clauses about what is the speaker's: pets' names, favorites, measures."""
+    """Clauses about what is the speaker's: pets' names, children's ages, favorites,
+    measures."""
+    ages = _child_ages(clause, speaker)
+    if ages:
+        return ages
     pets = _NAMED_PETS.match(clause)
     if pets:
         pet = pets["pet"].lower().removesuffix("s")
@@ -160,7 +175,7 @@ def _owned(clause: str, speaker: str) -> list[Match]:
         obj = object_of(favorite["o1"] or favorite["o2"], max_words=6)
         if obj is not None and not deictic(obj):
             return [Match(speaker, f"favorite_{category}", obj, "favorite", confidence=0.7)]
-    measure = _MEASURE.match(clause) or _MEASURE_SET.match(clause)
+    measure = _MEASURE.match(clause) or MEASURE_SET.match(clause)
     if measure:
         value = measure["v"].strip()
         if measure["for"]:
@@ -189,24 +204,10 @@ def match_assistant(clause: str, user: str) -> list[Match]:
     return [Match(user, "has_booking", f"{m['v'].lower()} {obj}", "has a booking")]
 
 
-_EVENTS = "|".join(sorted(map(re.escape, EVENT_VERBS), key=len, reverse=True))
+_EVENTS = alternation(EVENT_VERBS)
 #: A clause opening on a past event verb ("Just signed up for ...") has the speaker as its
 #: subject, though it names nobody.
 EVENT_OPENING = re.compile(rf"^(?:just\s+)?(?:{_EVENTS}|lost|quit|started|got)\b", re.I)
-_GERUND = "|".join(sorted(map(re.escape, GERUNDS), key=len, reverse=True))
-_ROLE_JOB = re.compile(
-    r"^(?:started|got|landed|began|took|accepted)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role)"
-    r"(?:\s+as\s+(?:an?\s+)?(?P<role>[^,!.]+?))?(?:\s+at\s+(?P<org>[^,!.]+?))?$",
-    re.IGNORECASE,
-)
-_PROMOTED = re.compile(
-    r"^(?:got|was|been|have been|has been) promoted to (?:an? |the )?(?P<role>[^,!.]+?)$",
-    re.IGNORECASE,
-)
-_JOINED_AS = re.compile(
-    r"^joined\s+(?P<org>[^,!.]+?)\s+as\s+(?:an?\s+)?(?:new\s+)?(?P<role>[^,!.]+?)$",
-    re.IGNORECASE,
-)
 # What follows a place is rarely part of it: "moved to Porto for a job at X", "live in
 # Leeds with my wife", "moved to Lisbon to study". (" to the", " to a" stay: "next to the
 # park".)
@@ -219,16 +220,6 @@ _PLACE_END = re.compile(
 _JOB_PURPOSE = re.compile(
     r"\bfor\s+(?:a\s+|my\s+|the\s+)?(?:new\s+)?(?:job|position|role)\s+(?:at|with)\s+"
     r"(?P<org>[^,!.]+?)$",
-    re.IGNORECASE,
-)
-_ORG = r"[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,2}"
-_SWITCHED_JOB = re.compile(
-    rf"^(?:left|quit) (?P<old>{_ORG}) (?:and (?:joined|started at|moved to)|to join|for) "
-    rf"(?P<new>{_ORG})$"
-)
-_LOST_JOB = re.compile(
-    r"^(?:lost|quit|left)\s+(?:my|his|her|the|our)\s+job"
-    r"(?:\s+as\s+(?:an?\s+)?(?P<role>[^,!.]+?))?(?:\s+at\s+(?P<org>[^,!.]+?))?$",
     re.IGNORECASE,
 )
 
@@ -246,8 +237,7 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
         (r"^(?:am|is) (?:originally )?from (?P<o>.+)", "comes_from", "comes from", 0.7),
         (rf"^live{verb_s} with (?:my |our )?[\w' ]{{1,30}}? in (?P<o>[A-Z].*)", "lives_in",
          "lives in", 0.7),
-        (r"^changed (?:my|his|her) name to (?P<o>[A-Z][\w'-]+)$", "name", "name", 0.7),
-        (r"^(?:just |finally )?turned (?P<o>\d{1,2})$", "age", "turned", 0.7),
+        *RENAMED_OR_AGED,
         (r"^(?:am|is) (?:a |an )?(?P<o>vegetarian|vegan|pescatarian)\b", "diet", "is", 0.8),
         (r"^(?:went|gone|became|become|turned|switched to being) (?:a |an |fully |full )?"
          r"(?P<o>vegetarian|vegan|pescatarian)\b", "diet", "is", 0.8),
@@ -276,14 +266,7 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
         (rf"^(?:prefer{verb_s}|(?:much |really )?prefer{verb_s}) (?P<o>.+)", "prefers", "prefers",
          0.7),
         (r"^(?:got|am getting|have gotten) (?:really )?into (?P<o>.+)", "likes", "likes", 0.6),
-        (r"^moved (?:into|in to|to) (?:a |an |my |our )?(?:new |bigger |smaller |little )?"
-         r"(?:apartment|flat|house|home|place|condo|studio) in (?P<o>.+)", "lives_in", "moved to",
-         0.7),
-        (r"^(?:started|began) working (?:at|for) (?P<o>.+)", "works_at", "works at", 0.7),
-        (r"^moved (?:back |away |out )?(?:from [\w .'-]+? )?to (?P<o>.+)", "lives_in", "moved to",
-         0.7),
-
-        (r"^relocated to (?P<o>.+)", "lives_in", "moved to", 0.7),
+        *MOVES,
         (r"^passed away\b", "died", "passed away", 0.7),
         (rf"^(?:start{verb_s}|begin{verb_s}) (?P<o>.+)", "starts", "starts", 0.6),
     ]  # fmt: skip
@@ -310,22 +293,16 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
             obj = " ".join(obj.split()[1:]) or obj
         if predicate in ("likes", "dislikes") and deictic(obj):
             return []  # "I love their work": whose, what, is in another turn
-        if predicate == "works_as":
-            return _job_and_place(obj, subject, surface, confidence)
+        if predicate == "works_as":  # "security guard at the harbour": the job, and where
+            split = _JOB_AT.match(obj)
+            job, org = (split["job"], object_of(split["org"])) if split else (obj, None)
+            return job_facts(subject, job, org, confidence=confidence)
         future = predicate == "starts"
         return [Match(subject, predicate, obj, surface, future=future, confidence=confidence)]
     return []
 
 
-def _job_and_place(obj: str, subject: str, surface: str, confidence: float) -> list[Match]:
-    """ "security guard at the harbour": the job, and where it is done (``works_at``)."""
-    split = re.match(r"^(?P<job>(?:[\w-]+ ){0,3}[\w-]+) (?:at|for) (?P<org>.+)$", obj)
-    job = split["job"] if split else obj
-    found = [Match(subject, "works_as", job, surface, confidence=confidence)]
-    org = object_of(split["org"]) if split else None
-    if org is not None:
-        found.append(Match(subject, "works_at", org, "works at", confidence=confidence))
-    return found
+_JOB_AT = re.compile(r"^(?P<job>(?:[\w-]+ ){0,3}[\w-]+) (?:at|for) (?P<org>.+)$")
 
 
 def _place(raw: str, subject: str, predicate: str, surface: str, confidence: float) -> list[Match]:
@@ -343,75 +320,11 @@ def _place(raw: str, subject: str, predicate: str, surface: str, confidence: flo
     return out
 
 
-_NO_LONGER_DIET = re.compile(
-    r"^(?:am|is|are) (?:no longer (?:a |an )?(?P<a>vegetarian|vegan|pescatarian)|not (?:a |an )?"
-    r"(?P<b>vegetarian|vegan|pescatarian) (?:anymore|any more))$",
-    re.IGNORECASE,
-)
-
-
-def _negation(rest: str, subject: str) -> list[Match]:
-    """ "no longer eat meat", "don't eat meat anymore", "stopped smoking", "lost my job"."""
-    diet = _NO_LONGER_DIET.match(rest)
-    if diet:  # "I'm no longer vegetarian": that diet ended
-        obj = (diet["a"] or diet["b"]).lower()
-        return [Match(subject, "diet", obj, "is", negated=True, confidence=0.7)]
-    lost = _LOST_JOB.match(rest)
-    if lost:
-        out: list[Match] = []
-        if lost["role"]:
-            out.append(Match(subject, "works_as", lost["role"].strip(), "works as", True))
-        if lost["org"]:
-            out.append(Match(subject, "works_at", lost["org"].strip(), "works at", True))
-        return out or [Match(subject, "works_at", None, "works at", True)]
-    m = re.match(
-        r"^(?:no longer|(?:do not|don't|does not|doesn't|am not|is not) (?P<any>.+?) "
-        r"(?:anymore|any more)$)",
-        rest,
-        re.IGNORECASE,
-    )
-    inner: str | None = None
-    if m and m["any"]:
-        inner = m["any"]
-    elif rest.lower().startswith("no longer "):
-        inner = rest[len("no longer ") :]
-    else:
-        stop = re.match(r"^(?:stopped|quit|gave up|gave up on)\s+(?P<inner>.+)$", rest, re.I)
-        inner = stop["inner"] if stop else None
-    if inner is None:
-        return []
-    verb = re.match(rf"^(?P<g>{_GERUND})(?:s)?(?:\s+(?P<o>.+))?$", inner, re.IGNORECASE)
-    if verb is None:
-        return []
-    predicate = GERUNDS[verb["g"].lower()]
-    obj = object_of(verb["o"] or "") if verb["o"] else None
-    if verb["o"] and obj is None:
-        return []
-    surface = predicate.replace("_", " ")
-    return [Match(subject, predicate, obj, surface, negated=True, confidence=0.7)]
-
-
 def _event(rest: str, subject: str) -> list[Match]:
     """Past events: "went to X", "adopted a dog", "started a new job as X"."""
-    promoted = _PROMOTED.match(rest)
-    if promoted and (role := object_of(promoted["role"])) is not None:
-        return [Match(subject, "works_as", role, "works as", confidence=0.7)]
-    joined = _JOINED_AS.match(rest)
-    if joined:  # "joined a bank as a team lead": a new employer and role
-        org, role = object_of(joined["org"]), object_of(joined["role"])
-        if org is not None and role is not None:
-            return [
-                Match(subject, "works_at", org, "works at", confidence=0.7),
-                Match(subject, "works_as", role, "works as", confidence=0.7),
-            ]
-    job = _ROLE_JOB.match(rest)
-    if job and (job["role"] or job["org"]):
-        out: list[Match] = []
-        if job["role"]:
-            out.append(Match(subject, "works_as", job["role"].strip(), "works as", confidence=0.7))
-        if job["org"]:
-            out.append(Match(subject, "works_at", job["org"].strip(), "works at", confidence=0.7))
-        return out
+    changed = job_change(rest, subject)
+    if changed:
+        return changed
     m = re.match(rf"^(?P<v>{_EVENTS})\s+(?P<o>.+)$", rest, re.IGNORECASE)
     if m is None:
         went = re.match(r"^went\s+(?P<o>\w+ing)\b", rest, re.IGNORECASE)
@@ -425,7 +338,7 @@ def _event(rest: str, subject: str) -> list[Match]:
     predicate = EVENT_VERBS[verb]
     out = [Match(subject, predicate, obj, verb, confidence=0.6)]
     if predicate == "adopted":
-        pet = re.match(rf"^(?:an?|two|three|\d)\s+(?:\w+\s+)?(?P<pet>{_PET})$", obj, re.I)
+        pet = re.match(rf"^(?:an?|two|three|\d)\s+(?:\w+\s+)?(?P<pet>{PET_WORDS})$", obj, re.I)
         if pet:
             out.append(Match(subject, "has_pet", pet["pet"].lower(), "has a", confidence=0.6))
     return out
@@ -468,36 +381,34 @@ def _shared_subject(rest: str) -> list[str]:
 
 
 def match_clause(
-    clause: str, speaker: str, *, named: frozenset[str] = frozenset(), dated: bool = False
+    clause: str,
+    speaker: str,
+    *,
+    named: frozenset[str] = frozenset(),
+    dated: bool = False,
+    job_changed: bool = False,
 ) -> list[Match]:
     """Every triple a clause states (the date expressions are already cut out).
 
     ``named``: the people the speaker named as relatives earlier in the turn; ``dated``:
-    whether the clause carried a date (a progressive with a date is a plan). A clause
+    whether the clause carried a date (a progressive with a date is a plan);
+    ``job_changed``: an earlier clause of the turn said the speaker changed jobs (so "I'm at
+    Spotify now" names the employer). A clause
     that states nothing whole is read once more without what follows its first comma
     when that is an aside ("I'm a chemistry teacher in Ohio, looking for lab ideas").
     """
-    found = _match_whole(clause, speaker, named, dated)
+    found = _match_whole(clause, speaker, named, dated, job_changed)
     if not found:
         head, comma, aside = clause.partition(", ")
         if comma and aside[:1].islower() and len(head.split()) >= 3:
-            return _match_whole(head, speaker, named, dated)
+            return _match_whole(head, speaker, named, dated, job_changed)
     return found
 
 
-def _pet_gone(clause: str, speaker: str) -> list[Match]:
-    """The speaker's pet died: their ``has_pet`` of it ends (named: only that one)."""
-    gone = _PET_GONE.search(clause)  # "Sadly, my dog Rex passed away"
-    if gone is None:
-        return []
-    pet = (gone["pet"] or gone["pet2"] or gone["pet3"]).lower()
-    name = gone["name"] or gone["name2"] or gone["name3"]
-    obj = f"{pet} named {name}" if name and name not in _NOT_NAMES else pet
-    return [Match(speaker, "has_pet", obj, "had a", negated=True, confidence=0.7)]
-
-
-def _match_whole(clause: str, speaker: str, named: frozenset[str], dated: bool) -> list[Match]:
-    gone = _pet_gone(clause, speaker)
+def _match_whole(
+    clause: str, speaker: str, named: frozenset[str], dated: bool, job_changed: bool
+) -> list[Match]:
+    gone = pet_gone(clause, speaker)
     if gone:
         return gone  # not also "has a dog named Rex" from the same words
     found = _relations(clause, speaker)
@@ -506,7 +417,7 @@ def _match_whole(clause: str, speaker: str, named: frozenset[str], dated: bool) 
         return found + named_now
     if _SKIP.search(clause):
         return found
-    owned = _owned(clause, speaker) or _possessions(clause, speaker)
+    owned = _owned(clause, speaker) or _possessions(clause, speaker) or expecting(clause, speaker)
     if owned:
         return found + owned
     # a clause opening on a past event verb has the speaker as its subject
@@ -527,22 +438,20 @@ def _match_whole(clause: str, speaker: str, named: frozenset[str], dated: bool) 
         if not tail.lower().startswith("all about"):  # "all" is no adverb there
             tail = re.sub(rf"^{_ADVERBS}", "", tail, flags=re.IGNORECASE)
         rest = f"{head} {tail}"
-    if rest.lower().startswith("am not ") and not _NO_LONGER_DIET.match(rest):
+    if rest.lower().startswith("am not ") and not NO_LONGER_DIET.match(rest):
         return found  # "I'm not a morning person": what one is not is rarely worth noting
-    switched = _SWITCHED_JOB.match(rest)
-    if switched:  # "left Google and joined Stripe": the new employer (and the old ended)
-        return [
-            *found,
-            Match(subject, "works_at", switched["old"], "works at", negated=True),
-            Match(subject, "works_at", switched["new"], "works at", confidence=0.7),
-        ]
+    changed = switched_job(rest, subject) or switched(rest, subject)
+    if job_changed and not changed:
+        changed = new_employer(rest, subject)
+    if changed:
+        return [*found, *changed]
     matches: list[Match] = []
     for part in _shared_subject(rest):
         read_part = match_profile(part, subject, dated=dated)
         if not read_part:
             if part.lower().startswith("have "):
                 part = part.partition(" ")[2]  # "I've started" reads as "started"
-            read_part = _negation(part, subject) or _state(part, subject, first)
+            read_part = ended(part, subject) or _state(part, subject, first)
             read_part = read_part or _event(part, subject)
         matches.extend(read_part)
     return found + [

@@ -14,14 +14,20 @@ from __future__ import annotations
 import re
 
 from sedimem.extraction.clauses import Match, bad_object, items_of, object_of
-from sedimem.extraction.vocabulary import CONDITIONS, FAMILY, OCCUPATIONS, PETS
+from sedimem.extraction.vocabulary import (
+    CONDITIONS,
+    FAMILY,
+    FAMILY_WORDS,
+    OCCUPATIONS,
+    PET_WORDS,
+    PETS,
+    alternation,
+)
 
-__all__ = ["match_name", "match_profile", "third_person"]
+__all__ = ["job_facts", "match_name", "match_profile", "third_person"]
 
-_OCC = "|".join(sorted(map(re.escape, OCCUPATIONS), key=len, reverse=True))
-_PET = "|".join(sorted(PETS, key=len, reverse=True))
-_REL = "|".join(sorted(FAMILY, key=len, reverse=True))
-_COND = "|".join(sorted(map(re.escape, CONDITIONS), key=len, reverse=True))
+_OCC = alternation(OCCUPATIONS)
+_COND = alternation(CONDITIONS)
 _PLACE = r"(?P<place>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2})"
 _NAMEWORD = r"[A-Z][a-z]+"
 _NAMES = rf"(?P<names>{_NAMEWORD}(?:(?:,| and|, and) {_NAMEWORD}){{0,5}})"
@@ -98,14 +104,23 @@ def match_name(clause: str, subject: str) -> list[Match]:
     return [_m(subject, "name", m["n"][0].upper() + m["n"][1:], 0.8)]
 
 
-def _job(subject: str, occupation: str | None, org: str | None, place: str | None) -> list[Match]:
+def job_facts(
+    subject: str,
+    occupation: str | None,
+    org: str | None,
+    place: str | None = None,
+    *,
+    confidence: float = 0.8,
+) -> list[Match]:
+    """What one's job says: the occupation (``works_as``), the employer (``works_at``) and
+    where it is (``lives_in``, less sure), each when given and not vague."""
     out: list[Match] = []
     if occupation:
         occupation = re.sub(r"^(?:an?|the)\s+", "", occupation.strip(), flags=re.I)
         if not bad_object(occupation):
-            out.append(_m(subject, "works_as", occupation, 0.8))
+            out.append(_m(subject, "works_as", occupation, confidence))
     if org and not bad_object(org):
-        out.append(_m(subject, "works_at", org.strip(), 0.8))
+        out.append(_m(subject, "works_at", org.strip(), confidence))
     if place:
         out.append(_m(subject, "lives_in", place.strip(), 0.6))
     return out
@@ -144,7 +159,7 @@ def _occupation(rest: str, subject: str) -> list[Match]:
         org = groups.get("org")
         if org and pattern is _JOB_AS and not org[0].isupper() and not org.startswith("the "):
             org = None if len(org.split()) > 4 else org
-        found = _job(subject, groups.get("occ") or groups.get("occ_after"), org, place)
+        found = job_facts(subject, groups.get("occ") or groups.get("occ_after"), org, place)
         if found:
             return found
     based = re.match(rf"^(?:am|is) (?:based|living) in {_PLACE}$", rest)
@@ -235,9 +250,14 @@ def _health(rest: str, subject: str) -> list[Match]:
     return []
 
 
+# the relatives whose number is worth noting ("I have a boyfriend" is no count of them)
+_COUNTED = frozenset({"sister", "brother", "son", "daughter", "child"})
+
+
 def _family(rest: str, subject: str) -> list[Match]:
     m = re.match(
-        rf"^(?:have|has|got) {_COUNT} (?:[\w-]+ ){{0,3}}?(?P<thing>{_PET}|{_REL}|kids|children)s?"
+        rf"^(?:have|has|got) {_COUNT} (?:[\w-]+ ){{0,3}}?"
+        rf"(?P<thing>{PET_WORDS}|{FAMILY_WORDS}|kids|children)s?"
         rf"(?:,|:| named| called)?(?: {_NAMES})?(?:,.*)?$",
         rest,
     )
@@ -251,9 +271,11 @@ def _family(rest: str, subject: str) -> list[Match]:
     out: list[Match] = []
     if thing in ("kids", "children") or thing.rstrip("s") in FAMILY or thing in FAMILY:
         relation = FAMILY.get(thing.rstrip("s"), FAMILY.get(thing, "child"))
+        plural = "children" if relation == "child" else thing.removesuffix("s") + "s"
         if count > 1:
-            plural = "children" if relation == "child" else thing.removesuffix("s") + "s"
             out.append(_m(subject, f"number_of_{plural}", str(count)))
+        elif not names and relation in _COUNTED:  # "I have a brother": one, though unnamed
+            out.append(_m(subject, f"number_of_{plural}", "1"))
         out.extend(_m(subject, relation, name) for name in names)
         return out
     if count > 1:

@@ -29,10 +29,17 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sedimem.errors import ValidationError
+from sedimem.extraction.changes import JOB_CHANGED
 from sedimem.extraction.clauses import Match, split_clauses
 from sedimem.extraction.dates import DateMention, find_dates
 from sedimem.extraction.patterns import EVENT_OPENING, match_assistant, match_clause
-from sedimem.extraction.vocabulary import FAMILY, Cardinality, cardinality_of, phrase
+from sedimem.extraction.vocabulary import (
+    FAMILY,
+    FAMILY_WORDS,
+    Cardinality,
+    cardinality_of,
+    phrase,
+)
 from sedimem.scope import Scope
 from sedimem.types.longterm import Fact
 
@@ -54,9 +61,8 @@ _DATE_WORD = re.compile(
 # "my birthday is June 5th": the date is the fact itself (cut out of the clause before the
 # rules read it, so read here, from what is left and the date that was cut)
 _BIRTHDAY = re.compile(
-    r"^[Mm]y (?:(?P<rel>"
-    + "|".join(sorted(FAMILY, key=len, reverse=True))
-    + r")(?: (?P<name>[A-Z][a-z]+))?'s )?birthday(?:'s| is| falls)(?: on)?(?:,.*)?$"
+    rf"^[Mm]y (?:(?P<rel>{FAMILY_WORDS})(?: (?P<name>[A-Z][a-z]+))?'s )?"
+    r"birthday(?:'s| is| falls)(?: on)?(?:,.*)?$"
 )  # "my mom's birthday is June 5th", ", by the way"
 #: a turn longer than this is read only in its first part (a fact is stated early, and
 #: extraction must stay cheap on a 32,000-character paste)
@@ -126,6 +132,7 @@ def extract_statements(
     out: list[Statement] = []
     seen: set[tuple[str, str, str, bool]] = set()
     named: set[str] = set()
+    job_changed = False  # "I changed jobs, I'm at Spotify now": the next clause's employer
     for clause in split_clauses(text[:MAX_READ_CHARS], lists=not assistant):
         # only a clause in first person (or, in an assistant turn, about "your" things), or
         # about someone named earlier in the turn, can state a fact: the rest costs nothing
@@ -145,8 +152,13 @@ def extract_statements(
             matches = _birthday(speaker or "\x00", mentions[0], birthday)
         else:
             matches = match_clause(
-                bare, speaker or "\x00", named=frozenset(named), dated=bool(mentions)
+                bare,
+                speaker or "\x00",
+                named=frozenset(named),
+                dated=bool(mentions),
+                job_changed=job_changed,
             )
+            job_changed = job_changed or JOB_CHANGED.match(bare) is not None
         for match in matches:
             if "\x00" in match.subject or "\x00" in (match.object or ""):
                 continue

@@ -20,12 +20,25 @@ from typing import Literal
 
 from sedimem.scope import Scope
 
-__all__ = ["UNNAMED_USER", "TurnSubjects", "addressee", "possessive", "turn_subjects"]
+__all__ = ["NOT_NAMES", "UNNAMED_USER", "TurnSubjects", "addressee", "possessive", "turn_subjects"]
 
 Role = Literal["user", "assistant", "system", "tool"]
 
 #: Who the user is in facts when neither the turn nor the scope names them.
 UNNAMED_USER = "the user"
+
+#: Capitalised words that open a clause or follow "my dog" but name nobody ("my dog, Just
+#: ...", "Last week ..."): never read as a person's or a pet's name.
+NOT_NAMES = frozenset(
+    {
+        "I", "We", "It", "This", "That", "The", "They", "He", "She", "My", "Our", "There",
+        "Here", "What", "When", "Thanks", "Yeah", "Wow", "Just", "Last", "Next", "Today",
+        "Yesterday", "Also", "So", "And", "But", "Then", "Now", "Sounds", "Great", "Cool",
+        "Nice", "Awesome", "Hey", "Hi", "Oh", "Congrats", "Glad", "Sorry", "Haha", "Lol",
+        "Well", "Anyway", "Me", "Your", "His", "Her", "Their", "Everyone", "Nobody", "Some",
+        "Growing", "Being", "Having", "Playing", "Painting", "Dance", "Reading", "Writing",
+    }
+)  # fmt: skip
 
 _ROLE_WORDS = frozenset({"user", "assistant", "system", "tool", "human", "ai", "bot"})
 

@@ -16,18 +16,22 @@ an edit of the object re-phrases it and parts and text cannot disagree.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Literal
 
 __all__ = [
     "EVENT_VERBS",
     "FAMILY",
+    "FAMILY_WORDS",
     "GERUNDS",
     "CONDITIONS",
     "MEASURES",
     "OCCUPATIONS",
     "PETS",
+    "PET_WORDS",
     "SINGLE_VALUED",
     "Cardinality",
+    "alternation",
     "cardinality_of",
     "phrase",
 ]
@@ -64,6 +68,8 @@ _PHRASES: dict[str, str] = {
     "height": "{s} is {o} tall",
     "weight": "{s} weighs {o}",
     "has_pet": "{s} has a {o}",
+    "has_child": "{s} has a {o}",
+    "expecting": "{s} is expecting {o}",
     "allergic_to": "{s} is allergic to {o}",
     "has_condition": "{s} has {o}",
     "recovering_from": "{s} is recovering from {o}",
@@ -186,10 +192,31 @@ FAMILY: dict[str, str] = {
 }  # fmt: skip
 
 
+def alternation(words: Iterable[str]) -> str:
+    """A regular-expression alternation of ``words``, longest first (so "grandmother" is
+    tried before "grand", "went to" before "went")."""
+    return "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+
+
+#: The family words and the pet words as one alternation each (every pattern that names a
+#: relative or a pet derives from these, so the words are listed once, above).
+FAMILY_WORDS = alternation(FAMILY)
+PET_WORDS = alternation(PETS)
+
+
 def cardinality_of(predicate: str) -> Cardinality:
     """``"one"`` for a single-valued predicate, ``"many"`` otherwise."""
     single = predicate in SINGLE_VALUED or predicate.startswith(SINGLE_PREFIXES)
     return "one" if single else "many"
+
+
+def _singular(things: str) -> str:
+    """ "brothers" -> "brother", "children" -> "child", "puppies" -> "puppy"."""
+    if things.endswith("children"):
+        return things.removesuffix("ren")
+    if things.endswith("ies"):
+        return things.removesuffix("ies") + "y"
+    return things.removesuffix("s")
 
 
 def phrase(subject: str, predicate: str, obj: str | None, *, ended: bool = False) -> str:
@@ -202,7 +229,10 @@ def phrase(subject: str, predicate: str, obj: str | None, *, ended: bool = False
         template = "{s}'s favorite " + predicate.removeprefix("favorite_").replace("_", " ")
         template += " is {o}"
     elif predicate.startswith("number_of_"):
-        template = "{s} has {o} " + predicate.removeprefix("number_of_").replace("_", " ")
+        things = predicate.removeprefix("number_of_").replace("_", " ")
+        if obj == "1":  # "Ana has one brother", not "1 brothers"
+            obj, things = "one", _singular(things)
+        template = "{s} has {o} " + things
     elif predicate.startswith("tally_"):
         template = "{s}'s count of " + predicate.removeprefix("tally_").replace("_", " ")
         template += " is {o}"

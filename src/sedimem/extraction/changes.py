@@ -1,0 +1,250 @@
+"""Clauses that change a value: a new value replaces an old one, or a fact ends.
+
+One idea: what a person says when something about them *changed* - they moved, switched
+jobs, were promoted, turned a year older, raised a budget, lost a job or a pet, stopped
+eating meat. The readers of :mod:`.patterns` call these before or among their own; the
+triples carry ``negated=True`` when the clause ends a fact (the caller closes it), and a
+new value of a single-valued predicate (:mod:`.vocabulary`) supersedes the old one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sedimem.extraction.clauses import Match, object_of
+from sedimem.extraction.subjects import NOT_NAMES
+from sedimem.extraction.vocabulary import GERUNDS, PET_WORDS, alternation
+
+__all__ = [
+    "JOB_CHANGED",
+    "MEASURE_SET",
+    "MOVES",
+    "NO_LONGER_DIET",
+    "RENAMED_OR_AGED",
+    "ended",
+    "expecting",
+    "job_change",
+    "new_employer",
+    "pet_gone",
+    "switched",
+    "switched_job",
+]
+
+# "my dog Rex passed away", "we had to put our cat down": the pet is no longer the speaker's
+_PET_GONE = re.compile(
+    rf"\b(?:(?:[Mm]y|[Oo]ur) (?:old |beloved |sweet |little )?(?P<pet>{PET_WORDS})"
+    r"(?:,? (?P<name>[A-Z][a-z]+))?,? (?:passed away|died|passed on)\b|"
+    r"(?:I|[Ww]e) (?:lost|had to put down|had to say goodbye to) (?:my|our) "
+    rf"(?:old |beloved |sweet |little )?(?P<pet2>{PET_WORDS})(?:,? (?P<name2>[A-Z][a-z]+))?|"
+    rf"(?:I|[Ww]e) had to put (?:my|our) (?:old )?(?P<pet3>{PET_WORDS})"
+    r"(?: (?P<name3>[A-Z][a-z]+))? down\b)"
+)
+
+
+def pet_gone(clause: str, speaker: str) -> list[Match]:
+    """The speaker's pet died: their ``has_pet`` of it ends (named: only that one)."""
+    gone = _PET_GONE.search(clause)  # "Sadly, my dog Rex passed away"
+    if gone is None:
+        return []
+    pet = (gone["pet"] or gone["pet2"] or gone["pet3"]).lower()
+    name = gone["name"] or gone["name2"] or gone["name3"]
+    obj = f"{pet} named {name}" if name and name not in NOT_NAMES else pet
+    return [Match(speaker, "has_pet", obj, "had a", negated=True, confidence=0.7)]
+
+
+#: "We raised the budget to 3000 euros": the measure's new value
+MEASURE_SET = re.compile(
+    r"^(?:I|[Ww]e)(?:'ve| have)? (?:just |finally )?(?:raised|increased|upped|bumped up|"
+    r"lowered|cut|reduced|dropped|changed|set|moved) (?:my|our|the) "
+    r"(?P<m>budget|rent|salary|savings)(?: for (?P<for>[\w ]{1,30}?))? (?:up |down )?to "
+    r"(?:about |around |roughly )?(?P<v>[$\u20ac\u00a3]?\d[\w$,. ]{0,30})$"
+)
+
+#: Present-tense patterns of :func:`.patterns._state` (pattern, predicate, surface,
+#: confidence) that state a changed value: a new name, an age just reached ...
+RENAMED_OR_AGED: list[tuple[str, str, str, float]] = [
+    (r"^changed (?:my|his|her) name to (?P<o>[A-Z][\w'-]+)$", "name", "name", 0.7),
+    (r"^(?:just |finally )?turned (?P<o>\d{1,2})$", "age", "turned", 0.7),
+]
+#: ... a move, a new employer.
+MOVES: list[tuple[str, str, str, float]] = [
+    (r"^moved (?:into|in to|to) (?:a |an |my |our )?(?:new |bigger |smaller |little )?"
+     r"(?:apartment|flat|house|home|place|condo|studio) in (?P<o>.+)", "lives_in", "moved to",
+     0.7),
+    (r"^(?:started|began) working (?:at|for) (?P<o>.+)", "works_at", "works at", 0.7),
+    (r"^moved (?:back |away |out )?(?:from [\w .'-]+? )?to (?P<o>.+)", "lives_in", "moved to",
+     0.7),
+    (r"^relocated to (?P<o>.+)", "lives_in", "moved to", 0.7),
+]  # fmt: skip
+
+_ROLE_JOB = re.compile(
+    r"^(?:started|got|landed|began|took|accepted)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role)"
+    r"(?:\s+as\s+(?:an?\s+)?(?P<role>[^,!.]+?))?(?:\s+at\s+(?P<org>[^,!.]+?))?$",
+    re.IGNORECASE,
+)
+_PROMOTED = re.compile(
+    r"^(?:got|was|been|have been|has been) promoted to (?:an? |the )?(?P<role>[^,!.]+?)$",
+    re.IGNORECASE,
+)
+_JOINED_AS = re.compile(
+    r"^joined\s+(?P<org>[^,!.]+?)\s+as\s+(?:an?\s+)?(?:new\s+)?(?P<role>[^,!.]+?)$",
+    re.IGNORECASE,
+)
+
+
+def job_change(rest: str, subject: str) -> list[Match]:
+    """A new role or employer: "got promoted to X", "joined X as Y", "started a new job
+    as X at Y"."""
+    promoted = _PROMOTED.match(rest)
+    if promoted and (role := object_of(promoted["role"])) is not None:
+        return [Match(subject, "works_as", role, "works as", confidence=0.7)]
+    joined = _JOINED_AS.match(rest)
+    if joined:  # "joined a bank as a team lead": a new employer and role
+        org, role = object_of(joined["org"]), object_of(joined["role"])
+        if org is not None and role is not None:
+            return [
+                Match(subject, "works_at", org, "works at", confidence=0.7),
+                Match(subject, "works_as", role, "works as", confidence=0.7),
+            ]
+    job = _ROLE_JOB.match(rest)
+    if job and (job["role"] or job["org"]):
+        out: list[Match] = []
+        if job["role"]:
+            out.append(Match(subject, "works_as", job["role"].strip(), "works as", confidence=0.7))
+        if job["org"]:
+            out.append(Match(subject, "works_at", job["org"].strip(), "works at", confidence=0.7))
+        return out
+    return []
+
+
+_ORG = r"[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,2}"
+#: "I changed jobs", "I got a new job": a clause that says the employer changed without
+#: naming the new one; the turn's next clause may ("..., I'm at Spotify now").
+JOB_CHANGED = re.compile(
+    r"^(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally |also )?(?:(?:changed|switched) "
+    r"jobs?|(?:got|started|found|landed) (?:a )?new job)$"
+)
+# "am at Spotify now": only after JOB_CHANGED an employer (alone, where one is right now)
+_NOW_AT = re.compile(rf"^am (?:now )?(?:at|with) (?P<org>{_ORG})(?: now)?$")
+
+
+def new_employer(rest: str, subject: str) -> list[Match]:
+    """ "am at Spotify now", said after "I changed jobs": the new employer."""
+    m = _NOW_AT.match(rest)
+    return [] if m is None else [Match(subject, "works_at", m["org"], "works at", confidence=0.7)]
+
+
+_SWITCHED_JOB = re.compile(
+    rf"^(?:left|quit) (?P<old>{_ORG}) (?:and (?:joined|started at|moved to)|to join|for) "
+    rf"(?P<new>{_ORG})$"
+)
+
+
+def switched_job(rest: str, subject: str) -> list[Match]:
+    """ "left Google and joined Stripe": the new employer (and the old one ended)."""
+    switched = _SWITCHED_JOB.match(rest)
+    if switched is None:
+        return []
+    return [
+        Match(subject, "works_at", switched["old"], "works at", negated=True),
+        Match(subject, "works_at", switched["new"], "works at", confidence=0.7),
+    ]
+
+
+_ARTICLE = r"(?:(?:an?|the|my|our) )?"
+_SWITCHED = re.compile(
+    rf"^(?:switched|changed|converted) (?:over )?from {_ARTICLE}(?P<old>[\w'+ -]{{1,40}}?) "
+    rf"to {_ARTICLE}(?P<new>[\w'+ -]{{1,40}}?)$",
+    re.IGNORECASE,
+)
+
+
+def switched(rest: str, subject: str) -> list[Match]:
+    """ "switched from iPhone to Android": what one prefers now, and the old one ended."""
+    m = _SWITCHED.match(rest)
+    if m is None:
+        return []
+    old, new = object_of(m["old"], max_words=3), object_of(m["new"], max_words=3)
+    if old is None or new is None or m["new"].lower().startswith("being "):
+        return []
+    return [
+        Match(subject, "prefers", old, "prefers", negated=True, confidence=0.7),
+        Match(subject, "prefers", new, "prefers", confidence=0.7),
+    ]
+
+
+_EXPECTING = re.compile(
+    r"^(?:(?:[Mm]y|[Oo]ur) (?:wife|husband|partner|girlfriend|boyfriend|fianc[e\u00e9]e?)"
+    r"(?: [A-Z][a-z]+)? and I|I|[Ww]e)(?:'re|'m| are| am) (?:now |finally |also )?expecting"
+    r"(?: (?P<o>a baby|a child|twins|triplets|a (?:baby )?(?P<sex>boy|girl)|"
+    r"(?:our|my) (?:first|second|third|fourth|\w+th) (?:child|baby|kid)))?(?: again)?$"
+)
+
+
+def expecting(clause: str, speaker: str) -> list[Match]:
+    """ "My wife and I are expecting", "we're expecting twins": a baby on the way (from
+    when it is said: a date in the clause is the due date, not the start)."""
+    m = _EXPECTING.match(clause)
+    if m is None:
+        return []
+    obj = "a baby"
+    if m["sex"]:
+        obj = f"a baby {m['sex']}"
+    elif m["o"] in ("twins", "triplets"):
+        obj = m["o"]
+    return [Match(speaker, "expecting", obj, "is expecting", confidence=0.7, dated=False)]
+
+
+_LOST_JOB = re.compile(
+    r"^(?:lost|quit|left)\s+(?:my|his|her|the|our)\s+job"
+    r"(?:\s+as\s+(?:an?\s+)?(?P<role>[^,!.]+?))?(?:\s+at\s+(?P<org>[^,!.]+?))?$",
+    re.IGNORECASE,
+)
+#: "I'm no longer vegetarian", "not vegan anymore": a diet that ended.
+NO_LONGER_DIET = re.compile(
+    r"^(?:am|is|are) (?:no longer (?:a |an )?(?P<a>vegetarian|vegan|pescatarian)|not (?:a |an )?"
+    r"(?P<b>vegetarian|vegan|pescatarian) (?:anymore|any more))$",
+    re.IGNORECASE,
+)
+_GERUND = alternation(GERUNDS)
+
+
+def ended(rest: str, subject: str) -> list[Match]:
+    """ "no longer eat meat", "don't eat meat anymore", "stopped smoking", "lost my job"."""
+    diet = NO_LONGER_DIET.match(rest)
+    if diet:  # "I'm no longer vegetarian": that diet ended
+        obj = (diet["a"] or diet["b"]).lower()
+        return [Match(subject, "diet", obj, "is", negated=True, confidence=0.7)]
+    lost = _LOST_JOB.match(rest)
+    if lost:
+        out: list[Match] = []
+        if lost["role"]:
+            out.append(Match(subject, "works_as", lost["role"].strip(), "works as", True))
+        if lost["org"]:
+            out.append(Match(subject, "works_at", lost["org"].strip(), "works at", True))
+        return out or [Match(subject, "works_at", None, "works at", True)]
+    m = re.match(
+        r"^(?:no longer|(?:do not|don't|does not|doesn't|am not|is not) (?P<any>.+?) "
+        r"(?:anymore|any more)$)",
+        rest,
+        re.IGNORECASE,
+    )
+    inner: str | None = None
+    if m and m["any"]:
+        inner = m["any"]
+    elif rest.lower().startswith("no longer "):
+        inner = rest[len("no longer ") :]
+    else:
+        stop = re.match(r"^(?:stopped|quit|gave up|gave up on)\s+(?P<inner>.+)$", rest, re.I)
+        inner = stop["inner"] if stop else None
+    if inner is None:
+        return []
+    verb = re.match(rf"^(?P<g>{_GERUND})(?:s)?(?:\s+(?P<o>.+))?$", inner, re.IGNORECASE)
+    if verb is None:
+        return []
+    predicate = GERUNDS[verb["g"].lower()]
+    obj = object_of(verb["o"] or "") if verb["o"] else None
+    if verb["o"] and obj is None:
+        return []
+    surface = predicate.replace("_", " ")
+    return [Match(subject, predicate, obj, surface, negated=True, confidence=0.7)]
