@@ -12,6 +12,7 @@ from sedimem.types.longterm import Fact
 
 DAY = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 USER = Scope(tenant="t", user="zoe")
+MINUTE = timedelta(minutes=1)
 
 
 @pytest.fixture
@@ -208,6 +209,28 @@ async def test_a_turn_whose_value_was_replaced_is_earlier(memory: Memory) -> Non
     facts = (context.text or "").split("## Known facts")[1].split("##")[0]
     assert "3000 euros" in facts
     assert "2000 euros" not in facts
+
+
+async def test_the_reply_to_an_earlier_turn_is_earlier_too(memory: Memory) -> None:
+    await memory.ingest(
+        [
+            turn("user", "I live in Denver.", DAY),
+            turn("assistant", "Denver is a lovely city with great hiking.", DAY + MINUTE),
+        ],
+        USER.with_session("s1"),
+    )
+    await memory.ingest(
+        [turn("user", "We moved to Austin last month.", DAY + timedelta(days=40))],
+        USER.with_session("s2"),
+    )
+    context = await memory.assemble("Where do I live?", USER, 400)
+    lines = (context.text or "").split("## Past episodes")[1].splitlines()
+    said = next(line for line in lines if "I live in Denver" in line)
+    answered = next(line for line in lines if "Denver is a lovely city" in line)
+    moved = next(line for line in lines if "moved to Austin" in line)
+    assert "earlier" in said
+    assert "earlier" in answered
+    assert "earlier" not in moved
 
 
 async def test_of_two_values_the_newer_comes_first(memory: Memory) -> None:

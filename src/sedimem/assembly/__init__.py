@@ -113,7 +113,10 @@ async def assemble(
     )
     replies = await _replies(memory, scope, episodes[:NEIGHBOURS])
     shown = [h.record.id for h in episodes] + [r.id for r in replies.values()]
-    replaced = frozenset(await memory.facts.outdated_sources(shown, scope=scope))
+    outdated = await memory.facts.outdated_sources(shown, scope=scope)
+    # the reply to an outdated turn answered the old value ("Denver is a lovely city")
+    outdated |= {reply.id for turn, reply in replies.items() if turn in outdated}
+    replaced = frozenset(outdated)
     found = Candidates.of(question, procedures, facts, episodes, analyzer)
     sections = {
         "blocks": blocks,

@@ -258,18 +258,19 @@ def _with_replies(
 ) -> list[ContextItem]:
     """Each item followed by the reply to it, when it has one not ranked on its own: its
     passage, like any episode's (a 600-token answer brought in whole would fill the
-    section)."""
+    section). The reply to a turn labelled ``earlier`` answered the old value: so is it."""
     out: list[ContextItem] = []
     for item in items:
         out.append(item)
         reply = replies.get(item.id)
         if reply is not None and reply.id not in known:
             known.add(reply.id)
+            earlier = " earlier" if (item.label or "").endswith("earlier") else ""
             out.append(
                 ContextItem(
                     id=reply.id,
                     text=shown(reply),
-                    label=f"{reply.occurred_at:%Y-%m-%d}",
+                    label=f"{reply.occurred_at:%Y-%m-%d}{earlier}",
                     score=item.score * REPLY,
                     relevance=item.relevance,
                     at=reply.occurred_at,
