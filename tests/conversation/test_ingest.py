@@ -142,6 +142,22 @@ async def test_new_value_supersedes_and_ending_closes(memory: Memory, scope: Sco
     assert await memory.facts.current("Ana", "diet", scope=scope) == []
 
 
+async def test_stopping_a_habit_ends_what_was_told_of_it(memory: Memory, scope: Scope) -> None:
+    told = await memory.ingest(
+        [turn("I play tennis every Sunday.", 0), turn("I play the guitar in a band.", 1)], scope
+    )
+    assert len(told.inserted) == 2
+    stopped = await memory.ingest(
+        [turn("I stopped playing tennis and I no longer play the guitar.", 60)], scope
+    )
+    assert len(stopped.ended) == 2
+    assert await memory.facts.current("Ana", "habit", scope=scope) == []
+    assert await memory.facts.current("Ana", "plays", scope=scope) == []
+    context = await memory.assemble("Do I play tennis?", scope, 300)
+    said = next(line for line in (context.text or "").splitlines() if "every Sunday" in line)
+    assert "earlier" in said
+
+
 @pytest.mark.parametrize(
     ("before", "after", "predicate", "now"),
     [

@@ -41,17 +41,18 @@ def test_the_issue_examples() -> None:
         ("Ana", "has_pet", "dog named Rex", "2023-11-08", False),
         ("Ana", "adopted", "a dog named Rex", "2023-11-08", False),
     ]
-    (ended,) = extract_statements("I no longer eat meat.", "Ana", NOW)
+    ended, habit = extract_statements("I no longer eat meat.", "Ana", NOW)
     assert (ended.fact.subject, ended.fact.predicate, ended.fact.object) == ("Ana", "eats", "meat")
     assert ended.ends
     assert ended.fact.statement == "Ana no longer eats meat."
     assert ended.fact.metadata == {"ends": True}
+    # and the habit told of it ("I eat meat almost every day"), whose value begins so
+    assert (habit.fact.predicate, habit.fact.object, habit.ends) == ("habit", "eats meat", True)
 
 
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("I don't eat meat anymore", ("Ana", "eats", "meat", "2023-11-08", True)),
         ("Lost my job as a nurse yesterday.", ("Ana", "works_as", "nurse", "2023-11-07", True)),
         ("I quit my job at Initech", ("Ana", "works_at", "Initech", "2023-11-08", True)),
         ("I quit my job.", ("Ana", "works_at", None, "2023-11-08", True)),
@@ -68,6 +69,21 @@ def test_the_issue_examples() -> None:
 )
 def test_negations_end_a_fact(text: str, expected: tuple[object, ...]) -> None:
     assert triples(text) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("text", "verb", "thing"),
+    [
+        ("I don't eat meat anymore", "eats", "meat"),
+        ("I stopped playing tennis.", "plays", "tennis"),
+        ("I no longer play the guitar", "plays", "the guitar"),
+    ],
+)
+def test_a_plain_verb_ended_ends_its_habit_too(text: str, verb: str, thing: str) -> None:
+    assert triples(text) == [
+        ("Ana", verb, thing, "2023-11-08", True),
+        ("Ana", "habit", f"{verb} {thing}", "2023-11-08", True),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -223,9 +239,10 @@ async def test_rule_extractor_reads_chat_turns() -> None:
     assert facts[0].valid_from.date().isoformat() == "2023-05-01"
     assert facts[0].scope == Scope(project="p", user="ana")
     assert facts[0].source_episode_ids == [episode.id]
-    ended = RuleExtractor.episode_statements(episode)[-1]
+    ended, habit = RuleExtractor.episode_statements(episode)[-2:]
     assert ended.ends
-    assert ended.fact.object == "meat"
+    assert habit.ends
+    assert (ended.fact.object, habit.fact.object) == ("meat", "eats meat")
     by_metadata = episode.model_copy(
         update={"description": "I work at Acme", "metadata": {"speaker": "Bo"}}
     )

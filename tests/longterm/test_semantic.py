@@ -411,3 +411,23 @@ async def test_a_value_said_again_keeps_its_first_episode_current(
     reinforced = await facts.learn(lives(scope, "Lisbon", Y[1], again))
     assert reinforced.action == "reinforced"
     assert await facts.outdated_sources([first, again], scope=scope) == set()
+
+
+async def test_an_ending_closes_the_values_that_begin_with_its_words(
+    facts: SemanticMemory,
+) -> None:
+    scope = Scope(tenant=f"t-{uuid.uuid4().hex[:8]}", user="ana")
+
+    def plays(thing: str, at: datetime) -> Fact:
+        return Fact(scope=scope, statement=f"Ana plays {thing}", subject="Ana",
+                    predicate="plays", object=thing, valid_from=at)  # fmt: skip
+
+    for thing in ("guitar in a band", "meatball bingo", "the piano"):
+        await facts.learn(plays(thing, Y[1]))
+    closed = await facts.end(plays("the guitar", Y[3]))
+    assert [f.object for f in closed] == ["guitar in a band"]
+    assert await facts.end(plays("meat", Y[3])) == []  # words, not letters
+    assert [f.object for f in await facts.end(plays("Piano", Y[3]))] == ["the piano"]
+    assert [f.object for f in await facts.current("Ana", "plays", scope=scope)] == [
+        "meatball bingo"
+    ]

@@ -247,4 +247,10 @@ def ended(rest: str, subject: str) -> list[Match]:
     if verb["o"] and obj is None:
         return []
     surface = predicate.replace("_", " ")
-    return [Match(subject, predicate, obj, surface, negated=True, confidence=0.7)]
+    out = [Match(subject, predicate, obj, surface, negated=True, confidence=0.7)]
+    if obj is not None and "_" not in predicate:  # a plain verb's habit ("plays tennis
+        # every Sunday" is a habit fact: "I stopped playing tennis" ends it too)
+        out.append(
+            Match(subject, "habit", f"{surface} {obj}", surface, negated=True, confidence=0.7)
+        )
+    return out

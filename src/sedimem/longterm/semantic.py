@@ -53,14 +53,20 @@ def _covers(fact: Fact, at: datetime) -> bool:
     return fact.valid_from <= at and (fact.valid_to is None or at < fact.valid_to)
 
 
-def _same_object(a: str | None, b: str | None) -> bool:
-    """Objects compared without case, spacing or a leading article ("the bakery" = "bakery")."""
+_ARTICLES = frozenset({"a", "an", "the"})
 
-    def bare(text: str | None) -> str:
-        words = records.normalise(text or "").split()
-        return " ".join(words[1:] if words[:1] in (["a"], ["an"], ["the"]) else words)
 
-    return bare(a) == bare(b)
+def _ends_object(current: str | None, ended: str | None) -> bool:
+    """Whether ending ``ended`` ends the ``current`` object: the same words, or the words it
+    begins with, compared without case, spacing or articles ("the guitar" ends "guitar in
+    a band"; "plays tennis" ends the habit "plays tennis every Sunday"; "meat" does not
+    end "meatballs")."""
+
+    def words(text: str | None) -> list[str]:
+        return [w for w in records.normalise(text or "").split() if w not in _ARTICLES]
+
+    gone, have = words(ended), words(current)
+    return have[: len(gone)] == gone if gone else have == gone
 
 
 def _reinforce(known: Fact, again: Fact) -> Fact:
@@ -264,8 +270,9 @@ class SemanticMemory(LongTermService):
     async def end(self, ended: Fact) -> list[Fact]:
         """Close what ``ended`` says stopped being true at its ``valid_from``.
 
-        ``ended`` names a subject and predicate, and an object or ``None`` (whatever value it
-        has), in its owner scope: "Ana no longer eats meat" from a turn. Every current,
+        ``ended`` names a subject and predicate, and an object (a value that is, or begins
+        with, its words) or ``None`` (whatever value it has), in its owner scope: "Ana no
+        longer eats meat" from a turn. Every current,
         open-ended matching fact that holds at that time is retired and replaced by a closed
         version valid until then (as supersession closes the old value), so the history keeps
         it and ``current`` no longer has it. Returns the closed versions; nothing holding: ``[]``.
@@ -288,7 +295,7 @@ class SemanticMemory(LongTermService):
                     old.scope.owner != ended.scope.owner
                     or old.valid_to is not None
                     or not _covers(old, at)
-                    or (ended.object is not None and not _same_object(old.object, ended.object))
+                    or (ended.object is not None and not _ends_object(old.object, ended.object))
                 ):
                     continue
                 writes.append(
