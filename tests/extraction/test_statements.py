@@ -544,3 +544,26 @@ def test_a_season_is_cut_out_of_the_object_and_dates_the_fact() -> None:
         ("Ana", "went_to", "Rome", "2023-06-01", False)
     ]
     assert find_dates("I fall asleep in summer", NOW) == []  # no "last/this/next": no date
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "My friend Sam moved to Berlin.",
+            [("Ana", "friend", "Sam"), ("Sam", "lives_in", "Berlin")],
+        ),
+        ("My best friend is vegan.", [("Ana's friend", "diet", "vegan")]),
+        ("My coworker lives in Denver.", [("Ana's colleague", "lives_in", "Denver")]),
+        ("My boss is allergic to peanuts.", [("Ana's boss", "allergic_to", "peanuts")]),
+        ("My roommate works as a nurse.", [("Ana's roommate", "works_as", "nurse")]),
+        ("I have two close friends.", [("Ana", "number_of_friends", "2")]),
+        # what is said of them is never the speaker's
+        ("My friend and I went hiking on Saturday.", [("Ana", "did", "hiking")]),
+        ("My friends think I'm crazy.", []),
+    ],
+)
+def test_what_is_said_of_friends_and_colleagues_is_about_them(
+    text: str, expected: list[tuple[str, str, str]]
+) -> None:
+    assert [(s, p, o) for s, p, o, _, _ in triples(text)] == expected

@@ -180,7 +180,8 @@ PETS = frozenset(
     }
 )  # fmt: skip
 
-#: Family words -> predicate (the relation's name; spouses share one single-valued one).
+#: Family words -> predicate (the relation's name; spouses share one single-valued one),
+#: and the people close to the speaker.
 FAMILY: dict[str, str] = {
     "daughter": "daughter", "son": "son", "kid": "child", "child": "child",
     "sister": "sister", "brother": "brother", "husband": "spouse", "wife": "spouse",
@@ -189,6 +190,12 @@ FAMILY: dict[str, str] = {
     "dad": "father", "father": "father", "cousin": "cousin", "aunt": "aunt", "uncle": "uncle",
     "grandma": "grandmother", "grandmother": "grandmother", "grandpa": "grandfather",
     "grandfather": "grandfather", "niece": "niece", "nephew": "nephew",
+    # the people close to the speaker, spoken of the same way ("my friend Sam moved to
+    # Berlin", "my boss is allergic to peanuts"): what is said of them is about them
+    "friend": "friend", "best friend": "friend", "coworker": "colleague",
+    "co-worker": "colleague", "colleague": "colleague", "boss": "boss",
+    "roommate": "roommate", "flatmate": "roommate", "neighbor": "neighbour",
+    "neighbour": "neighbour",
 }  # fmt: skip
 
 
