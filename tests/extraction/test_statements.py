@@ -567,3 +567,22 @@ def test_what_is_said_of_friends_and_colleagues_is_about_them(
     text: str, expected: list[tuple[str, str, str]]
 ) -> None:
     assert [(s, p, o) for s, p, o, _, _ in triples(text)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Radiohead is my favorite band now.", [("Ana", "favorite_band", "Radiohead")]),
+        ("My favorite band these days is Radiohead.", [("Ana", "favorite_band", "Radiohead")]),
+        ("I just celebrated my 30th birthday!", [("Ana", "age", "30")]),
+        ("I'm down to 74 kg now.", [("Ana", "weight", "74 kg")]),
+        ("We just had our third baby!", [("Ana", "number_of_children", "3")]),
+        ("We welcomed our 2nd daughter last week.", [("Ana", "number_of_children", "2")]),
+        (
+            "I quit teaching and now I'm a software developer.",
+            [("Ana", "works_as", "software developer")],
+        ),
+    ],
+)
+def test_a_new_value_told_in_passing(text: str, expected: list[tuple[str, str, str]]) -> None:
+    assert [(s, p, o) for s, p, o, _, _ in triples(text)] == expected

@@ -21,6 +21,7 @@ __all__ = [
     "MOVES",
     "NO_LONGER_DIET",
     "RENAMED_OR_AGED",
+    "born",
     "ended",
     "expecting",
     "job_change",
@@ -65,7 +66,9 @@ MEASURE_SET = re.compile(
 RENAMED_OR_AGED: list[tuple[str, str, str, float]] = [
     (r"^changed (?:my|his|her) name to (?P<o>[A-Z][\w'-]+)$", "name", "name", 0.7),
     (r"^(?:just |finally )?turned (?P<o>\d{1,2})$", "age", "turned", 0.7),
-]
+    (r"^(?:just |finally )?celebrated (?:my|his|her) (?P<o>\d{1,2})(?:st|nd|rd|th) birthday$",
+     "age", "turned", 0.7),
+]  # fmt: skip
 #: ... a move, a new employer.
 MOVES: list[tuple[str, str, str, float]] = [
     (r"^moved (?:into|in to|to) (?:a |an |my |our )?(?:new |bigger |smaller |little )?"
@@ -193,6 +196,23 @@ def expecting(clause: str, speaker: str) -> list[Match]:
     elif m["o"] in ("twins", "triplets"):
         obj = m["o"]
     return [Match(speaker, "expecting", obj, "is expecting", confidence=0.7, dated=False)]
+
+
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3,
+             "fourth": 4, "4th": 4, "fifth": 5, "5th": 5, "sixth": 6, "6th": 6}  # fmt: skip
+_BORN = re.compile(
+    rf"^(?:I|[Ww]e)(?:'ve| have)? (?:just |finally |recently )?(?:had|welcomed) (?:my|our) "
+    rf"(?P<n>{alternation(_ORDINALS)}) (?:baby|child|kid|son|daughter)\b"
+)
+
+
+def born(clause: str, speaker: str) -> list[Match]:
+    """ "We just had our third baby": the count of children is now that number."""
+    m = _BORN.match(clause)
+    if m is None:
+        return []
+    count = str(_ORDINALS[m["n"].lower()])
+    return [Match(speaker, "number_of_children", count, "has", confidence=0.7)]
 
 
 _LOST_JOB = re.compile(

@@ -57,7 +57,7 @@ class Clause:
 
 _CLAUSES = re.compile(
     r";|\s[-\u2013\u2014]\s|,?\s+but\s+|,\s*so\s+|\s+because\s+|\s+'?cause\s+|,\s*which\s+"
-    r"|,?\s+and\s+(?=(?:I|we|my)\b)|[,:]\s*(?=(?:I|we)\b)|:\s*(?=my\b)|,?\s+(?:al)?though\s+",
+    r"|,?\s+and\s+(?=(?:(?:so\s+)?(?:now|these\s+days|nowadays),?\s+)?(?:I|we|my)\b)|[,:]\s*(?=(?:I|we)\b)|:\s*(?=my\b)|,?\s+(?:al)?though\s+",
     re.IGNORECASE,
 )
 _LEAD = re.compile(

@@ -16,6 +16,7 @@ from sedimem.extraction.changes import (
     MOVES,
     NO_LONGER_DIET,
     RENAMED_OR_AGED,
+    born,
     ended,
     expecting,
     job_change,
@@ -118,9 +119,10 @@ _NAMED_PETS = re.compile(
     r"(?P<names>[A-Z][a-z]+(?:(?:,| and|, and) [A-Z][a-z]+){0,5})$"
 )
 _FAVORITE = re.compile(
-    r"^(?:[Mm]y (?:absolute )?(?:favou?rite|fave) (?P<c1>[a-z]+(?: [a-z]+)?) (?:is|are) "
+    r"^(?:[Mm]y (?:absolute )?(?:favou?rite|fave) (?P<c1>[a-z]+(?: (?!now\b|these\b|nowadays\b)"
+    r"[a-z]+)?)(?: now| these days| nowadays)? (?:is|are) "
     r"(?P<o1>.+)|(?P<o2>[\w' -]+?) (?:is|are) my (?:absolute )?(?:favou?rite|fave) "
-    r"(?P<c2>[a-z]+(?: [a-z]+)?))$"
+    r"(?P<c2>[a-z]+(?: (?!now\b|these\b|nowadays\b)[a-z]+)?))(?:,? (?:now|these days|nowadays))?$"
 )
 _MEASURE = re.compile(
     r"^(?:[Mm]y|[Oo]ur) (?P<m>budget|rent|salary|income|savings|weight|height|age)"
@@ -417,7 +419,12 @@ def _match_whole(
         return found + named_now
     if _SKIP.search(clause):
         return found
-    owned = _owned(clause, speaker) or _possessions(clause, speaker) or expecting(clause, speaker)
+    owned = (
+        _owned(clause, speaker)
+        or _possessions(clause, speaker)
+        or expecting(clause, speaker)
+        or born(clause, speaker)
+    )
     if owned:
         return found + owned
     # a clause opening on a past event verb has the speaker as its subject

@@ -301,7 +301,9 @@ def _measure(rest: str, subject: str) -> list[Match]:
     if height:
         return [_m(subject, "height", height["v"], 0.8)]
     weight = re.match(
-        r"^(?:weigh|weighs) (?:about |around )?(?P<v>\d{2,3} ?(?:kg|kgs|kilos|lbs|pounds))$", rest
+        r"^(?:(?:weigh|weighs) (?:about |around )?|(?:am|is) (?:now )?(?:down|up) to )"
+        r"(?P<v>\d{2,3} ?(?:kg|kgs|kilos|lbs|pounds))(?: now)?$",
+        rest,
     )
     if weight:
         return [_m(subject, "weight", weight["v"], 0.8)]
