@@ -211,6 +211,27 @@ async def test_a_turn_whose_value_was_replaced_is_earlier(memory: Memory) -> Non
     assert "2000 euros" not in facts
 
 
+async def test_a_turn_that_also_told_other_things_is_earlier_for_the_value_replaced(
+    memory: Memory,
+) -> None:
+    await memory.ingest(
+        [turn("user", "I'm planning a trip with my husband Tom. Our budget is 5000 dollars.",
+              DAY)],
+        USER.with_session("s1"),
+    )  # fmt: skip
+    await memory.ingest(
+        [turn("user", "We raised the trip budget to 6500 dollars.", DAY + timedelta(days=9))],
+        USER.with_session("s2"),
+    )
+    context = await memory.assemble("What is my budget for the trip?", USER, 400)
+    episodes = (context.text or "").split("## Past episodes")[1]
+    old = next(line for line in episodes.splitlines() if "5000 dollars" in line)
+    new = next(line for line in episodes.splitlines() if "6500 dollars" in line)
+    assert "earlier" in old
+    assert "earlier" not in new
+    assert episodes.index(new) < episodes.index(old)
+
+
 async def test_the_reply_to_an_earlier_turn_is_earlier_too(memory: Memory) -> None:
     await memory.ingest(
         [

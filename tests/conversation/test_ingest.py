@@ -177,6 +177,8 @@ async def test_stopping_a_habit_ends_what_was_told_of_it(memory: Memory, scope: 
         ("I have a brother.", "I have two brothers and a sister.", "number_of_brothers", "2"),
         ("I'm 34.", "I turned 35 last week.", "age", "35"),
         ("I'm 29.", "I just celebrated my 30th birthday!", "age", "30"),
+        ("Our budget is 5000 dollars.", "And we raised the trip budget to 6500 dollars.",
+         "budget", "6500 dollars"),
         ("I weigh 80 kg.", "I'm down to 74 kg now.", "weight", "74 kg"),
         ("My favorite band is Coldplay.", "Honestly, Radiohead is my favorite band now.",
          "favorite_band", "Radiohead"),

@@ -431,3 +431,26 @@ async def test_an_ending_closes_the_values_that_begin_with_its_words(
     assert [f.object for f in await facts.current("Ana", "plays", scope=scope)] == [
         "meatball bingo"
     ]
+
+
+async def test_a_turn_that_told_an_older_value_of_what_is_asked_is_outdated(
+    lt_store: LongTermStore, embedder: HashEmbedder, facts: SemanticMemory
+) -> None:
+    """A turn that stated several things, one of them replaced since: outdated for a
+    question about that one only."""
+    scope = Scope(tenant=f"t-{uuid.uuid4().hex[:8]}", user="ana")
+    both, raised = [await said(lt_store, embedder, scope, Y[i]) for i in (1, 2)]
+
+    def budget(value: str, at: datetime, source: str) -> Fact:
+        return Fact(scope=scope, statement=f"Ana's budget is {value}", subject="Ana",
+                    predicate="budget", object=value, valid_from=at, cardinality="one",
+                    source_episode_ids=[source])  # fmt: skip
+
+    await facts.learn(budget("5000 dollars", Y[1], both))
+    await facts.learn(lives(scope, "Lisbon", Y[1], both))  # still holds
+    await facts.learn(budget("6500 dollars", Y[2], raised))
+    assert await facts.outdated_sources([both, raised], scope=scope) == set()
+    asked = [("ana", "BUDGET")]  # compared as stored: case and spacing aside
+    assert await facts.outdated_sources([both, raised], scope=scope, topics=asked) == {both}
+    other = [("Ana", "lives_in")]
+    assert await facts.outdated_sources([both, raised], scope=scope, topics=other) == set()

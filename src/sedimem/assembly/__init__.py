@@ -113,7 +113,11 @@ async def assemble(
     )
     replies = await _replies(memory, scope, episodes[:NEIGHBOURS])
     shown = [h.record.id for h in episodes] + [r.id for r in replies.values()]
-    outdated = await memory.facts.outdated_sources(shown, scope=scope)
+    # what the question asks about: the subjects and predicates of the facts it found
+    topics = [(h.record.subject, h.record.predicate) for h in facts]
+    outdated = await memory.facts.outdated_sources(
+        shown, scope=scope, topics=[(s, p) for s, p in topics if s and p]
+    )
     # the reply to an outdated turn answered the old value ("Denver is a lovely city")
     outdated |= {reply.id for turn, reply in replies.items() if turn in outdated}
     replaced = frozenset(outdated)

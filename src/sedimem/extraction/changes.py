@@ -56,7 +56,8 @@ def pet_gone(clause: str, speaker: str) -> list[Match]:
 #: "We raised the budget to 3000 euros": the measure's new value
 MEASURE_SET = re.compile(
     r"^(?:I|[Ww]e)(?:'ve| have)? (?:just |finally )?(?:raised|increased|upped|bumped up|"
-    r"lowered|cut|reduced|dropped|changed|set|moved) (?:my|our|the) "
+    r"lowered|cut|reduced|dropped|changed|set|moved) (?:my|our|the) (?:(?:trip|travel|"
+    r"holiday|vacation|monthly|yearly|annual|total|wedding|house|renovation) )?"
     r"(?P<m>budget|rent|salary|savings)(?: for (?P<for>[\w ]{1,30}?))? (?:up |down )?to "
     r"(?:about |around |roughly )?(?P<v>[$\u20ac\u00a3]?\d[\w$,. ]{0,30})$"
 )

@@ -125,7 +125,8 @@ _FAVORITE = re.compile(
     r"(?P<c2>[a-z]+(?: (?!now\b|these\b|nowadays\b)[a-z]+)?))(?:,? (?:now|these days|nowadays))?$"
 )
 _MEASURE = re.compile(
-    r"^(?:[Mm]y|[Oo]ur) (?P<m>budget|rent|salary|income|savings|weight|height|age)"
+    r"^(?:[Mm]y|[Oo]ur) (?:(?:trip|travel|holiday|vacation|monthly|yearly|annual|total|"
+    r"wedding|house|renovation) )?(?P<m>budget|rent|salary|income|savings|weight|height|age)"
     r"(?: for (?P<for>[\w ]{1,30}?))? (?:is|went (?:up|down) to|(?:has )?(?:increased|"
     r"decreased|risen|rose|dropped|fallen|fell|gone (?:up|down)) to) (?:now )?"
     r"(?:about |around |roughly )?"

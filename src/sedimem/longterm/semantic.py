@@ -20,7 +20,7 @@ version and retiring the old one; only what is currently believed can be correct
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
@@ -356,30 +356,57 @@ class SemanticMemory(LongTermService):
             cursor = rows[-1].id
         return sorted(facts, key=lambda f: (f.valid_from, f.recorded_at))
 
-    async def outdated_sources(self, episode_ids: Sequence[str], *, scope: Scope) -> set[str]:
-        """Of ``episode_ids``, the episodes whose every fact is no longer current, and which
-        no current fact cites: what they stated has since been replaced, corrected, ended
-        or retracted ("I'm 34" once "Actually, I'm 35" was said; "I eat meat" once "I went
-        vegan"). One read of the facts drawn from them (provenance is indexed), whatever
-        the predicates' cardinality; an episode no fact was drawn from is never outdated."""
+    async def outdated_sources(
+        self,
+        episode_ids: Sequence[str],
+        *,
+        scope: Scope,
+        topics: Iterable[tuple[str, str]] = (),
+    ) -> set[str]:
+        """Of ``episode_ids``, the episodes that stated what has since been replaced,
+        corrected, ended or retracted ("I'm 34" once "Actually, I'm 35" was said; "I eat
+        meat" once "I went vegan"), and that no current fact of it cites:
+
+        - those whose every fact is no longer current;
+        - those that stated an older value of one of ``topics`` (subject and predicate
+          pairs: what a question asks about), though they stated other things that still
+          hold ("Tom and I plan Japan, our budget is 5000 dollars" once the budget was
+          raised, asked about the budget).
+
+        One read of the facts drawn from them (provenance is indexed), whatever the
+        predicates' cardinality; an episode no fact was drawn from is never outdated."""
         if not episode_ids:
             return set()
         asked = tuple(dict.fromkeys(episode_ids))
         flt = RecordFilter(kind=records.FACT, visible_to=scope, derived_from=asked)
         wanted = set(asked)
+        keys = {(records.normalise(s), records.normalise(p)) for s, p in topics}
         stated: set[str] = set()  # episodes some version was drawn from
         current: set[str] = set()  # episodes a version believed and holding now cites
+        older: dict[tuple[str, str], set[str]] = {}  # per topic: episodes of older values
+        newer: dict[tuple[str, str], set[str]] = {}  # per topic: episodes of current ones
         cursor: str | None = None
         while True:
             rows = await self._store.find(scope.tenant, flt, limit=_PAGE, after=cursor)
             for fact in map(records.fact_from_row, rows):
                 sources = wanted.intersection(fact.source_episode_ids)
+                holds = fact.valid_to is None and fact.invalidated_at is None
                 stated |= sources
-                if fact.valid_to is None and fact.invalidated_at is None:
+                if holds:
                     current |= sources
+                key = (
+                    records.normalise(fact.subject or ""),
+                    records.normalise(fact.predicate or ""),
+                )
+                if key in keys:
+                    (newer if holds else older).setdefault(key, set()).update(sources)
             if len(rows) < _PAGE:
-                return stated - current
+                break
             cursor = rows[-1].id
+        outdated = stated - current
+        for key, episodes in older.items():
+            outdated |= episodes - newer.get(key, set())
+        return outdated
 
     async def current(self, subject: str, predicate: str, *, scope: Scope) -> list[Fact]:
         """The values believed now and not ended in the world."""
