@@ -232,6 +232,25 @@ async def test_a_turn_that_also_told_other_things_is_earlier_for_the_value_repla
     assert episodes.index(new) < episodes.index(old)
 
 
+async def test_the_older_turn_comes_after_the_one_that_replaced_it(memory: Memory) -> None:
+    """The old turn matches the question's words better ("live", "work"), yet the turn
+    that replaced its values is read first."""
+    await memory.ingest(
+        [turn("user", "I live in Denver and I work at Acme.", DAY)], USER.with_session("s1")
+    )
+    await memory.ingest(
+        [turn("user", "We moved to Austin, and I changed jobs, I'm at Spotify now.",
+              DAY + timedelta(days=30))],
+        USER.with_session("s2"),
+    )  # fmt: skip
+    context = await memory.assemble("Where do I live and work?", USER, 400)
+    episodes = (context.text or "").split("## Past episodes")[1]
+    old = next(line for line in episodes.splitlines() if "Denver" in line)
+    new = next(line for line in episodes.splitlines() if "Austin" in line)
+    assert "earlier" in old
+    assert episodes.index(new) < episodes.index(old)
+
+
 async def test_the_reply_to_an_earlier_turn_is_earlier_too(memory: Memory) -> None:
     await memory.ingest(
         [

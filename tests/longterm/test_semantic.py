@@ -395,11 +395,12 @@ async def test_outdated_sources_are_the_episodes_whose_every_fact_was_replaced(
     await facts.learn(Fact(scope=scope, statement="Ana works at Globex", subject="Ana",
                            predicate="works_at", object="Globex", valid_from=Y[7]))  # fmt: skip
     asked = [lisbon, porto, meat, both, quiet]
-    assert await facts.outdated_sources(asked, scope=scope) == {lisbon, meat}
-    assert await facts.outdated_sources([], scope=scope) == set()
+    # each with the turns, among those asked, that told what replaced it
+    assert await facts.outdated_sources(asked, scope=scope) == {lisbon: {porto}, meat: set()}
+    assert await facts.outdated_sources([], scope=scope) == {}
     # derived memories never cross users: another user sees no fact of Ana's
     other = Scope(tenant=scope.tenant, user="bo")
-    assert await facts.outdated_sources(asked, scope=other) == set()
+    assert await facts.outdated_sources(asked, scope=other) == {}
 
 
 async def test_a_value_said_again_keeps_its_first_episode_current(
@@ -410,7 +411,7 @@ async def test_a_value_said_again_keeps_its_first_episode_current(
     await facts.learn(lives(scope, "Lisbon", Y[1], first))
     reinforced = await facts.learn(lives(scope, "Lisbon", Y[1], again))
     assert reinforced.action == "reinforced"
-    assert await facts.outdated_sources([first, again], scope=scope) == set()
+    assert await facts.outdated_sources([first, again], scope=scope) == {}
 
 
 async def test_an_ending_closes_the_values_that_begin_with_its_words(
@@ -449,8 +450,9 @@ async def test_a_turn_that_told_an_older_value_of_what_is_asked_is_outdated(
     await facts.learn(budget("5000 dollars", Y[1], both))
     await facts.learn(lives(scope, "Lisbon", Y[1], both))  # still holds
     await facts.learn(budget("6500 dollars", Y[2], raised))
-    assert await facts.outdated_sources([both, raised], scope=scope) == set()
+    assert await facts.outdated_sources([both, raised], scope=scope) == {}
     asked = [("ana", "BUDGET")]  # compared as stored: case and spacing aside
-    assert await facts.outdated_sources([both, raised], scope=scope, topics=asked) == {both}
+    found = await facts.outdated_sources([both, raised], scope=scope, topics=asked)
+    assert found == {both: {raised}}
     other = [("Ana", "lives_in")]
-    assert await facts.outdated_sources([both, raised], scope=scope, topics=other) == set()
+    assert await facts.outdated_sources([both, raised], scope=scope, topics=other) == {}

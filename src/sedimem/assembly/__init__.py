@@ -119,15 +119,16 @@ async def assemble(
         shown, scope=scope, topics=[(s, p) for s, p in topics if s and p]
     )
     # the reply to an outdated turn answered the old value ("Denver is a lovely city")
-    outdated |= {reply.id for turn, reply in replies.items() if turn in outdated}
-    replaced = frozenset(outdated)
+    for turn, reply in replies.items():
+        if turn in outdated:
+            outdated.setdefault(reply.id, set()).update(outdated[turn])
     found = Candidates.of(question, procedures, facts, episodes, analyzer)
     sections = {
         "blocks": blocks,
         "working": working,
         "procedures": procedure_items(found),
         "facts": fact_items(found, scope),
-        "episodes": episode_items(found, scope, analyzer, counter, replies, replaced),
+        "episodes": episode_items(found, scope, analyzer, counter, replies, outdated),
     }
     return pack(
         sections,

@@ -21,7 +21,7 @@ every tier shares (:mod:`sedimem.assembly.relevance`). Within a tier:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from sedimem.assembly import passages as _passages
@@ -199,8 +199,13 @@ def episode_items(
     analyzer: Analyzer,
     tokenizer: Tokenizer,
     replies: Mapping[str, Episode] | None = None,
-    replaced: frozenset[str] = frozenset(),
+    replaced: Mapping[str, Collection[str]] | None = None,
 ) -> list[ContextItem]:
+    """The episodes found, best first: newer values before older ones, a turn that told
+    what has since changed (``replaced``: such turns, each with the turns that told what
+    replaced it) labelled ``earlier``, weighed down and placed after those turns, and each
+    of the best followed by its reply."""
+    replaced = replaced or {}
     offset = len(found.procedures) + len(found.facts)
     question = found.question
     speakers = [_speech(h.record)[0] for h in found.episodes]
@@ -228,8 +233,25 @@ def episode_items(
             )
         )
     ranked = diversify(sorted(items, key=lambda item: -item.score))
-    ranked = _newer_first(ranked, found, offset, analyzer)
+    ranked = _after_replacements(_newer_first(ranked, found, offset, analyzer), replaced)
     return _with_replies(ranked, replies or {}, {h.record.id for h in found.episodes}, shown)
+
+
+def _after_replacements(
+    items: list[ContextItem], replaced: Mapping[str, Collection[str]]
+) -> list[ContextItem]:
+    """Each turn that told what has since changed moved after the turns that told what
+    replaced it, when they come later: the newer value is read first."""
+    ordered = list(items)
+    for item in items:
+        later = replaced.get(item.id)
+        if not later:
+            continue
+        at = ordered.index(item)
+        last = max((i for i, x in enumerate(ordered) if x.id in later), default=-1)
+        if last > at:
+            ordered.insert(last, ordered.pop(at))
+    return ordered
 
 
 @dataclass(frozen=True, slots=True)

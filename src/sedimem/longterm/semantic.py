@@ -362,7 +362,7 @@ class SemanticMemory(LongTermService):
         *,
         scope: Scope,
         topics: Iterable[tuple[str, str]] = (),
-    ) -> set[str]:
+    ) -> dict[str, set[str]]:
         """Of ``episode_ids``, the episodes that stated what has since been replaced,
         corrected, ended or retracted ("I'm 34" once "Actually, I'm 35" was said; "I eat
         meat" once "I went vegan"), and that no current fact of it cites:
@@ -373,18 +373,21 @@ class SemanticMemory(LongTermService):
           hold ("Tom and I plan Japan, our budget is 5000 dollars" once the budget was
           raised, asked about the budget).
 
-        One read of the facts drawn from them (provenance is indexed), whatever the
-        predicates' cardinality; an episode no fact was drawn from is never outdated."""
+        Each is mapped to those of ``episode_ids`` that stated a current value of what it
+        told (the turns that replaced it; none when they are not among them). One read of
+        the facts drawn from them (provenance is indexed), whatever the predicates'
+        cardinality; an episode no fact was drawn from is never outdated."""
         if not episode_ids:
-            return set()
+            return {}
         asked = tuple(dict.fromkeys(episode_ids))
         flt = RecordFilter(kind=records.FACT, visible_to=scope, derived_from=asked)
         wanted = set(asked)
         keys = {(records.normalise(s), records.normalise(p)) for s, p in topics}
         stated: set[str] = set()  # episodes some version was drawn from
         current: set[str] = set()  # episodes a version believed and holding now cites
-        older: dict[tuple[str, str], set[str]] = {}  # per topic: episodes of older values
-        newer: dict[tuple[str, str], set[str]] = {}  # per topic: episodes of current ones
+        older: dict[tuple[str, str], set[str]] = {}  # per subject and predicate
+        newer: dict[tuple[str, str], set[str]] = {}
+        stated_as: dict[tuple[str, str], Cardinality | None] = {}  # a fact's own cardinality
         cursor: str | None = None
         while True:
             rows = await self._store.find(scope.tenant, flt, limit=_PAGE, after=cursor)
@@ -394,19 +397,35 @@ class SemanticMemory(LongTermService):
                 stated |= sources
                 if holds:
                     current |= sources
-                key = (
-                    records.normalise(fact.subject or ""),
-                    records.normalise(fact.predicate or ""),
-                )
-                if key in keys:
-                    (newer if holds else older).setdefault(key, set()).update(sources)
+                subject, predicate = fact.subject or "", fact.predicate or ""
+                key = (records.normalise(subject), records.normalise(predicate))
+                (newer if holds else older).setdefault(key, set()).update(sources)
+                stated_as[key] = stated_as.get(key) or fact.cardinality
             if len(rows) < _PAGE:
                 break
             cursor = rows[-1].id
         outdated = stated - current
-        for key, episodes in older.items():
-            outdated |= episodes - newer.get(key, set())
-        return outdated
+        for key in keys & older.keys():
+            outdated |= older[key] - newer.get(key, set())
+        # a current value replaced an older one only where the predicate holds one value
+        # ("eats fish" does not replace "eats meat", which ended on its own)
+        replacing = [key for key in older.keys() & newer.keys() if key[1]]
+        declared = await self._predicates.declared(scope.tenant) if replacing else {}
+        single = {
+            key
+            for key in replacing
+            if (stated_as.get(key) or self._predicates.decide(key[1], declared)) == "one"
+        }
+        return {
+            episode: {
+                later
+                for key in single
+                if episode in older[key]
+                for later in newer[key]
+                if later != episode
+            }
+            for episode in outdated
+        }
 
     async def current(self, subject: str, predicate: str, *, scope: Scope) -> list[Fact]:
         """The values believed now and not ended in the world."""
