@@ -14,7 +14,7 @@ from sedimem.longterm.semantic import SemanticMemory
 from sedimem.sync.twin import Twin
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
     from datetime import datetime
     from typing import Any
 
@@ -74,6 +74,14 @@ class SyncSemanticMemory(Twin[SemanticMemory]):
             self._target.history(
                 subject, predicate, scope=scope, known_at=known_at, include_retired=include_retired
             )
+        )
+
+    def outdated_sources(
+        self, episode_ids: Sequence[str], *, scope: Scope, topics: Iterable[tuple[str, str]] = ()
+    ) -> dict[str, set[str]]:
+        """Blocking :meth:`sedimem.longterm.semantic.SemanticMemory.outdated_sources`."""
+        return self._runner.run(
+            self._target.outdated_sources(episode_ids, scope=scope, topics=topics)
         )
 
     def current(self, subject: str, predicate: str, *, scope: Scope) -> list[Fact]:
