@@ -33,6 +33,7 @@ from sedimem.extraction.vocabulary import phrase
 from sedimem.ids import new_id
 from sedimem.longterm import records
 from sedimem.longterm.arguments import aware_timestamp, check_k, check_session, check_text
+from sedimem.longterm.outdated import Key, Versions
 from sedimem.longterm.predicates import Predicates
 from sedimem.longterm.provenance import check_sources, episode_times
 from sedimem.longterm.search import Mode
@@ -346,15 +347,19 @@ class SemanticMemory(LongTermService):
             known_at=None if known_at is None else aware_timestamp(known_at, "known_at"),
             current=known_at is None and not include_retired,
         )
+        facts = await self._every(scope.tenant, flt)
+        return sorted(facts, key=lambda f: (f.valid_from, f.recorded_at))
+
+    async def _every(self, tenant: str, flt: RecordFilter) -> list[Fact]:
+        """Every fact ``flt`` selects, read a page at a time."""
         facts: list[Fact] = []
         cursor: str | None = None
         while True:
-            rows = await self._store.find(scope.tenant, flt, limit=_PAGE, after=cursor)
+            rows = await self._store.find(tenant, flt, limit=_PAGE, after=cursor)
             facts.extend(records.fact_from_row(r) for r in rows)
             if len(rows) < _PAGE:
-                break
+                return facts
             cursor = rows[-1].id
-        return sorted(facts, key=lambda f: (f.valid_from, f.recorded_at))
 
     async def outdated_sources(
         self,
@@ -380,52 +385,18 @@ class SemanticMemory(LongTermService):
         if not episode_ids:
             return {}
         asked = tuple(dict.fromkeys(episode_ids))
+        versions = Versions(asked, topics)
         flt = RecordFilter(kind=records.FACT, visible_to=scope, derived_from=asked)
-        wanted = set(asked)
-        keys = {(records.normalise(s), records.normalise(p)) for s, p in topics}
-        stated: set[str] = set()  # episodes some version was drawn from
-        current: set[str] = set()  # episodes a version believed and holding now cites
-        older: dict[tuple[str, str], set[str]] = {}  # per subject and predicate
-        newer: dict[tuple[str, str], set[str]] = {}
-        stated_as: dict[tuple[str, str], Cardinality | None] = {}  # a fact's own cardinality
-        cursor: str | None = None
-        while True:
-            rows = await self._store.find(scope.tenant, flt, limit=_PAGE, after=cursor)
-            for fact in map(records.fact_from_row, rows):
-                sources = wanted.intersection(fact.source_episode_ids)
-                holds = fact.valid_to is None and fact.invalidated_at is None
-                stated |= sources
-                if holds:
-                    current |= sources
-                subject, predicate = fact.subject or "", fact.predicate or ""
-                key = (records.normalise(subject), records.normalise(predicate))
-                (newer if holds else older).setdefault(key, set()).update(sources)
-                stated_as[key] = stated_as.get(key) or fact.cardinality
-            if len(rows) < _PAGE:
-                break
-            cursor = rows[-1].id
-        outdated = stated - current
-        for key in keys & older.keys():
-            outdated |= older[key] - newer.get(key, set())
-        # a current value replaced an older one only where the predicate holds one value
-        # ("eats fish" does not replace "eats meat", which ended on its own)
-        replacing = [key for key in older.keys() & newer.keys() if key[1]]
-        declared = await self._predicates.declared(scope.tenant) if replacing else {}
-        single = {
-            key
-            for key in replacing
-            if (stated_as.get(key) or self._predicates.decide(key[1], declared)) == "one"
-        }
-        return {
-            episode: {
-                later
-                for key in single
-                if episode in older[key]
-                for later in newer[key]
-                if later != episode
-            }
-            for episode in outdated
-        }
+        for fact in await self._every(scope.tenant, flt):
+            versions.add(fact)
+        replaceable = versions.replaceable()
+        declared = await self._predicates.declared(scope.tenant) if replaceable else {}
+
+        def single(key: Key) -> bool:
+            stated = versions.stated_as(key)
+            return (stated or self._predicates.decide(key[1], declared)) == "one"
+
+        return versions.outdated(single)
 
     async def current(self, subject: str, predicate: str, *, scope: Scope) -> list[Fact]:
         """The values believed now and not ended in the world."""
