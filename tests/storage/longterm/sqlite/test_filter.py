@@ -1,0 +1,62 @@
+"""A record filter as SQL: what it selects, and how SQLite plans the provenance look-up."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from sedimem.storage.longterm.base import RecordFilter
+from sedimem.storage.longterm.sqlite import SqliteLongTermStore
+from sedimem.storage.longterm.sqlite.filter import where
+from sedimem.testing.longterm import make_record
+
+T = "t"
+
+
+def _plan(conn: sqlite3.Connection, flt: RecordFilter) -> list[str]:
+    condition, params = where(T, flt)
+    sql = f"SELECT r.id FROM lt_record r WHERE {condition} ORDER BY r.id LIMIT 500"
+    return [str(row[3]) for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}", params)]
+
+
+async def test_facts_derived_from_some_episodes_are_read_by_provenance_not_by_kind(
+    tmp_path: Path,
+) -> None:
+    """Finding the facts drawn from a few episodes reads those facts (provenance is
+    indexed), not every fact of the tenant in id order: with 2,000 facts of which two cite
+    the episodes asked, the plan starts from ``lt_source`` and reads rows by primary key."""
+    path = str(tmp_path / "m.db")
+    store = await SqliteLongTermStore.open(path)
+    try:
+        cited = [make_record(f"fact {i}", tenant=T, kind="fact", sources=("e1",)) for i in (1, 2)]
+        other = [make_record(f"other {i}", tenant=T, kind="fact") for i in range(2000)]
+        await store.put(T, cited + other + [make_record("e1", tenant=T, record_id="e1")])
+        flt = RecordFilter(kind="fact", derived_from=("e1", "e9"))
+        found = await store.find(T, flt, limit=500)
+        assert sorted(r.id for r in found) == sorted(r.id for r in cited)
+        # another tenant's facts citing the same id are never selected
+        await store.put("u", [make_record("theirs", tenant="u", kind="fact", sources=("e1",))])
+        assert len(await store.find(T, flt, limit=500)) == 2
+    finally:
+        await store.aclose()
+    conn = sqlite3.connect(path)
+    try:
+        plan = _plan(conn, flt)
+        assert any("INTEGER PRIMARY KEY" in step for step in plan), plan
+        assert not any("lt_record_kind" in step for step in plan), plan
+        assert any(
+            "lt_source" in step or "PRIMARY KEY (tenant=? AND source=?)" in step for step in plan
+        ), plan
+        # without provenance the kind index still serves the ordered read
+        assert any("lt_record_kind" in step for step in _plan(conn, RecordFilter(kind="fact")))
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("derived", [None, ("a",)])
+def test_the_tenant_comes_first_and_from_the_caller(derived: tuple[str, ...] | None) -> None:
+    condition, params = where(T, RecordFilter(kind="fact", derived_from=derived))
+    assert condition.lstrip("+").startswith("r.tenant = ?")
+    assert params[0] == T
