@@ -14,7 +14,7 @@ def narrow(start: int) -> np.ndarray:
     return np.ones((3 - start, 4), np.float32)  # vectors of another width than the graph's
 
 
-def test_a_failed_graph_build_leaves_exact_search() -> None:
+def test_a_failed_graph_build_leaves_exact_search(caplog: pytest.LogCaptureFixture) -> None:
     graph = HnswGraph(8, None)
     with pytest.raises(ValueError, match="dimensions"):  # vectors of another width
         graph.refresh(3, narrow, 1)
@@ -26,9 +26,14 @@ def test_a_failed_graph_build_leaves_exact_search() -> None:
         assert graph.job is not None
         graph.job.exception()
         graph.refresh(3, narrow, 1)  # collects the failure
+        graph.refresh(3, narrow, 1)  # and tries no more
+        assert graph.job is None
     assert graph.failed
     assert not graph.ready
-    assert graph.job is None
+    failures = [r for r in caplog.records if "failed" in r.getMessage()]
+    assert [r.getMessage() for r in failures] == [
+        "building the HNSW graph failed; vector search stays exact"
+    ]
 
 
 def clustered(count: int, rng: np.random.Generator, shift: float = 0.0) -> np.ndarray:

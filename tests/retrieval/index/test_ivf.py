@@ -100,7 +100,9 @@ def test_a_saved_partition_checks_each_list_before_reading_it() -> None:
     assert asked == []  # the extended partition lives in memory
 
 
-def test_a_failed_build_leaves_exact_search_and_jobs_run_in_the_background() -> None:
+def test_a_failed_build_leaves_exact_search_and_jobs_run_in_the_background(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     def narrow(start: int) -> np.ndarray:
         return np.ones((0, 8), np.float32)  # nothing to build from
 
@@ -111,6 +113,7 @@ def test_a_failed_build_leaves_exact_search_and_jobs_run_in_the_background() -> 
         index.job.exception()
         index.refresh(3, narrow, 1)  # collects the failure
         assert index.failed
+        assert "building the IVF partition failed" in caplog.text
         assert not index.ready
         assert index.job is None
         assert index.sections() == {}

@@ -27,12 +27,13 @@ import ctypes
 import importlib.util
 import logging
 import threading
-from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+
+from sedimem.retrieval.index.building import Built
 
 __all__ = ["HnswGraph", "centered", "hnsw_available"]
 
@@ -95,103 +96,68 @@ def centered(
     return moved
 
 
-class HnswGraph:
-    """Owned by one in-memory index; every method runs on that index's (worker) thread."""
+Center = npt.NDArray[np.float32]
+
+
+class HnswGraph(Built[tuple["Index | None", "Center | None"], tuple["Index", int, Center]]):
+    """Owned by one in-memory index; every method runs on that index's (worker) thread.
+    How it grows (a job extends a copy) is :class:`~sedimem.retrieval.index.building.Built`."""
+
+    what = "HNSW graph"
 
     def __init__(self, dimension: int, executor: Executor | None) -> None:
+        super().__init__(executor)
         self._dimension = dimension
-        self._executor = executor  # None: build inline (deterministic, for tests)
         self._index: Index | None = None
-        self._job: Future[tuple[Index, int, npt.NDArray[np.float32]]] | None = None
         self._cancel = threading.Event()
-        self.covered = 0  # slots [0, covered) are in the graph
+        self._covered = 0
         self._viewed: npt.NDArray[np.uint8] | None = None
         # A saved graph's check (see view()): waited for before the graph is first used.
         self._checking: Future[None] | None = None
-        self.failed = False
         # Subtracted from every vector and query (see the module docstring): the mean of
         # the first build's vectors, or the saved graph's; never changed for one graph.
-        self.center: npt.NDArray[np.float32] | None = None
+        self.center: Center | None = None
 
     @property
     def ready(self) -> bool:
         return self._index is not None or self._checking is not None
 
-    def refresh(
-        self,
-        total: int,
-        rows: Callable[[int], npt.NDArray[np.float32]],
-        min_tail: int,
-    ) -> None:
-        """Swap in a finished job; start one when ``min_tail`` or more of the ``total``
-        slots are uncovered. ``rows(start)``: a copy of the vectors of slots
-        ``[start, total)``, taken only when a job starts."""
-        if self._job is not None:
-            if not self._job.done():
-                return
-            self._collect()
-        if self.failed or total - self.covered < min_tail:
-            return
-        self._checked()
-        start = self.covered
-        tail = rows(start)  # a snapshot: the index may grow meanwhile
-        base = None if self._index is None else self._index.copy()
-        if self._executor is None:
-            self._index, self.covered, self.center = self._extend(base, tail, start, self.center)
-        else:
-            self._job = self._executor.submit(self._extend, base, tail, start, self.center)
+    @property
+    def covered(self) -> int:
+        return self._covered
 
-    def complete(self, total: int, rows: Callable[[int], npt.NDArray[np.float32]]) -> None:
-        """Cover all ``total`` slots now, on this thread and every core (a running job is
-        waited for first): for a graph about to be saved, so that the process that reads
-        the file has nothing left to build."""
-        if self._job is not None:
-            self._collect()
-        if self.failed or total <= self.covered:
-            return
-        self._checked()
-        base = None if self._index is None else self._index.copy()
-        tail = rows(self.covered)
-        self._index, self.covered, self.center = self._extend(
-            base, tail, self.covered, self.center, 0
-        )
+    def _base(self) -> tuple[Index | None, Center | None]:
+        self._checked()  # a saved graph is extended only once its check has passed
+        return (None if self._index is None else self._index.copy(), self.center)
 
-    def _collect(self) -> None:
-        """Swap in the job's graph (waiting for it if it runs still)."""
-        assert self._job is not None
-        job, self._job = self._job, None
-        try:
-            self._index, self.covered, self.center = job.result()
-        except Exception:
-            # The exact path stays correct; say once why the fast path is gone.
-            log.exception("building the HNSW graph failed; vector search stays exact")
-            self.failed = True
+    def _adopt(self, made: tuple[Index, int, Center]) -> None:
+        self._index, self._covered, self.center = made
 
     def _extend(
         self,
-        base: Index | None,
+        base: tuple[Index | None, Center | None],
         tail: npt.NDArray[np.float32],
         start: int,
-        center: npt.NDArray[np.float32] | None,
-        threads: int = 1,
-    ) -> tuple[Index, int, npt.NDArray[np.float32]]:
-        """The graph ``base`` (or a new one) extended by ``tail`` (slots from ``start``),
-        its covered count and its centre (``center``, or for a new graph the mean of
-        ``tail``)."""
+        now: bool,
+    ) -> tuple[Index, int, Center]:
+        """The graph of ``base`` (or a new one) extended by ``tail`` (slots from
+        ``start``), its covered count and its centre (``base``'s, or for a new graph the
+        mean of ``tail``). ``now``: every core, in bigger steps."""
         if tail.ndim != 2 or tail.shape[1] != self._dimension:
             raise ValueError(
                 f"vectors of {tail.shape[-1]} dimensions for a graph of {self._dimension}"
             )
+        index, center = base
         if center is None:
             center = tail.mean(axis=0, dtype=np.float64).astype(np.float32)
-        index = base or self._new_index()
-        step = _CHUNK if threads == 1 else _BULK_CHUNK
+        index = index or self._new_index()
+        step = _BULK_CHUNK if now else _CHUNK
         for lo in range(0, tail.shape[0], step):
             if self._cancel.is_set():
                 raise RuntimeError("cancelled")
             chunk = centered(tail[lo : lo + step], center)
             keys = np.arange(start + lo, start + lo + chunk.shape[0], dtype=np.uint64)
-            index.add(keys, chunk, threads=threads)  # 0: every core
+            index.add(keys, chunk, threads=0 if now else 1)  # 0: every core
         return index, start + tail.shape[0], center
 
     def saved(self) -> npt.NDArray[np.uint8] | None:
@@ -230,7 +196,7 @@ class HnswGraph:
         self._viewed = data  # the mapping must outlive the index that reads it
         self._checking = checked
         self.center = np.array(center, dtype=np.float32)  # small: copied out of the map
-        self.covered = covered
+        self._covered = covered
         self._index = None if checked is not None else self._open(data)
 
     def _open(self, data: npt.NDArray[np.uint8]) -> Index:
@@ -247,10 +213,6 @@ class HnswGraph:
         assert self._viewed is not None
         self._index = self._open(self._viewed)
         self._checking = None
-
-    @property
-    def job(self) -> Future[tuple[Index, int, npt.NDArray[np.float32]]] | None:
-        return self._job
 
     def search(self, query: npt.NDArray[np.float32], count: int) -> npt.NDArray[np.int64]:
         """Slots of about the ``count`` nearest covered vectors (approximate)."""

@@ -10,31 +10,28 @@ served in place: its codes are checked list by list as queries first probe them.
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable
-from concurrent.futures import Executor, Future
+from concurrent.futures import Executor
 
 import numpy as np
 import numpy.typing as npt
 
+from sedimem.retrieval.index.building import Built
 from sedimem.retrieval.index.ivf import ListCheck, Partition
 
 __all__ = ["IvfIndex"]
 
-log = logging.getLogger(__name__)
 
-Rows = Callable[[int], npt.NDArray[np.float32]]
+class IvfIndex(Built["Partition | None", Partition]):
+    """Owned by one in-memory index; every method runs on that index's (worker) thread.
+    How it grows (a job makes a new partition) is
+    :class:`~sedimem.retrieval.index.building.Built`."""
 
-
-class IvfIndex:
-    """Owned by one in-memory index; every method runs on that index's (worker) thread."""
+    what = "IVF partition"
 
     def __init__(self, executor: Executor | None) -> None:
-        self._executor = executor  # None: build inline (deterministic, for tests)
+        super().__init__(executor)
         self._partition: Partition | None = None
-        self._job: Future[Partition] | None = None
         self._check: ListCheck | None = None  # a saved partition's per-list check
-        self.failed = False
 
     @property
     def ready(self) -> bool:
@@ -44,49 +41,15 @@ class IvfIndex:
     def covered(self) -> int:
         return 0 if self._partition is None else self._partition.covered
 
-    @property
-    def job(self) -> Future[Partition] | None:
-        return self._job
+    def _base(self) -> Partition | None:
+        return self._partition  # never changed in place: a job makes a new one
 
-    def refresh(self, total: int, rows: Rows, min_tail: int) -> None:
-        """Swap in a finished job; start one when ``min_tail`` or more of the ``total``
-        slots are uncovered (``rows(start)``: a copy of slots ``[start, total)``)."""
-        if self._job is not None:
-            if not self._job.done():
-                return
-            self._collect()
-        if self.failed or total - self.covered < min_tail:
-            return
-        start = self.covered
-        tail = rows(start)
-        if self._executor is None:
-            self._adopt(self._extend(self._partition, tail, start))
-        else:
-            self._job = self._executor.submit(self._extend, self._partition, tail, start)
-
-    def complete(self, total: int, rows: Rows) -> None:
-        """Cover all ``total`` slots now, on this thread (a running job is waited for)."""
-        if self._job is not None:
-            self._collect()
-        if self.failed or total <= self.covered:
-            return
-        self._adopt(self._extend(self._partition, rows(self.covered), self.covered))
-
-    def _adopt(self, partition: Partition) -> None:
-        self._partition = partition
+    def _adopt(self, made: Partition) -> None:
+        self._partition = made
         self._check = None  # made in memory from checked codes: nothing left to check
 
-    def _collect(self) -> None:
-        assert self._job is not None
-        job, self._job = self._job, None
-        try:
-            self._adopt(job.result())
-        except Exception:
-            log.exception("building the IVF partition failed; vector search stays exact")
-            self.failed = True
-
     def _extend(
-        self, base: Partition | None, tail: npt.NDArray[np.float32], start: int
+        self, base: Partition | None, tail: npt.NDArray[np.float32], start: int, now: bool
     ) -> Partition:
         if base is None:
             return Partition.build(tail)
