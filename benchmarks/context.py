@@ -14,6 +14,11 @@ hardly depends on what else the machine runs); the load average at the start and
 the run is given (the machine may be shared), with a baseline measured in the same run:
 ``baseline.numpy_top10.p50_ms``, numpy's exact top 10 of 100k x 256 float32 vectors (a
 slower or busier machine shows up there first), and the ratio of ``assemble`` to it.
+``--corpus locomo`` writes LoCoMo's turns (``../shared/data/locomo10.json``, read in place;
+two turns per episode, one per fact and procedure step) and asks its questions, in place of
+sentences of 38 words: every word of those is in ~30% of the records, so each query term's
+postings and each candidate's matches are many times what real text has. The synthetic
+corpus stays the default (the targets are set on it); the other shows what text costs.
 Prints a table and, as its last line, ``{"metrics": {...}}``.
 """
 
@@ -28,6 +33,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -55,46 +61,78 @@ def sentence(rng: random.Random, n: int = 12) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + "."
 
 
-async def populate(memory: Memory, episodes: int, facts: int, procedures: int) -> float:
+Text = Callable[[random.Random, int], str]
+
+
+def locomo_corpus(path: Path) -> tuple[Text, list[str]]:
+    """Texts drawn from LoCoMo's turns (about ``n`` words from whole turns) and its
+    questions."""
+    raw = json.loads(path.read_text())
+    turns = [
+        str(t["text"])
+        for conv in raw
+        for key, session in conv["conversation"].items()
+        if key.startswith("session_") and isinstance(session, list)
+        for t in session
+    ]
+    questions = [str(qa["question"]) for conv in raw for qa in conv["qa"]]
+
+    def text(rng: random.Random, n: int = 12) -> str:
+        words: list[str] = []
+        while len(words) < n:
+            words += rng.choice(turns).split()
+        return " ".join(words)
+
+    return text, questions
+
+
+async def populate(
+    memory: Memory, episodes: int, facts: int, procedures: int, text: Text = sentence
+) -> float:
     rng = random.Random(7)
     start = time.perf_counter()
     batch = [
         Episode(
             scope=SCOPE.owner,
-            description=f"{sentence(rng)} (#{i})",
+            description=f"{text(rng, 12)} (#{i})",
             outcome=rng.choice(list(Outcome)),
         )
         for i in range(episodes)
     ]
     await memory.episodes.record_many(batch, batch_size=2000)
     for i in range(facts):
-        await memory.facts.learn(Fact(scope=SCOPE.owner, statement=f"{sentence(rng, 8)} #{i}"))
+        await memory.facts.learn(Fact(scope=SCOPE.owner, statement=f"{text(rng, 8)} #{i}"))
     for i in range(procedures):
         await memory.procedures.record(
             Procedure(
                 scope=SCOPE.owner,
                 name=f"procedure {i}",
-                trigger=sentence(rng, 8),
-                steps=[sentence(rng, 5) for _ in range(4)],
+                trigger=text(rng, 8),
+                steps=[text(rng, 5) for _ in range(4)],
             )
         )
     await memory.blocks(SCOPE).update("persona", "You are a helpful, precise assistant.")
     wm = memory.working(SCOPE)
     await wm.set_task_state(TaskState(task_id="plan", total_steps=5, current_step=2))
     for i in range(10):
-        await wm.set(f"var{i}", sentence(rng, 6))
-        await wm.append_scratchpad(sentence(rng, 10))
+        await wm.set(f"var{i}", text(rng, 6))
+        await wm.append_scratchpad(text(rng, 10))
     return time.perf_counter() - start
 
 
-async def bench_assemble(memory: Memory, queries: int) -> dict[str, float]:
+async def bench_assemble(
+    memory: Memory, queries: int, asked: list[str] | None = None
+) -> dict[str, float]:
     rng = random.Random(11)
     warm = getattr(memory.longterm_store, "warm", None)
     start = time.perf_counter()
     if warm is not None:
         await warm(SCOPE.tenant, wait=True)
     warmed = time.perf_counter() - start
-    questions = [sentence(rng, 6) for _ in range(queries + 10)]
+    if asked is None:
+        questions = [sentence(rng, 6) for _ in range(queries + 10)]
+    else:
+        questions = rng.sample(asked, queries + 10)
     for q in questions[:10]:
         await memory.assemble(q, SCOPE, budget_tokens=2000)
     samples = []
@@ -212,16 +250,33 @@ async def bench_reflect(tmp: Path, repeat: int) -> dict[str, float]:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="2k episodes, 200 facts, 20 procs")
+    parser.add_argument(
+        "--corpus",
+        choices=("synthetic", "locomo"),
+        default="synthetic",
+        help="what the records say (see the module docstring)",
+    )
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=Path(_REPO).parent / "shared" / "data" / "locomo10.json",
+        help="LoCoMo's JSON file, for --corpus locomo",
+    )
     args = parser.parse_args()
+    text: Text = sentence
+    asked: list[str] | None = None
+    if args.corpus == "locomo":
+        text, asked = locomo_corpus(args.data)
     episodes, facts, procs = (2_000, 200, 20) if args.quick else (100_000, 10_000, 1_000)
     label = f"@{episodes // 1000}k"
     metrics: dict[str, Any] = {"load_average_start": os.getloadavg()[0]}
+    metrics["corpus_locomo"] = float(args.corpus == "locomo")
     with tempfile.TemporaryDirectory(prefix="sedimem-context-") as tmpdir:
         tmp = Path(tmpdir)
         async with await Memory.open(f"sqlite:///{tmp}/bench.db") as memory:
-            metrics["populate_s"] = await populate(memory, episodes, facts, procs)
+            metrics["populate_s"] = await populate(memory, episodes, facts, procs, text)
             print(f"populated in {metrics['populate_s']:.1f} s", flush=True)
-            a = await bench_assemble(memory, 50 if args.quick else 200)
+            a = await bench_assemble(memory, 50 if args.quick else 200, asked)
             base = bench_baseline(50 if args.quick else 200)
             for k, v in base.items():
                 metrics[f"baseline.numpy_top10.{k}_ms"] = v
