@@ -118,11 +118,14 @@ _NAMED_PETS = re.compile(
     rf"^[Mm]y (?P<pet>{PET_WORDS}) (?:are|is) (?:called|named) "
     r"(?P<names>[A-Z][a-z]+(?:(?:,| and|, and) [A-Z][a-z]+){0,5})$"
 )
+# a category is one or two lower-case words, or an abbreviation ("my favorite TV show")
+_CATEGORY_WORD = r"(?:[a-z]+|[A-Z]{2,3})"
+_CATEGORY = rf"{_CATEGORY_WORD}(?: (?!now\b|these\b|nowadays\b){_CATEGORY_WORD})?"
 _FAVORITE = re.compile(
-    r"^(?:[Mm]y (?:absolute )?(?:favou?rite|fave) (?P<c1>[a-z]+(?: (?!now\b|these\b|nowadays\b)"
-    r"[a-z]+)?)(?: now| these days| nowadays)? (?:is|are) "
+    rf"^(?:[Mm]y (?:absolute )?(?:favou?rite|fave) (?P<c1>{_CATEGORY})"
+    r"(?: now| these days| nowadays)? (?:is|are) "
     r"(?P<o1>.+)|(?P<o2>[\w' -]+?) (?:is|are) my (?:absolute )?(?:favou?rite|fave) "
-    r"(?P<c2>[a-z]+(?: (?!now\b|these\b|nowadays\b)[a-z]+)?))(?:,? (?:now|these days|nowadays))?$"
+    rf"(?P<c2>{_CATEGORY}))(?:,? (?:now|these days|nowadays))?$"
 )
 _MEASURE = re.compile(
     r"^(?:[Mm]y|[Oo]ur) (?:(?:trip|travel|holiday|vacation|monthly|yearly|annual|total|"

@@ -226,6 +226,13 @@ def _singular(things: str) -> str:
     return things.removesuffix("s")
 
 
+#: Categories said as abbreviations ("my favorite TV show"): predicates are lower case, a
+#: statement says them as people write them.
+_ABBREVIATIONS = {
+    w.lower(): w for w in ("TV", "DJ", "PC", "RPG", "NBA", "NFL", "NHL", "MLB", "UFC")
+}
+
+
 def phrase(subject: str, predicate: str, obj: str | None, *, ended: bool = False) -> str:
     """The statement of ``(subject, predicate, obj)``; ``ended``: it stopped being true."""
     if predicate in _PHRASES:
@@ -233,7 +240,8 @@ def phrase(subject: str, predicate: str, obj: str | None, *, ended: bool = False
     elif predicate in _RELATIONS:
         template = "{s}'s " + predicate + " is {o}"
     elif predicate.startswith("favorite_"):
-        template = "{s}'s favorite " + predicate.removeprefix("favorite_").replace("_", " ")
+        category = predicate.removeprefix("favorite_").split("_")
+        template = "{s}'s favorite " + " ".join(_ABBREVIATIONS.get(w, w) for w in category)
         template += " is {o}"
     elif predicate.startswith("number_of_"):
         things = predicate.removeprefix("number_of_").replace("_", " ")
