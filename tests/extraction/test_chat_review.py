@@ -74,3 +74,97 @@ def test_a_plan_beside_a_fact_keeps_the_fact_and_drops_the_plan(text: str) -> No
 )
 def test_a_plan_alone_is_no_fact(text: str) -> None:
     assert read(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "I sold my Civic and bought a Tesla",
+            [
+                ("drives", "Civic", True),
+                ("owns", "Civic", True),
+                ("drives", "a Tesla", False),
+                ("bought", "a Tesla", False),
+            ],
+        ),
+        (
+            "We traded in our old Prius for a Model 3",
+            [
+                ("drives", "Prius", True),  # "old": how it is called, not which one
+                ("owns", "Prius", True),
+                ("drives", "a Model 3", False),
+                ("bought", "a Model 3", False),
+            ],
+        ),
+        ("I sold my car last month", [("drives", "car", True), ("owns", "car", True)]),
+        ("I sold my old guitar", [("owns", "guitar", True)]),
+        (
+            "I sold my bike and bought a kayak",
+            [("owns", "bike", True), ("owns", "a kayak", False), ("bought", "a kayak", False)],
+        ),
+    ],
+)
+def test_what_was_sold_ends_and_what_was_bought_is_the_new_one(
+    text: str, expected: list[tuple[str, str | None, bool]]
+) -> None:
+    assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I gave up on Spanish", [("learning", "Spanish", True)]),
+        ("I stopped learning Spanish", [("learning", "Spanish", True)]),
+        ("I quit studying German last year", [("learning", "German", True)]),
+        ("I've given up on learning the piano", [("learning", "the piano", True)]),
+        (
+            "I quit tennis, my knee can't take it",
+            [("plays", "tennis", True), ("habit", "plays tennis", True)],
+        ),
+        (
+            "I gave up golf",
+            [("plays", "golf", True), ("habit", "plays golf", True)],
+        ),
+        (
+            "I stopped playing the piano",
+            [("plays", "the piano", True), ("habit", "plays the piano", True)],
+        ),
+    ],
+)
+def test_a_subject_or_sport_given_up_ends_the_learning_or_the_playing(
+    text: str, expected: list[tuple[str, str | None, bool]]
+) -> None:
+    assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I gave up on him",  # a person, not a habit
+        "I quit my complaining",
+        "I gave up on the idea",
+        "I quit Facebook",  # not a language, a sport or a game
+    ],
+)
+def test_giving_up_something_else_ends_nothing(text: str) -> None:
+    assert [t for t in read(text) if t[0] in ("learning", "plays", "habit")] == []
+
+
+def test_a_graduation_is_dated_and_ends_being_a_student_there() -> None:
+    said = extract_statements("I graduated from NYU last May", "Ana", NOW)
+    assert [(s.fact.predicate, s.fact.object, s.ends) for s in said] == [
+        ("graduated_from", "NYU", False),
+        ("works_as", "student", True),
+        ("works_at", "NYU", True),
+    ]
+    assert {s.fact.valid_from.date().isoformat() for s in said} == {"2023-05-01"}
+    assert said[0].fact.statement == "Ana graduated from NYU."
+
+
+def test_a_graduation_from_a_school_without_a_name_ends_being_a_student() -> None:
+    assert read("I just graduated from college!") == [
+        ("graduated_from", "college", False),
+        ("works_as", "student", True),
+        ("works_at", "college", True),
+    ]

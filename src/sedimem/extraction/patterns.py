@@ -19,9 +19,11 @@ from sedimem.extraction.changes import (
     born,
     ended,
     expecting,
+    graduated,
     job_change,
     new_employer,
     pet_gone,
+    sold,
     switched,
     switched_job,
 )
@@ -343,6 +345,8 @@ def _event(rest: str, subject: str) -> list[Match]:
         return []
     predicate = EVENT_VERBS[verb]
     out = [Match(subject, predicate, obj, verb, confidence=0.6)]
+    if predicate == "graduated_from":
+        out.extend(graduated(obj, subject))
     if predicate == "adopted":
         pet = re.match(rf"^(?:an?|two|three|\d)\s+(?:\w+\s+)?(?P<pet>{PET_WORDS})$", obj, re.I)
         if pet:
@@ -451,7 +455,7 @@ def _match_whole(
         rest = f"{head} {tail}"
     if rest.lower().startswith("am not ") and not NO_LONGER_DIET.match(rest):
         return found  # "I'm not a morning person": what one is not is rarely worth noting
-    changed = switched_job(rest, subject) or switched(rest, subject)
+    changed = switched_job(rest, subject) or switched(rest, subject) or sold(rest, subject)
     if job_changed and not changed:
         changed = new_employer(rest, subject)
     if changed:
