@@ -10,7 +10,10 @@ from datetime import UTC, datetime
 
 import pytest
 
+from sedimem.consolidation import RuleExtractor
 from sedimem.extraction import extract_statements
+from sedimem.scope import Scope
+from sedimem.types.longterm import Episode
 
 NOW = datetime(2023, 11, 8, 15, 30, tzinfo=UTC)  # a Wednesday
 
@@ -168,3 +171,63 @@ def test_a_graduation_from_a_school_without_a_name_ends_being_a_student() -> Non
         ("works_as", "student", True),
         ("works_at", "college", True),
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("Luna passed away", "2023-11-08"),
+        ("Sadly, Luna died last week.", "2023-10-30"),
+        ("Our sweet Biscuit passed away yesterday", "2023-11-07"),
+    ],
+)
+def test_a_name_that_died_ends_the_pet_of_that_name(text: str, day: str) -> None:
+    (said,) = extract_statements(text, "Ana", NOW)
+    name = text.split(" passed")[0].split(" died")[0].split()[-1]
+    assert (said.fact.predicate, said.fact.object, said.ends) == (
+        "has_pet",
+        f"pet named {name}",
+        True,
+    )
+    assert said.fact.statement == f"Ana no longer has a pet named {name}."
+    assert said.fact.valid_from.date().isoformat() == day
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Grandma passed away last year",  # a relative, said as a name
+        "Mom died when I was ten",
+        "It died",
+        "Yesterday passed quickly",
+    ],
+)
+def test_a_relative_or_no_name_that_died_ends_no_pet(text: str) -> None:
+    assert [t for t in read(text) if t[0] == "has_pet"] == []
+
+
+def test_a_relative_named_in_the_turn_who_died_is_no_pet() -> None:
+    said = extract_statements("My uncle Joe was a sailor. Joe passed away in May.", "Ana", NOW)
+    assert [(s.fact.subject, s.fact.predicate, s.ends) for s in said] == [
+        ("Ana", "uncle", False),
+        ("Joe", "died", False),
+    ]
+
+
+async def test_the_endings_of_a_name_that_died_reach_every_kind_of_pet() -> None:
+    """The store ends a fact whose object begins with the ending's words: "pet named Luna"
+    is said as "cat named Luna" (or dog, kitten ...), so the ending is given in each."""
+    episode = Episode(
+        task_type="conversation",
+        description="Luna passed away",
+        input_text="Luna passed away",
+        occurred_at=NOW,
+        scope=Scope(user="ana", session="s1"),
+        metadata={"role": "user", "subject": "Ana"},
+    )
+    ended = await RuleExtractor().endings(episode)
+    objects = {f.object for f in ended}
+    assert {"cat named Luna", "dog named Luna", "kitten named Luna", "pet named Luna"} <= objects
+    assert {(f.subject, f.predicate) for f in ended} == {("Ana", "has_pet")}
+    assert all(f.metadata == {"ends": True} and f.valid_from == NOW for f in ended)
+    assert await RuleExtractor().extract(episode) == []

@@ -15,17 +15,21 @@ from sedimem.extraction.clauses import Match, object_of
 from sedimem.extraction.subjects import NOT_NAMES
 from sedimem.extraction.vocabulary import (
     CARS,
+    FAMILY,
     GERUNDS,
     LANGUAGES,
     PET_WORDS,
+    PETS,
     PLAYED,
     alternation,
 )
+from sedimem.types.longterm import Fact
 
 __all__ = [
     "JOB_CHANGED",
     "MEASURE_SET",
     "MOVES",
+    "NAME_GONE",
     "NO_LONGER_DIET",
     "RENAMED_OR_AGED",
     "born",
@@ -33,7 +37,9 @@ __all__ = [
     "expecting",
     "graduated",
     "job_change",
+    "name_gone",
     "new_employer",
+    "pet_endings",
     "pet_gone",
     "sold",
     "switched",
@@ -60,6 +66,45 @@ def pet_gone(clause: str, speaker: str) -> list[Match]:
     name = gone["name"] or gone["name2"] or gone["name3"]
     obj = f"{pet} named {name}" if name and name not in NOT_NAMES else pet
     return [Match(speaker, "has_pet", obj, "had a", negated=True, confidence=0.7)]
+
+
+#: "Luna passed away": a name alone that died (a clause about it is read though it names
+#: no person of the speaker's)
+NAME_GONE = re.compile(
+    r"^(?:(?:[Ss]adly|[Uu]nfortunately|[Tt]ragically),? )?(?:(?:[Mm]y|[Oo]ur) )?"
+    r"(?:(?:sweet|beloved|old|little|dear) )?(?P<name>[A-Z][a-z]+) "
+    r"(?:passed away|died|passed on|crossed the rainbow bridge)\b"
+)
+#: the kind of pet a name is known as when the clause does not say it ("pet named Luna")
+_SOME_PET = "pet"
+
+
+def name_gone(clause: str, speaker: str, named: frozenset[str]) -> list[Match]:
+    """ "Luna passed away": the speaker's pet of that name, if they have one, ends. Which
+    kind it is ("my cat Luna") was said in another turn: :func:`pet_endings` gives the
+    ending in every kind. A relative ("Grandma", or a name the turn gave a relative) is
+    not a pet."""
+    m = NAME_GONE.match(clause)
+    if m is None:
+        return []
+    name = m["name"]
+    if name in NOT_NAMES or name in named or name.lower() in FAMILY or name == speaker:
+        return []
+    gone = f"{_SOME_PET} named {name}"
+    return [Match(speaker, "has_pet", gone, "had a", negated=True, confidence=0.6)]
+
+
+def pet_endings(ended: Fact) -> list[Fact]:
+    """``ended`` as the store can match it: "pet named Luna" in each kind of pet (the store
+    ends a value that begins with the ending's words, and a pet is filed as "cat named
+    Luna"); any other ending as it is."""
+    prefix = f"{_SOME_PET} named "
+    obj = ended.object or ""
+    if ended.predicate != "has_pet" or not obj.startswith(prefix):
+        return [ended]
+    name = obj.removeprefix(prefix)
+    kinds = [_SOME_PET, *sorted(PETS)]
+    return [ended.model_copy(update={"object": f"{kind} named {name}"}) for kind in kinds]
 
 
 #: "We raised the budget to 3000 euros": the measure's new value

@@ -21,6 +21,7 @@ from sedimem.extraction.changes import (
     expecting,
     graduated,
     job_change,
+    name_gone,
     new_employer,
     pet_gone,
     sold,
@@ -418,7 +419,7 @@ def match_clause(
 def _match_whole(
     clause: str, speaker: str, named: frozenset[str], dated: bool, job_changed: bool
 ) -> list[Match]:
-    gone = pet_gone(clause, speaker)
+    gone = pet_gone(clause, speaker) or name_gone(clause, speaker, named)
     if gone:
         return gone  # not also "has a dog named Rex" from the same words
     found = _relations(clause, speaker)
