@@ -231,3 +231,21 @@ async def test_the_endings_of_a_name_that_died_reach_every_kind_of_pet() -> None
     assert {(f.subject, f.predicate) for f in ended} == {("Ana", "has_pet")}
     assert all(f.metadata == {"ends": True} and f.valid_from == NOW for f in ended)
     assert await RuleExtractor().extract(episode) == []
+
+
+def test_a_sale_of_something_vague_is_no_change() -> None:
+    assert read("I sold my car and bought something") == []
+    assert read("I sold it") == []
+
+
+async def test_other_endings_reach_the_store_as_they_are() -> None:
+    episode = Episode(
+        task_type="conversation",
+        description="I no longer eat meat",
+        input_text="I no longer eat meat",
+        occurred_at=NOW,
+        scope=Scope(user="ana", session="s1"),
+        metadata={"role": "user", "subject": "Ana"},
+    )
+    ended = await RuleExtractor().endings(episode)
+    assert [(f.predicate, f.object) for f in ended] == [("eats", "meat"), ("habit", "eats meat")]
