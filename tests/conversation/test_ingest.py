@@ -186,6 +186,16 @@ async def test_stopping_a_habit_ends_what_was_told_of_it(memory: Memory, scope: 
         ("I work as a teacher.", "I quit teaching and now I'm a software developer.",
          "works_as", "software developer"),
         ("I play the guitar in a band.", "I no longer play the guitar.", "plays", None),
+        ("I drive a Civic.", "I sold my Civic and bought a Tesla.", "drives", "a Tesla"),
+        ("I'm learning Spanish.", "I gave up on Spanish.", "learning", None),
+        ("I'm learning Spanish.", "I stopped learning Spanish.", "learning", None),
+        ("I play tennis every Sunday.", "I quit tennis, my knee can't take it.", "habit",
+         None),
+        ("I'm a student at NYU.", "I graduated from NYU yesterday.", "works_as", None),
+        ("I'm a student at NYU.", "I graduated from NYU yesterday.", "works_at", None),
+        ("My cat Luna sleeps all day.", "Luna passed away.", "has_pet", None),
+        ("I have a dog named Rex. My cat Luna is shy.", "Sadly, Luna died last night.",
+         "has_pet", "dog named Rex"),
     ],
 )  # fmt: skip
 async def test_a_value_told_again_in_other_words_replaces_the_old_one(

@@ -568,4 +568,36 @@ CHATS: list[Chat] = [
         ],
         never=["board games", "picture books", "game night"],
     ),
+    Chat(
+        turns=[
+            ("user", "I'm a nurse and I'll start nights next week."),
+            (
+                "assistant",
+                "Night shifts can be tough. Blackout curtains and a fixed sleep schedule "
+                "help a lot. Will you work weekends too?",
+            ),
+            ("user", "I love cooking, my favorite dish is ramen. My favorite TV show is Lost."),
+            ("user", "I drive a Civic to work."),
+            ("user", "Update: I sold my Civic and bought a Tesla."),
+            ("user", "I gave up on Spanish, and I quit tennis: my knee can't take it."),
+            ("user", "I graduated from NYU last May."),
+        ],
+        gold=[
+            "works as nurse",
+            "likes cooking",
+            "favorite dish is ramen",
+            "favorite TV show is Lost",
+            "drives a Civic",
+            "no longer drives Civic",
+            "no longer owns Civic",
+            "drives a Tesla",
+            "bought a Tesla",
+            "no longer learning Spanish",
+            "no longer plays tennis",
+            "graduated from NYU",
+            "no longer works as student",
+            "no longer works at NYU",
+        ],
+        never=["nights", "Blackout", "weekends"],
+    ),
 ]

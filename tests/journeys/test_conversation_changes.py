@@ -4,7 +4,8 @@ meat; a fourth session's context shows the current values only, and history keep
 versions of each change with its valid interval. Also: a pet that died, a birthday, advice
 that draws on the job and a recovery told in earlier sessions, and values changed in other
 words ("I turned 35 last week", "I changed jobs, I'm at Spotify now") whose old turn the
-context labels "earlier".
+context labels "earlier"; and a habit that ended ("I quit tennis") beside a move, asked
+about in the user's words ("Does the user play tennis?").
 
 Run through Python, a real server over REST and an MCP client session, on SQLite and on
 Redis + PostgreSQL (the ``drive`` fixture).
@@ -239,3 +240,53 @@ async def test_values_changed_in_other_words_show_the_new_one_and_mark_the_old_t
         assert all("earlier" in line for line in told), told  # ... labelled as replaced
         for new in ("turned 35", "moved to Austin", "Spotify now"):
             assert all("earlier" not in line for line in lines_with(context, new)), context
+
+
+# A habit and a home told in one session, both changed in a later one
+HABIT_AND_HOME = [
+    turn(1, 0, "user", "I play tennis every Sunday."),
+    turn(1, 1, "assistant", "Tennis is great exercise!"),
+    turn(1, 2, "user", "I live in Denver."),
+    turn(1, 3, "assistant", "Denver has lovely weather for outdoor sports."),
+]
+ENDED_AND_MOVED = [
+    turn(4, 0, "user", "I quit tennis, my knee can't take it."),
+    turn(4, 1, "assistant", "Sorry to hear about your knee. Swimming is gentle on the joints."),
+    turn(4, 2, "user", "And we moved to Austin last month."),
+    turn(4, 3, "assistant", "Austin is great for live music."),
+]
+
+
+async def test_a_habit_that_ended_and_a_home_that_changed_show_the_current_state(
+    drive: Drive,
+) -> None:
+    """The user plays tennis every Sunday and lives in Denver; in a later session they quit
+    tennis and moved to Austin. Asked whether the user plays tennis, the context holds the
+    turn that quit and no current tennis fact; asked where the user lives, it shows Austin
+    as the fact, and the Austin turn before the Denver turn, which is labelled "earlier"."""
+    async with drive() as d:
+        await d.ingest(ANA.in_session("habit-1"), HABIT_AND_HOME)
+        await d.ingest(ANA.in_session("habit-2"), ENDED_AND_MOVED)
+        habits = await d.history(ANA, "ana", "habit")
+        assert [h["object"] for h in habits] == ["plays tennis every Sunday"]
+        assert str(habits[0].get("valid_to")).startswith("2024-04-01")  # ended when told
+
+        tennis = await d.assemble(ANA.in_session("habit-3"), "Does the user play tennis?")
+        assert "tennis" not in section(tennis, "Known facts"), tennis
+        assert lines_with(tennis, "I quit tennis"), tennis  # the turn that ended it is there
+        assert all("earlier" not in line for line in lines_with(tennis, "quit tennis"))
+        told = lines_with(tennis, "every Sunday")
+        assert all("earlier" in line for line in told), told  # replaced, when shown
+
+        home = await d.assemble(ANA.in_session("habit-3"), "Where does the user live?")
+        facts = section(home, "Known facts")
+        assert "lives in Austin" in facts, home
+        assert "Denver" not in facts, home
+        lines = home.splitlines()
+        austin = [n for n, line in enumerate(lines) if "moved to Austin" in line]
+        denver = [n for n, line in enumerate(lines) if "I live in Denver" in line]
+        assert austin, home
+        assert denver, home
+        assert max(austin) < min(denver), home  # the newer turn first
+        assert all("earlier" in lines[n] for n in denver), home
+        assert all("earlier" not in lines[n] for n in austin), home

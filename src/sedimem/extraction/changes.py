@@ -13,20 +13,35 @@ import re
 
 from sedimem.extraction.clauses import Match, object_of
 from sedimem.extraction.subjects import NOT_NAMES
-from sedimem.extraction.vocabulary import GERUNDS, PET_WORDS, alternation
+from sedimem.extraction.vocabulary import (
+    CARS,
+    FAMILY,
+    GERUNDS,
+    LANGUAGES,
+    PET_WORDS,
+    PETS,
+    PLAYED,
+    alternation,
+)
+from sedimem.types.longterm import Fact
 
 __all__ = [
     "JOB_CHANGED",
     "MEASURE_SET",
     "MOVES",
+    "NAME_GONE",
     "NO_LONGER_DIET",
     "RENAMED_OR_AGED",
     "born",
     "ended",
     "expecting",
+    "graduated",
     "job_change",
+    "name_gone",
     "new_employer",
+    "pet_endings",
     "pet_gone",
+    "sold",
     "switched",
     "switched_job",
 ]
@@ -51,6 +66,45 @@ def pet_gone(clause: str, speaker: str) -> list[Match]:
     name = gone["name"] or gone["name2"] or gone["name3"]
     obj = f"{pet} named {name}" if name and name not in NOT_NAMES else pet
     return [Match(speaker, "has_pet", obj, "had a", negated=True, confidence=0.7)]
+
+
+#: "Luna passed away": a name alone that died (a clause about it is read though it names
+#: no person of the speaker's)
+NAME_GONE = re.compile(
+    r"^(?:(?:[Ss]adly|[Uu]nfortunately|[Tt]ragically),? )?(?:(?:[Mm]y|[Oo]ur) )?"
+    r"(?:(?:sweet|beloved|old|little|dear) )?(?P<name>[A-Z][a-z]+) "
+    r"(?:passed away|died|passed on|crossed the rainbow bridge)\b"
+)
+#: the kind of pet a name is known as when the clause does not say it ("pet named Luna")
+_SOME_PET = "pet"
+
+
+def name_gone(clause: str, speaker: str, named: frozenset[str]) -> list[Match]:
+    """ "Luna passed away": the speaker's pet of that name, if they have one, ends. Which
+    kind it is ("my cat Luna") was said in another turn: :func:`pet_endings` gives the
+    ending in every kind. A relative ("Grandma", or a name the turn gave a relative) is
+    not a pet."""
+    m = NAME_GONE.match(clause)
+    if m is None:
+        return []
+    name = m["name"]
+    if name in NOT_NAMES or name in named or name.lower() in FAMILY or name == speaker:
+        return []
+    gone = f"{_SOME_PET} named {name}"
+    return [Match(speaker, "has_pet", gone, "had a", negated=True, confidence=0.6)]
+
+
+def pet_endings(ended: Fact) -> list[Fact]:
+    """``ended`` as the store can match it: "pet named Luna" in each kind of pet (the store
+    ends a value that begins with the ending's words, and a pet is filed as "cat named
+    Luna"); any other ending as it is."""
+    prefix = f"{_SOME_PET} named "
+    obj = ended.object or ""
+    if ended.predicate != "has_pet" or not obj.startswith(prefix):
+        return [ended]
+    name = obj.removeprefix(prefix)
+    kinds = [_SOME_PET, *sorted(PETS)]
+    return [ended.model_copy(update={"object": f"{kind} named {name}"}) for kind in kinds]
 
 
 #: "We raised the budget to 3000 euros": the measure's new value
@@ -244,6 +298,9 @@ def ended(rest: str, subject: str) -> list[Match]:
         if lost["org"]:
             out.append(Match(subject, "works_at", lost["org"].strip(), "works at", True))
         return out or [Match(subject, "works_at", None, "works at", True)]
+    given_up = _given_up(rest, subject)
+    if given_up:
+        return given_up
     m = re.match(
         r"^(?:no longer|(?:do not|don't|does not|doesn't|am not|is not) (?P<any>.+?) "
         r"(?:anymore|any more)$)",
@@ -275,3 +332,72 @@ def ended(rest: str, subject: str) -> list[Match]:
             Match(subject, "habit", f"{surface} {obj}", surface, negated=True, confidence=0.7)
         )
     return out
+
+
+_GIVEN_UP = re.compile(
+    r"^(?:stopped|quit|quitted|gave up|given up|dropped)(?: on)? (?:(?P<learning>learning|"
+    r"studying) )?(?P<o>.+)$",
+    re.IGNORECASE,
+)
+
+
+def _given_up(rest: str, subject: str) -> list[Match]:
+    """ "gave up on Spanish", "stopped learning Spanish": the learning ends; "quit tennis":
+    the playing ends, and the habit told of it ("plays tennis every Sunday"). Only what is
+    learned or played: "gave up on him" ends nothing."""
+    m = _GIVEN_UP.match(rest)
+    if m is None:
+        return []
+    obj = object_of(m["o"], max_words=4)
+    if obj is None:
+        return []
+    thing = re.sub(r"^(?:the|my) ", "", obj.lower())
+    if m["learning"] or thing in LANGUAGES:
+        return [Match(subject, "learning", obj, "learning", negated=True, confidence=0.7)]
+    if thing in PLAYED:
+        return [
+            Match(subject, "plays", obj, "plays", negated=True, confidence=0.7),
+            Match(subject, "habit", f"plays {obj}", "plays", negated=True, confidence=0.7),
+        ]
+    return []
+
+
+# what a thing one had is called, not which one it is ("my old Prius" is the Prius)
+_OLD = r"(?:(?:old|trusty|beloved|ancient|little|first) )?"
+_SOLD = re.compile(
+    rf"^(?:sold|traded in|traded|got rid of) (?:my|our) {_OLD}(?P<old>[\w' -]{{1,30}}?)"
+    r"(?: (?:and (?:bought|got)|for) (?P<new>[\w' -]{1,30}))?$",
+    re.IGNORECASE,
+)
+_MODEL = re.compile(r"\bmodel [3sxy]\b", re.IGNORECASE)
+
+
+def _is_car(thing: str) -> bool:
+    return bool(_MODEL.search(thing)) or any(w in CARS for w in thing.lower().split())
+
+
+def sold(rest: str, subject: str) -> list[Match]:
+    """ "sold my Civic and bought a Tesla": what one owned (and drove, for a car) ends, and
+    what was bought is owned (driven) now."""
+    m = _SOLD.match(rest)
+    if m is None:
+        return []
+    old = object_of(m["old"], max_words=4)
+    new = object_of(m["new"], max_words=4) if m["new"] else None
+    if old is None or (m["new"] and new is None):
+        return []
+    car = _is_car(old) or (new is not None and _is_car(new))
+    out = [Match(subject, "drives", old, "drives", negated=True, confidence=0.7)] if car else []
+    out.append(Match(subject, "owns", old, "owns", negated=True, confidence=0.7))
+    if new is not None:
+        out.append(Match(subject, "drives" if car else "owns", new, "drives", confidence=0.7))
+        out.append(Match(subject, "bought", new, "bought", confidence=0.6))
+    return out
+
+
+def graduated(school: str, subject: str) -> list[Match]:
+    """ "graduated from NYU": no longer a student there (the date is the graduation's)."""
+    return [
+        Match(subject, "works_as", "student", "works as", negated=True, confidence=0.6),
+        Match(subject, "works_at", school, "works at", negated=True, confidence=0.6),
+    ]

@@ -57,7 +57,12 @@ class Clause:
 
 _CLAUSES = re.compile(
     r";|\s[-\u2013\u2014]\s|,?\s+but\s+|,\s*so\s+|\s+because\s+|\s+'?cause\s+|,\s*which\s+"
-    r"|,?\s+and\s+(?=(?:(?:so\s+)?(?:now|these\s+days|nowadays),?\s+)?(?:I|we|my)\b)|[,:]\s*(?=(?:I|we)\b)|:\s*(?=my\b)|,?\s+(?:al)?though\s+",
+    r"|,?\s+and\s+(?=(?:(?:so\s+)?(?:now|these\s+days|nowadays),?\s+)?(?:I|we|my)\b)|[,:]\s*(?=(?:I|we)\b)|:\s*(?=my\b)|,?\s+(?:al)?though\s+"
+    # "I love cooking, my favorite dish is ramen": a favorite is a statement of its own
+    r"|,\s*(?=my\s+(?:absolute\s+)?(?:favou?rite|fave)\b)"
+    # "I'm a nurse and will start nights next week", "... so I'll start": the plan is a
+    # clause of its own (skipped as a plan), so the fact before it is still read
+    r"|,?\s+and\s+(?=(?:will|shall|won't|am\s+going\s+to|gonna)\b)|\s+so\s+(?=(?:I|we)\b)",
     re.IGNORECASE,
 )
 _LEAD = re.compile(

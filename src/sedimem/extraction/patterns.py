@@ -19,9 +19,12 @@ from sedimem.extraction.changes import (
     born,
     ended,
     expecting,
+    graduated,
     job_change,
+    name_gone,
     new_employer,
     pet_gone,
+    sold,
     switched,
     switched_job,
 )
@@ -118,11 +121,14 @@ _NAMED_PETS = re.compile(
     rf"^[Mm]y (?P<pet>{PET_WORDS}) (?:are|is) (?:called|named) "
     r"(?P<names>[A-Z][a-z]+(?:(?:,| and|, and) [A-Z][a-z]+){0,5})$"
 )
+# a category is one or two lower-case words, or an abbreviation ("my favorite TV show")
+_CATEGORY_WORD = r"(?:[a-z]+|[A-Z]{2,3})"
+_CATEGORY = rf"{_CATEGORY_WORD}(?: (?!now\b|these\b|nowadays\b){_CATEGORY_WORD})?"
 _FAVORITE = re.compile(
-    r"^(?:[Mm]y (?:absolute )?(?:favou?rite|fave) (?P<c1>[a-z]+(?: (?!now\b|these\b|nowadays\b)"
-    r"[a-z]+)?)(?: now| these days| nowadays)? (?:is|are) "
+    rf"^(?:[Mm]y (?:absolute )?(?:favou?rite|fave) (?P<c1>{_CATEGORY})"
+    r"(?: now| these days| nowadays)? (?:is|are) "
     r"(?P<o1>.+)|(?P<o2>[\w' -]+?) (?:is|are) my (?:absolute )?(?:favou?rite|fave) "
-    r"(?P<c2>[a-z]+(?: (?!now\b|these\b|nowadays\b)[a-z]+)?))(?:,? (?:now|these days|nowadays))?$"
+    rf"(?P<c2>{_CATEGORY}))(?:,? (?:now|these days|nowadays))?$"
 )
 _MEASURE = re.compile(
     r"^(?:[Mm]y|[Oo]ur) (?:(?:trip|travel|holiday|vacation|monthly|yearly|annual|total|"
@@ -340,6 +346,8 @@ def _event(rest: str, subject: str) -> list[Match]:
         return []
     predicate = EVENT_VERBS[verb]
     out = [Match(subject, predicate, obj, verb, confidence=0.6)]
+    if predicate == "graduated_from":
+        out.extend(graduated(obj, subject))
     if predicate == "adopted":
         pet = re.match(rf"^(?:an?|two|three|\d)\s+(?:\w+\s+)?(?P<pet>{PET_WORDS})$", obj, re.I)
         if pet:
@@ -411,7 +419,7 @@ def match_clause(
 def _match_whole(
     clause: str, speaker: str, named: frozenset[str], dated: bool, job_changed: bool
 ) -> list[Match]:
-    gone = pet_gone(clause, speaker)
+    gone = pet_gone(clause, speaker) or name_gone(clause, speaker, named)
     if gone:
         return gone  # not also "has a dog named Rex" from the same words
     found = _relations(clause, speaker)
@@ -448,7 +456,7 @@ def _match_whole(
         rest = f"{head} {tail}"
     if rest.lower().startswith("am not ") and not NO_LONGER_DIET.match(rest):
         return found  # "I'm not a morning person": what one is not is rarely worth noting
-    changed = switched_job(rest, subject) or switched(rest, subject)
+    changed = switched_job(rest, subject) or switched(rest, subject) or sold(rest, subject)
     if job_changed and not changed:
         changed = new_employer(rest, subject)
     if changed:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from sedimem.extraction.changes import pet_endings
 from sedimem.extraction.protocols import EndingExtractor, Extractor
 from sedimem.extraction.statements import Statement, extract_statements
 from sedimem.extraction.subjects import UNNAMED_USER
@@ -125,7 +126,7 @@ class RuleExtractor:
 
     async def endings(self, episode: Episode) -> list[Fact]:
         """What the episode's turn says stopped being true ("I no longer eat meat")."""
-        return [s.fact for s in self._statements_of(episode) if s.ends]
+        return [f for s in self._statements_of(episode) if s.ends for f in pet_endings(s.fact)]
 
     def _statements_of(self, episode: Episode) -> list[Statement]:
         """The episode's statements, read once for ``extract`` and ``endings`` together

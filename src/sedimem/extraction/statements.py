@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sedimem.errors import ValidationError
-from sedimem.extraction.changes import JOB_CHANGED
+from sedimem.extraction.changes import JOB_CHANGED, NAME_GONE
 from sedimem.extraction.clauses import Match, split_clauses
 from sedimem.extraction.dates import DateMention, find_dates
 from sedimem.extraction.patterns import EVENT_OPENING, match_assistant, match_clause
@@ -136,7 +136,11 @@ def extract_statements(
     for clause in split_clauses(text[:MAX_READ_CHARS], lists=not assistant):
         # only a clause in first person (or, in an assistant turn, about "your" things), or
         # about someone named earlier in the turn, can state a fact: the rest costs nothing
-        personal = _PERSONAL.search(clause.text) or EVENT_OPENING.match(clause.text)
+        personal = (
+            _PERSONAL.search(clause.text)
+            or EVENT_OPENING.match(clause.text)
+            or NAME_GONE.match(clause.text)  # "Luna passed away": the speaker's pet, if any
+        )
         if not (personal or (named and _NAMED_WORD.search(clause.text))):
             continue
         future = any(hint in clause.text.lower() for hint in _FUTURE_HINTS)

@@ -20,10 +20,13 @@ from collections.abc import Iterable
 from typing import Literal
 
 __all__ = [
+    "CARS",
     "EVENT_VERBS",
     "FAMILY",
     "FAMILY_WORDS",
     "GERUNDS",
+    "LANGUAGES",
+    "PLAYED",
     "CONDITIONS",
     "MEASURES",
     "OCCUPATIONS",
@@ -167,6 +170,32 @@ GERUNDS: dict[str, str] = {
     "enjoy": "likes",
 }
 
+#: What one learns that has no verb of its own: "I gave up on Spanish" ends learning it.
+LANGUAGES = frozenset(
+    """spanish french german italian portuguese japanese chinese mandarin cantonese korean
+    russian arabic hindi urdu bengali dutch swedish norwegian danish finnish polish greek
+    turkish hebrew latin vietnamese thai indonesian swahili czech hungarian ukrainian irish
+    welsh icelandic persian farsi tagalog asl""".split()
+) | {"sign language"}  # fmt: skip
+
+#: Sports, games and instruments one plays: "I quit tennis" ends playing it (and the habit).
+PLAYED = frozenset(
+    """tennis golf football soccer basketball baseball volleyball hockey rugby cricket
+    badminton squash handball lacrosse softball polo pickleball padel darts pool billiards
+    bowling chess poker bridge guitar piano violin cello drums bass flute saxophone sax
+    trumpet clarinet ukulele harp viola trombone banjo keyboard""".split()
+) | {"table tennis", "ping pong", "ice hockey", "video games"}  # fmt: skip
+
+#: Words that make a thing one drives: a car, a make or a model ("my Civic", "a Tesla").
+CARS = frozenset(
+    """car cars truck van suv minivan pickup jeep toyota honda ford tesla bmw audi mercedes
+    volkswagen vw subaru mazda nissan hyundai kia chevy chevrolet volvo porsche lexus fiat
+    peugeot renault skoda dodge gmc cadillac buick acura infiniti jaguar civic accord
+    corolla camry prius rav4 cr-v mustang f-150 jetta passat fiesta
+    outback forester impreza miata altima sentra wrangler cherokee cybertruck elantra
+    sonata tacoma tundra highlander odyssey""".split()
+)  # fmt: skip
+
 PETS = frozenset(
     {
         "dog", "dogs", "cat", "cats", "puppy", "puppies", "kitten", "kittens", "pup", "pups",
@@ -226,6 +255,13 @@ def _singular(things: str) -> str:
     return things.removesuffix("s")
 
 
+#: Categories said as abbreviations ("my favorite TV show"): predicates are lower case, a
+#: statement says them as people write them.
+_ABBREVIATIONS = {
+    w.lower(): w for w in ("TV", "DJ", "PC", "RPG", "NBA", "NFL", "NHL", "MLB", "UFC")
+}
+
+
 def phrase(subject: str, predicate: str, obj: str | None, *, ended: bool = False) -> str:
     """The statement of ``(subject, predicate, obj)``; ``ended``: it stopped being true."""
     if predicate in _PHRASES:
@@ -233,7 +269,8 @@ def phrase(subject: str, predicate: str, obj: str | None, *, ended: bool = False
     elif predicate in _RELATIONS:
         template = "{s}'s " + predicate + " is {o}"
     elif predicate.startswith("favorite_"):
-        template = "{s}'s favorite " + predicate.removeprefix("favorite_").replace("_", " ")
+        category = predicate.removeprefix("favorite_").split("_")
+        template = "{s}'s favorite " + " ".join(_ABBREVIATIONS.get(w, w) for w in category)
         template += " is {o}"
     elif predicate.startswith("number_of_"):
         things = predicate.removeprefix("number_of_").replace("_", " ")
