@@ -19,7 +19,6 @@ from sedimem.extraction.vocabulary import (
     GERUNDS,
     LANGUAGES,
     PET_WORDS,
-    PETS,
     PLAYED,
     alternation,
 )
@@ -95,16 +94,14 @@ def name_gone(clause: str, speaker: str, named: frozenset[str]) -> list[Match]:
 
 
 def pet_endings(ended: Fact) -> list[Fact]:
-    """``ended`` as the store can match it: "pet named Luna" in each kind of pet (the store
-    ends a value that begins with the ending's words, and a pet is filed as "cat named
-    Luna"); any other ending as it is."""
+    """``ended`` as the store can match it: "pet named Luna", and "named Luna" for a pet
+    filed under its kind ("cat named Luna": the store ends a value that begins with the
+    ending's words, or ends with two or more of them); any other ending as it is."""
     prefix = f"{_SOME_PET} named "
     obj = ended.object or ""
     if ended.predicate != "has_pet" or not obj.startswith(prefix):
         return [ended]
-    name = obj.removeprefix(prefix)
-    kinds = [_SOME_PET, *sorted(PETS)]
-    return [ended.model_copy(update={"object": f"{kind} named {name}"}) for kind in kinds]
+    return [ended, ended.model_copy(update={"object": obj.removeprefix(f"{_SOME_PET} ")})]
 
 
 #: "We raised the budget to 3000 euros": the measure's new value

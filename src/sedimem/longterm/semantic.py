@@ -58,16 +58,19 @@ _ARTICLES = frozenset({"a", "an", "the"})
 
 
 def _ends_object(current: str | None, ended: str | None) -> bool:
-    """Whether ending ``ended`` ends the ``current`` object: the same words, or the words it
-    begins with, compared without case, spacing or articles ("the guitar" ends "guitar in
-    a band"; "plays tennis" ends the habit "plays tennis every Sunday"; "meat" does not
-    end "meatballs")."""
+    """Whether ending ``ended`` ends the ``current`` object: the same words, the words it
+    begins with, or two or more words it ends with, compared without case, spacing or
+    articles ("the guitar" ends "guitar in a band"; "plays tennis" ends the habit "plays
+    tennis every Sunday"; "named Luna" ends "cat named Luna", "Honda Civic" ends "2015
+    Honda Civic"; "meat" does not end "meatballs", nor "Civic" alone "Honda Civic")."""
 
     def words(text: str | None) -> list[str]:
         return [w for w in records.normalise(text or "").split() if w not in _ARTICLES]
 
     gone, have = words(ended), words(current)
-    return have[: len(gone)] == gone if gone else have == gone
+    if not gone:
+        return have == gone
+    return have[: len(gone)] == gone or (len(gone) >= 2 and have[-len(gone) :] == gone)
 
 
 def _reinforce(known: Fact, again: Fact) -> Fact:
@@ -271,9 +274,9 @@ class SemanticMemory(LongTermService):
     async def end(self, ended: Fact) -> list[Fact]:
         """Close what ``ended`` says stopped being true at its ``valid_from``.
 
-        ``ended`` names a subject and predicate, and an object (a value that is, or begins
-        with, its words) or ``None`` (whatever value it has), in its owner scope: "Ana no
-        longer eats meat" from a turn. Every current,
+        ``ended`` names a subject and predicate, and an object (a value that is, begins
+        with, or ends with two or more of its words) or ``None`` (whatever value it has), in
+        its owner scope: "Ana no longer eats meat" from a turn. Every current,
         open-ended matching fact that holds at that time is retired and replaced by a closed
         version valid until then (as supersession closes the old value), so the history keeps
         it and ``current`` no longer has it. Returns the closed versions; nothing holding: ``[]``.
