@@ -81,8 +81,8 @@ _SOME_PET = "pet"
 def name_gone(clause: str, speaker: str, named: frozenset[str]) -> list[Match]:
     """ "Luna passed away": the speaker's pet of that name, if they have one, ends. Which
     kind it is ("my cat Luna") was said in another turn: :func:`pet_endings` gives the
-    store an ending that matches any kind. A relative ("Grandma", or a name the turn gave a relative) is
-    not a pet."""
+    store an ending that matches any kind. A relative ("Grandma", or a name the turn gave
+    a relative) is not a pet."""
     m = NAME_GONE.match(clause)
     if m is None:
         return []
