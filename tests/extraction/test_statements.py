@@ -586,3 +586,42 @@ def test_what_is_said_of_friends_and_colleagues_is_about_them(
 )
 def test_a_new_value_told_in_passing(text: str, expected: list[tuple[str, str, str]]) -> None:
     assert [(s, p, o) for s, p, o, _, _ in triples(text)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the thing, without why, with whom, how often or when
+        ("I drive a Civic to work.", ("drives", "a Civic")),
+        ("I drive a Toyota to school.", ("drives", "a Toyota")),
+        ("I ride my bike in the park.", ("rides", "Ana's bike")),
+        ("I play guitar for fun.", ("plays", "guitar")),
+        ("I play chess with my dad.", ("plays", "chess")),
+        ("I teach yoga in the morning.", ("teaches", "yoga")),
+        ("I'm learning Spanish for fun.", ("learning", "Spanish")),
+        ("I like to paint in my spare time.", ("likes", "to paint")),
+        ("I like to explore the ocean with my friends.", ("likes", "to explore the ocean")),
+        # what belongs to the thing stays
+        ("I own a house with a garden.", ("owns", "a house with a garden")),
+        ("I play the guitar in a band.", ("plays", "guitar in a band")),
+        # a verb that is not complete without what follows keeps it
+        ("I love spending time with my family.", ("likes", "spending time with Ana's family")),
+        ("I like to hang out with friends.", ("likes", "to hang out with friends")),
+        ("I like to go to work early.", ("likes", "to go to work early")),
+    ],
+)
+def test_an_object_stops_where_the_thing_does(text: str, expected: tuple[str, str]) -> None:
+    assert [(p, o) for _, p, o, _, _ in triples(text)] == [expected]
+
+
+def test_a_habit_keeps_its_schedule_and_a_place_stays_where_it_says_where_one_lives() -> None:
+    assert [(p, o) for _, p, o, _, _ in triples("I volunteer at the shelter twice a month.")] == [
+        ("habit", "volunteers at the shelter twice a month")
+    ]
+    assert [(p, o) for _, p, o, _, _ in triples("I drink coffee every morning.")] == [
+        ("habit", "drinks coffee every morning")
+    ]
+    assert [(p, o) for _, p, o, _, _ in triples("I teach math at a high school in Austin.")] == [
+        ("teaches", "math at a high school in Austin"),
+        ("lives_in", "Austin"),
+    ]
