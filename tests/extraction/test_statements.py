@@ -622,6 +622,9 @@ def test_a_habit_keeps_its_schedule_and_a_place_stays_where_it_says_where_one_li
     assert [(p, o) for _, p, o, _, _ in triples("I drink coffee every morning.")] == [
         ("habit", "drinks coffee every morning")
     ]
+    assert [(p, o) for _, p, o, _, _ in triples("I take the bus to work every day.")] == [
+        ("habit", "takes the bus to work every day")
+    ]
     assert [(p, o) for _, p, o, _, _ in triples("I teach math at a high school in Austin.")] == [
         ("teaches", "math at a high school in Austin"),
         ("lives_in", "Austin"),
