@@ -15,6 +15,7 @@ from sedimem.extraction import (
     find_dates,
     phrase,
 )
+from sedimem.extraction.clauses import thing_of
 from sedimem.scope import Scope
 from sedimem.types.longterm import Episode
 
@@ -628,4 +629,29 @@ def test_a_habit_keeps_its_schedule_and_a_place_stays_where_it_says_where_one_li
     assert [(p, o) for _, p, o, _, _ in triples("I teach math at a high school in Austin.")] == [
         ("teaches", "math at a high school in Austin"),
         ("lives_in", "Austin"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said", "thing"),
+    [
+        ("a Civic to work", "a Civic"),
+        ("tennis with my brother on weekends", "tennis"),
+        ("yoga twice a month", "yoga"),
+        # a verb that is not complete without what follows keeps it
+        ("to spend time with my family", "to spend time with my family"),
+        ("to hang out with friends", "to hang out with friends"),
+        ("to go to work", "to go to work"),
+        # what belongs to the thing stays
+        ("a house with a garden", "a house with a garden"),
+        ("a degree in biology", "a degree in biology"),
+    ],
+)
+def test_thing_of_cuts_only_what_follows_a_complete_thing(said: str, thing: str) -> None:
+    assert thing_of(said) == thing
+
+
+def test_a_thing_learned_with_someone_keeps_them_when_the_verb_needs_them() -> None:
+    assert [(p, o) for _, p, o, _, _ in triples("I'm learning to travel with my dog.")] == [
+        ("learning", "to travel with Ana's dog")
     ]
