@@ -15,6 +15,7 @@ from sedimem.extraction import (
     find_dates,
     phrase,
 )
+from sedimem.extraction.clauses import thing_of
 from sedimem.scope import Scope
 from sedimem.types.longterm import Episode
 
@@ -586,3 +587,71 @@ def test_what_is_said_of_friends_and_colleagues_is_about_them(
 )
 def test_a_new_value_told_in_passing(text: str, expected: list[tuple[str, str, str]]) -> None:
     assert [(s, p, o) for s, p, o, _, _ in triples(text)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the thing, without why, with whom, how often or when
+        ("I drive a Civic to work.", ("drives", "a Civic")),
+        ("I drive a Toyota to school.", ("drives", "a Toyota")),
+        ("I ride my bike in the park.", ("rides", "Ana's bike")),
+        ("I play guitar for fun.", ("plays", "guitar")),
+        ("I play chess with my dad.", ("plays", "chess")),
+        ("I teach yoga in the morning.", ("teaches", "yoga")),
+        ("I'm learning Spanish for fun.", ("learning", "Spanish")),
+        # what one likes keeps how and with whom: that is part of what is liked
+        ("I like to paint in my spare time.", ("likes", "to paint in Ana's spare time")),
+        ("I like hiking with my dog.", ("likes", "hiking with Ana's dog")),
+        # what belongs to the thing stays
+        ("I own a house with a garden.", ("owns", "a house with a garden")),
+        ("I play the guitar in a band.", ("plays", "guitar in a band")),
+        # a verb that is not complete without what follows keeps it
+        ("I love spending time with my family.", ("likes", "spending time with Ana's family")),
+        ("I like to hang out with friends.", ("likes", "to hang out with friends")),
+        ("I like to go to work early.", ("likes", "to go to work early")),
+    ],
+)
+def test_an_object_stops_where_the_thing_does(text: str, expected: tuple[str, str]) -> None:
+    assert [(p, o) for _, p, o, _, _ in triples(text)] == [expected]
+
+
+def test_a_habit_keeps_its_schedule_and_a_place_stays_where_it_says_where_one_lives() -> None:
+    assert [(p, o) for _, p, o, _, _ in triples("I volunteer at the shelter twice a month.")] == [
+        ("habit", "volunteers at the shelter twice a month")
+    ]
+    assert [(p, o) for _, p, o, _, _ in triples("I drink coffee every morning.")] == [
+        ("habit", "drinks coffee every morning")
+    ]
+    assert [(p, o) for _, p, o, _, _ in triples("I take the bus to work every day.")] == [
+        ("habit", "takes the bus to work every day")
+    ]
+    assert [(p, o) for _, p, o, _, _ in triples("I teach math at a high school in Austin.")] == [
+        ("teaches", "math at a high school in Austin"),
+        ("lives_in", "Austin"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said", "thing"),
+    [
+        ("a Civic to work", "a Civic"),
+        ("tennis with my brother on weekends", "tennis"),
+        ("yoga twice a month", "yoga"),
+        # a verb that is not complete without what follows keeps it
+        ("to spend time with my family", "to spend time with my family"),
+        ("to hang out with friends", "to hang out with friends"),
+        ("to go to work", "to go to work"),
+        # what belongs to the thing stays
+        ("a house with a garden", "a house with a garden"),
+        ("a degree in biology", "a degree in biology"),
+    ],
+)
+def test_thing_of_cuts_only_what_follows_a_complete_thing(said: str, thing: str) -> None:
+    assert thing_of(said) == thing
+
+
+def test_a_thing_learned_with_someone_keeps_them_when_the_verb_needs_them() -> None:
+    assert [(p, o) for _, p, o, _, _ in triples("I'm learning to travel with my dog.")] == [
+        ("learning", "to travel with Ana's dog")
+    ]

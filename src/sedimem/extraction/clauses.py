@@ -26,6 +26,7 @@ __all__ = [
     "listed",
     "object_of",
     "split_clauses",
+    "thing_of",
 ]
 
 #: A clause longer than this is no fact said in passing (and every pattern run on a clause
@@ -192,3 +193,50 @@ def items_of(raw: str, max_words: int) -> list[str]:
 def deictic(text: str) -> bool:
     """Whether ``text`` points at something said elsewhere ("their work", "that one")."""
     return bool(_DEICTIC.match(text))
+
+
+# What a clause adds after the thing itself: why ("to work", "for fun"), with whom ("with my
+# brother"), how often or when ("every day", "on weekends", "twice a month", "in the
+# morning"). A fact keeps the thing: "drives a Civic", which "I sold my Civic" can end and
+# which reads well in a context. What belongs to the thing stays ("a house with a garden",
+# "a degree in biology"): only these phrases, when something is left before them, are cut.
+_PURPOSE = (
+    r"to (?:work|school|class|college|university|uni|church|the office)"
+    r"|for (?:fun|a living|work|exercise|fitness|a hobby|pleasure|relaxation)"
+    r"|as a hobby|in my (?:spare|free) time|on the side"
+)
+_COMPANION = (
+    r"with (?:my|our|his|her|their|the) (?:\w+ )?(?:family|friends?|kids|children|parents"
+    r"|husband|wife|partner|boyfriend|girlfriend|son|sons|daughters?|brothers?|sisters?"
+    r"|mom|dad|mother|father|grandparents|grandma|grandpa|cousins?|dogs?|team|colleagues"
+    r"|coworkers|classmates|neighbou?rs?|roommates?)|with friends|with family"
+)
+_WHEN = (
+    r"every (?:single )?\w+|each \w+|daily|weekly|nightly|monthly|most (?:days|mornings|"
+    r"evenings|nights|weekends)|on (?:the )?weekends?|at (?:the )?weekends?|on \w+days"
+    r"|(?:once|twice|\w+ times) (?:a|per|every) \w+|in the (?:mornings?|evenings?|"
+    r"afternoons?)|at night|after (?:work|school)|before (?:work|school)"
+)
+# a verb whose object is the phrase that follows it: "spend time with my family", "hang out
+# with friends", "go to work" are not complete without it
+_INCOMPLETE = re.compile(
+    r"\b(?:time|out|go|goes|going|get|gets|getting|come|comes|coming|be|being|spend|"
+    r"spending|hang|hanging|stay|staying|travel|traveling|travelling)$",
+    re.IGNORECASE,
+)
+_TRAILING = re.compile(rf"\s+(?:{_PURPOSE}|{_COMPANION}|{_WHEN})\b", re.IGNORECASE)
+# where an activity happens is no part of a thing one drives or rides ("my bike in the
+# park"); a place stays on what it belongs to ("teaches math at a high school in Austin")
+_PLACE_AFTER = re.compile(r"\s+(?:around|in|at|on|through|across)\s", re.IGNORECASE)
+
+
+def thing_of(obj: str, *, places: bool = False) -> str:
+    """``obj`` without what follows the thing (see :data:`_TRAILING`); ``places``: also
+    without a trailing place phrase. Nothing is cut when nothing would be left."""
+    cut = _TRAILING.search(obj)
+    text = obj[: cut.start()] if cut else obj
+    if _INCOMPLETE.search(text):
+        return obj
+    if places and (at := _PLACE_AFTER.search(text)):
+        text = text[: at.start()]
+    return text.strip(" ,") or obj

@@ -28,7 +28,15 @@ from sedimem.extraction.changes import (
     switched,
     switched_job,
 )
-from sedimem.extraction.clauses import Match, bad_object, deictic, items_of, listed, object_of
+from sedimem.extraction.clauses import (
+    Match,
+    bad_object,
+    deictic,
+    items_of,
+    listed,
+    object_of,
+    thing_of,
+)
 from sedimem.extraction.profile import job_facts, match_name, match_profile
 from sedimem.extraction.subjects import NOT_NAMES, possessive
 from sedimem.extraction.vocabulary import EVENT_VERBS, FAMILY, FAMILY_WORDS, PET_WORDS, alternation
@@ -233,6 +241,13 @@ _JOB_PURPOSE = re.compile(
 )
 
 
+#: Predicates whose object is a thing one plays or eats, which stops before the clause's
+#: purpose, company or schedule (:func:`.clauses.thing_of`). What one likes keeps them: how
+#: and with whom is part of what is liked ("hiking with my dog", "to paint in my spare
+#: time").
+_THINGS = frozenset({"plays", "eats"})
+
+
 def _state(rest: str, subject: str, first: bool) -> list[Match]:
     """Present-tense states: where one lives and works, what one likes, plays, eats."""
     verb_s = "" if first else "s"
@@ -298,6 +313,8 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
         obj = object_of(m["o"])
         if obj is None:
             return []
+        if predicate in _THINGS:  # "plays tennis with my brother": tennis
+            obj = thing_of(obj)
         if predicate == "likes" and obj.lower().split()[0] in ("all", "every"):
             obj = " ".join(obj.split()[1:]) or obj
         if predicate in ("likes", "dislikes") and deictic(obj):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from sedimem.extraction.clauses import Match, bad_object, items_of, object_of
+from sedimem.extraction.clauses import Match, bad_object, items_of, object_of, thing_of
 from sedimem.extraction.vocabulary import (
     CONDITIONS,
     FAMILY,
@@ -51,6 +51,9 @@ _THING_VERBS = {
     "teach": "teaches", "run": "runs", "grow": "grows", "raise": "raises",
     "volunteer at": "volunteers_at", "volunteer for": "volunteers_at", "ride": "rides",
 }  # fmt: skip
+#: What one drives or rides is the vehicle, not where ("a Civic to work", "my bike in the
+#: park")
+_VEHICLE_VERBS = frozenset({"drives", "rides"})
 _NO_VERBS = {"eat": "does_not_eat", "drink": "does_not_drink"}
 _NO_ACTIVITIES = frozenset("ski smoke drive swim cook dance drink eat".split())
 _PROGRESSIVE = {
@@ -337,6 +340,7 @@ def _doing(rest: str, subject: str, dated: bool) -> list[Match]:
         obj = object_of(prog["o"])
         if obj is None:
             return []
+        obj = thing_of(obj)  # "learning Spanish for fun": Spanish
         if verb == "using":
             return [_m(subject, "uses", o) for o in re.split(r" on | and ", obj) if o]
         return [_m(subject, _PROGRESSIVE[verb], obj)]
@@ -379,10 +383,12 @@ def _things(rest: str, subject: str) -> list[Match]:
     if obj is None:
         return []
     predicate = _THING_VERBS[m["v"]]
+    said = obj  # "teaches math at a high school in Austin": where one lives, too
+    obj = thing_of(obj, places=predicate in _VEHICLE_VERBS)
     if predicate == "uses":
         return [_m(subject, "uses", o) for o in re.split(r" on | and ", obj) if o]
     out = [_m(subject, predicate, obj, 0.6)]
-    place = re.search(rf" in {_PLACE}$", obj)
+    place = re.search(rf" in {_PLACE}$", said)
     if predicate == "teaches" and place:
         out.append(_m(subject, "lives_in", place["place"], 0.6))
     return out
