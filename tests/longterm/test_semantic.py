@@ -1,5 +1,6 @@
 import asyncio
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -414,15 +415,21 @@ async def test_a_value_said_again_keeps_its_first_episode_current(
     assert await facts.outdated_sources([first, again], scope=scope) == {}
 
 
+def anas(scope: Scope, predicate: str) -> Callable[[str, datetime], Fact]:
+    """A maker of Ana's facts of ``predicate`` (a value and its start)."""
+
+    def fact(thing: str, at: datetime) -> Fact:
+        return Fact(scope=scope, statement=f"Ana {predicate} {thing}", subject="Ana",
+                    predicate=predicate, object=thing, valid_from=at)  # fmt: skip
+
+    return fact
+
+
 async def test_an_ending_closes_the_values_that_begin_with_its_words(
     facts: SemanticMemory,
 ) -> None:
     scope = Scope(tenant=f"t-{uuid.uuid4().hex[:8]}", user="ana")
-
-    def plays(thing: str, at: datetime) -> Fact:
-        return Fact(scope=scope, statement=f"Ana plays {thing}", subject="Ana",
-                    predicate="plays", object=thing, valid_from=at)  # fmt: skip
-
+    plays = anas(scope, "plays")
     for thing in ("guitar in a band", "meatball bingo", "the piano"):
         await facts.learn(plays(thing, Y[1]))
     closed = await facts.end(plays("the guitar", Y[3]))
@@ -438,11 +445,7 @@ async def test_an_ending_of_two_words_closes_the_values_that_end_with_them(
     facts: SemanticMemory,
 ) -> None:
     scope = Scope(tenant=f"t-{uuid.uuid4().hex[:8]}", user="ana")
-
-    def owns(thing: str, at: datetime) -> Fact:
-        return Fact(scope=scope, statement=f"Ana owns {thing}", subject="Ana",
-                    predicate="owns", object=thing, valid_from=at)  # fmt: skip
-
+    owns = anas(scope, "owns")
     for thing in ("a 2015 Honda Civic", "a cat named Luna", "a red bike"):
         await facts.learn(owns(thing, Y[1]))
     assert await facts.end(owns("Civic", Y[3])) == []  # one word: only as the first
