@@ -321,10 +321,16 @@ def ended(rest: str, subject: str) -> list[Match]:
     obj = object_of(verb["o"] or "") if verb["o"] else None
     if verb["o"] and obj is None:
         return []
+    return _no_longer(subject, predicate, obj)
+
+
+def _no_longer(subject: str, predicate: str, obj: str | None) -> list[Match]:
+    """The ending of ``predicate`` (``obj``, or any value), and for a plain verb with an
+    object the habit told of it ("plays tennis every Sunday" is a habit fact: "I stopped
+    playing tennis" and "I quit tennis" end it too)."""
     surface = predicate.replace("_", " ")
     out = [Match(subject, predicate, obj, surface, negated=True, confidence=0.7)]
-    if obj is not None and "_" not in predicate:  # a plain verb's habit ("plays tennis
-        # every Sunday" is a habit fact: "I stopped playing tennis" ends it too)
+    if obj is not None and "_" not in predicate:
         out.append(
             Match(subject, "habit", f"{surface} {obj}", surface, negated=True, confidence=0.7)
         )
@@ -352,10 +358,7 @@ def _given_up(rest: str, subject: str) -> list[Match]:
     if m["learning"] or thing in LANGUAGES:
         return [Match(subject, "learning", obj, "learning", negated=True, confidence=0.7)]
     if thing in PLAYED:
-        return [
-            Match(subject, "plays", obj, "plays", negated=True, confidence=0.7),
-            Match(subject, "habit", f"plays {obj}", "plays", negated=True, confidence=0.7),
-        ]
+        return _no_longer(subject, "plays", obj)
     return []
 
 
