@@ -179,6 +179,7 @@ def test_a_graduation_from_a_school_without_a_name_ends_being_a_student() -> Non
         ("Luna passed away", "2023-11-08"),
         ("Sadly, Luna died last week.", "2023-10-30"),
         ("Our sweet Biscuit passed away yesterday", "2023-11-07"),
+        ("Sad news: Luna passed away", "2023-11-08"),
     ],
 )
 def test_a_name_that_died_ends_the_pet_of_that_name(text: str, day: str) -> None:

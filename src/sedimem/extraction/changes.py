@@ -70,7 +70,9 @@ def pet_gone(clause: str, speaker: str) -> list[Match]:
 #: "Luna passed away": a name alone that died (a clause about it is read though it names
 #: no person of the speaker's)
 NAME_GONE = re.compile(
-    r"^(?:(?:[Ss]adly|[Uu]nfortunately|[Tt]ragically),? )?(?:(?:[Mm]y|[Oo]ur) )?"
+    # a short lead-in first: "Sadly, ", "Sad news: ", "Update: "
+    r"^(?:(?:[Ss]adly|[Uu]nfortunately|[Tt]ragically),? |[A-Z][a-z]+(?: [a-z]+){0,2}[:,] )?"
+    r"(?:(?:[Mm]y|[Oo]ur) )?"
     r"(?:(?:sweet|beloved|old|little|dear) )?(?P<name>[A-Z][a-z]+) "
     r"(?:passed away|died|passed on|crossed the rainbow bridge)\b"
 )
@@ -96,7 +98,7 @@ def name_gone(clause: str, speaker: str, named: frozenset[str]) -> list[Match]:
 def pet_endings(ended: Fact) -> list[Fact]:
     """``ended`` as the store can match it: "pet named Luna", and "named Luna" for a pet
     filed under its kind ("cat named Luna": the store ends a value that begins with the
-    ending's words, or ends with two or more of them); any other ending as it is."""
+    ending's words, or ends with them); any other ending as it is."""
     prefix = f"{_SOME_PET} named "
     obj = ended.object or ""
     if ended.predicate != "has_pet" or not obj.startswith(prefix):

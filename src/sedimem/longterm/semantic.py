@@ -59,10 +59,11 @@ _ARTICLES = frozenset({"a", "an", "the"})
 
 def _ends_object(current: str | None, ended: str | None) -> bool:
     """Whether ending ``ended`` ends the ``current`` object: the same words, the words it
-    begins with, or two or more words it ends with, compared without case, spacing or
-    articles ("the guitar" ends "guitar in a band"; "plays tennis" ends the habit "plays
-    tennis every Sunday"; "named Luna" ends "cat named Luna", "Honda Civic" ends "2015
-    Honda Civic"; "meat" does not end "meatballs", nor "Civic" alone "Honda Civic")."""
+    begins with, or the words it ends with (a thing is named again by its last words),
+    compared without case, spacing or articles ("the guitar" ends "guitar in a band";
+    "plays tennis" ends the habit "plays tennis every Sunday"; "named Luna" ends "cat
+    named Luna", "my Civic" ends "a 2015 Honda Civic"; "meat" does not end "meatballs",
+    nor "Honda" "a 2015 Honda Civic")."""
 
     def words(text: str | None) -> list[str]:
         return [w for w in records.normalise(text or "").split() if w not in _ARTICLES]
@@ -70,7 +71,7 @@ def _ends_object(current: str | None, ended: str | None) -> bool:
     gone, have = words(ended), words(current)
     if not gone:
         return have == gone
-    return have[: len(gone)] == gone or (len(gone) >= 2 and have[-len(gone) :] == gone)
+    return have[: len(gone)] == gone or have[-len(gone) :] == gone
 
 
 def _reinforce(known: Fact, again: Fact) -> Fact:
@@ -275,7 +276,7 @@ class SemanticMemory(LongTermService):
         """Close what ``ended`` says stopped being true at its ``valid_from``.
 
         ``ended`` names a subject and predicate, and an object (a value that is, begins
-        with, or ends with two or more of its words) or ``None`` (whatever value it has), in
+        with, or ends with its words) or ``None`` (whatever value it has), in
         its owner scope: "Ana no longer eats meat" from a turn. Every current,
         open-ended matching fact that holds at that time is retired and replaced by a closed
         version valid until then (as supersession closes the old value), so the history keeps
