@@ -290,3 +290,39 @@ async def test_a_habit_that_ended_and_a_home_that_changed_show_the_current_state
         assert max(austin) < min(denver), home  # the newer turn first
         assert all("earlier" in lines[n] for n in denver), home
         assert all("earlier" not in lines[n] for n in austin), home
+
+
+# A car and a pet told in one session, both gone in a later one and named more briefly
+CAR_AND_PET = [
+    turn(1, 0, "user", "I drive a Honda Civic to work and my cat Luna keeps me company."),
+    turn(1, 1, "assistant", "Nice! How long have you had Luna?"),
+]
+SOLD_AND_GONE = [
+    turn(4, 0, "user", "Sad news: Luna passed away yesterday."),
+    turn(4, 1, "assistant", "I'm so sorry for your loss."),
+    turn(4, 2, "user", "Also I sold my Civic and bought a Tesla."),
+    turn(4, 3, "assistant", "Big changes! Enjoy the Tesla."),
+]
+
+
+async def test_a_car_sold_and_a_pet_that_died_named_briefly_are_no_longer_current(
+    drive: Drive,
+) -> None:
+    """ "a Honda Civic" is sold as "my Civic", and "my cat Luna" dies as "Luna": both end
+    (the store matches a value by its last words), the Tesla is the car now, and the turn
+    that told of the Civic and the cat is labelled "earlier"."""
+    async with drive() as d:
+        await d.ingest(ANA.in_session("car-1"), CAR_AND_PET)
+        await d.ingest(ANA.in_session("car-2"), SOLD_AND_GONE)
+        for predicate, gone in (("drives", "a Honda Civic"), ("has_pet", "cat named Luna")):
+            versions = await d.history(ANA, "ana", predicate)
+            ended = [v for v in versions if v["object"] == gone]
+            assert ended, versions
+            assert all(v.get("valid_to") is not None for v in ended), versions
+        context = await d.assemble(ANA.in_session("car-3"), "What car does the user drive?")
+        facts = section(context, "Known facts")
+        assert "drives a Tesla" in facts, context
+        assert "Civic" not in facts, context
+        told = lines_with(context, "Honda Civic to work")
+        assert told, context
+        assert all("earlier" in line for line in told), context
