@@ -185,3 +185,25 @@ async def test_procedures_of_every_session_match_unless_one_is_asked_for(
     assert [h.record.name for h in only] == ["rollback"]
     sibling = Scope(tenant="sessions", agent_type="deployer", agent="d2", session="s1")
     assert await procedures.find_matching("service", scope=sibling) == []
+
+
+async def test_a_short_list_is_the_head_of_the_whole_ranking(procedures: ProceduralMemory) -> None:
+    """Only the top k of the candidates are read whole, chosen by the stored success rate:
+    when the 4 k candidates drawn hold every match, the k found are the head of the
+    longest list."""
+    scope = Scope(tenant="a", agent_type="ops")
+    made = [
+        await procedures.record(
+            proc(scope, f"restart service {i}", f"restart the web service {i}", [f"step {i}"])
+        )
+        for i in range(8)
+    ]
+    for i, p in enumerate(made):
+        for n in range(i):  # later ones have worked more often
+            await procedures.record_outcome(p.id, n % 3 != 0, tenant="a")
+    whole = await procedures.find_matching("restart web service", scope=scope, k=MAX_K)
+    assert len(whole) == 8
+    assert [h.score for h in whole] == sorted((h.score for h in whole), reverse=True)
+    for k in (2, 5):  # 8 and 20 candidates: all eight
+        head = await procedures.find_matching("restart web service", scope=scope, k=k)
+        assert [h.record.id for h in head] == [h.record.id for h in whole[:k]]

@@ -53,7 +53,7 @@ def passage(
     limit: int = PASSAGE_TOKENS,
 ) -> tuple[str, bool]:
     """The passage of ``text`` to show and whether it is cut; ``weights``: stem -> weight."""
-    if tokenizer.count(text) <= limit:
+    if _bytes(text) <= limit or tokenizer.count(text) <= limit:
         return text, False
     parts = sentences(text)
     if len(parts) <= 1:
@@ -79,6 +79,13 @@ def passage(
     body = " ".join(parts[first : last + 1])
     before, after = first > 0, last < len(parts) - 1
     return _marked(body, before, after), before or after
+
+
+def _bytes(text: str) -> int:
+    """The UTF-8 length of ``text``: a byte-level tokenizer (tiktoken's; words count fewer)
+    makes no more tokens than bytes, so a text of at most ``limit`` bytes fits uncounted
+    (most short turns); packing counts every line exactly either way."""
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 def _marked(body: str, before: bool, after: bool) -> str:

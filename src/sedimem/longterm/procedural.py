@@ -106,15 +106,18 @@ class ProceduralMemory(LongTermService):
         found = await self._searcher.search(
             scope.tenant, flt, task_description, candidates, mode=mode, now=self._clock.now()
         )
+        # A row's importance is its procedure's success rate (``records.procedure_row``):
+        # the top k are chosen on the rows, and only they are read whole (4 k were found).
+        found.sort(key=lambda pair: (-pair[1].fused * pair[0].importance, pair[0].id))
         hits = []
-        for row, why in found:
+        for row, why in found[:k]:
             procedure = records.procedure_from_row(row)
             score = why.fused * procedure.success_rate
             hits.append(
                 Hit(record=procedure, score=score, explain=why.model_copy(update={"score": score}))
             )
         hits.sort(key=lambda h: (-h.score, h.record.id))
-        return hits[:k]
+        return hits
 
     async def best(self, task_description: str, *, scope: Scope) -> Procedure | None:
         hits = await self.find_matching(task_description, scope=scope, k=1)
