@@ -14,8 +14,10 @@ hardly depends on what else the machine runs); the load average at the start and
 the run is given (the machine may be shared), with a baseline measured in the same run:
 ``baseline.numpy_top10.p50_ms``, numpy's exact top 10 of 100k x 256 float32 vectors (a
 slower or busier machine shows up there first), and the ratio of ``assemble`` to it.
-``--corpus locomo`` writes LoCoMo's turns (``../shared/data/locomo10.json``, read in place;
-two turns per episode, one per fact and procedure step) and asks its questions, in place of
+``--corpus locomo`` writes LoCoMo's turns (``../shared/data/locomo10.json``, read in place)
+as a chat (user and assistant turns of ~20 words, 100 to a session, as ``ingest`` records
+them, so ``assemble`` also reads the reply to each of its best turns; facts and procedure
+steps are drawn from the same turns) and asks its questions, in place of
 sentences of 38 words: every word of those is in ~30% of the records, so each query term's
 postings and each candidate's matches are many times what real text has. The synthetic
 corpus stays the default (the targets are set on it); the other shows what text costs.
@@ -34,6 +36,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -86,13 +89,41 @@ def locomo_corpus(path: Path) -> tuple[Text, list[str]]:
     return text, questions
 
 
+#: Turns per session of the chat-shaped corpus.
+SESSION_TURNS = 100
+
+
+def chat_turn(i: int, said: str) -> Episode:
+    """Turn ``i`` of a chat as ``ingest`` records it: the user and the assistant in turn,
+    a minute apart, :data:`SESSION_TURNS` to a session."""
+    role = "user" if i % 2 == 0 else "assistant"
+    speaker = "Ana" if role == "user" else role
+    return Episode(
+        scope=SCOPE.owner.with_session(f"chat-{i // SESSION_TURNS}"),
+        task_type="conversation",
+        description=f"{speaker}: {said}",
+        occurred_at=datetime(2024, 1, 1, tzinfo=UTC) + timedelta(minutes=i),
+        metadata={"role": role, "speaker": speaker},
+    )
+
+
 async def populate(
-    memory: Memory, episodes: int, facts: int, procedures: int, text: Text = sentence
+    memory: Memory,
+    episodes: int,
+    facts: int,
+    procedures: int,
+    text: Text = sentence,
+    *,
+    chat: bool = False,
 ) -> float:
+    """``chat``: the episodes are chat turns (:func:`chat_turn`): ``assemble`` then also
+    reads the reply to each of its best turns, as it does for ingested conversations."""
     rng = random.Random(7)
     start = time.perf_counter()
     batch = [
-        Episode(
+        chat_turn(i, text(rng, 20))
+        if chat
+        else Episode(
             scope=SCOPE.owner,
             description=f"{text(rng, 12)} (#{i})",
             outcome=rng.choice(list(Outcome)),
@@ -201,7 +232,6 @@ asyncio.run(main())
 async def bench_first_assemble(tmp: Path, processes: int) -> dict[str, float]:
     """Open a 250-turn store in fresh processes and time their first two assembles."""
     import subprocess
-    from datetime import UTC, datetime, timedelta
 
     url = f"sqlite:///{tmp}/chat.db"
     user = Scope(tenant="t", user="u")
@@ -274,7 +304,9 @@ async def main() -> None:
     with tempfile.TemporaryDirectory(prefix="sedimem-context-") as tmpdir:
         tmp = Path(tmpdir)
         async with await Memory.open(f"sqlite:///{tmp}/bench.db") as memory:
-            metrics["populate_s"] = await populate(memory, episodes, facts, procs, text)
+            metrics["populate_s"] = await populate(
+                memory, episodes, facts, procs, text, chat=args.corpus == "locomo"
+            )
             print(f"populated in {metrics['populate_s']:.1f} s", flush=True)
             a = await bench_assemble(memory, 50 if args.quick else 200, asked)
             base = bench_baseline(50 if args.quick else 200)

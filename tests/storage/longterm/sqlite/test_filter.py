@@ -60,3 +60,35 @@ def test_the_tenant_comes_first_and_from_the_caller(derived: tuple[str, ...] | N
     condition, params = where(T, RecordFilter(kind="fact", derived_from=derived))
     assert condition.lstrip("+").startswith("r.tenant = ?")
     assert params[0] == T
+
+
+async def test_a_sessions_time_range_is_read_by_session_and_time_not_by_kind(
+    tmp_path: Path,
+) -> None:
+    """The turn after a chat turn (one session, a few hours after it: what ``assemble``
+    asks for its best turns) is a range of the (tenant, session, time) index, not a walk
+    of every episode of the tenant in id order until two match."""
+    path = str(tmp_path / "m.db")
+    store = await SqliteLongTermStore.open(path)
+    try:
+        rows = [
+            make_record(f"turn {i}", tenant=T, session=f"s{i // 100}", occurred_at=1e9 + 60 * i)
+            for i in range(3000)
+        ]
+        await store.put(T, rows)
+        # the turn after turn 2,950 of session s29 (created last: the id walk's worst case)
+        flt = RecordFilter(
+            kind="episode", session="s29", occurred_from=1e9 + 60 * 2950 + 1e-6,
+            occurred_before=1e9 + 60 * 2950 + 6 * 3600,
+        )  # fmt: skip
+        found = await store.find(T, flt, limit=1)
+        assert [r.text for r in found] == ["turn 2951"]
+    finally:
+        await store.aclose()
+    conn = sqlite3.connect(path)
+    try:
+        plan = _plan(conn, flt)
+        assert any("lt_record_session_time" in step for step in plan), plan
+        assert not any("lt_record_kind" in step for step in plan), plan
+    finally:
+        conn.close()

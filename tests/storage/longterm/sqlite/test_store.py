@@ -567,3 +567,29 @@ async def test_reads_right_after_a_search_follow_replacements_and_tenants(
     assert now == {r.id: previews[r.id][0] for r in records if r.id in previews}
     assert await store.previews("someone else", ids) == {}
     assert await store.records_now("someone else", ids) == []
+
+
+async def test_a_store_of_an_earlier_schema_gains_the_session_time_index(db_path: str) -> None:
+    """A file written before the (tenant, session, time) index is brought to the current
+    schema when opened: its records kept, the index made, the one it replaces gone."""
+    store = await SqliteLongTermStore.open(db_path, index=MemoryIndexEngine())
+    await store.put(T, [make_record("kept", tenant=T, session="s1")])
+    await store.aclose()
+    with sqlite3.connect(db_path) as conn:  # back to schema 2, as an earlier version wrote it
+        conn.isolation_level = None
+        conn.execute("DROP INDEX lt_record_session_time")
+        conn.execute("CREATE INDEX lt_record_session ON lt_record (tenant, session)")
+        conn.execute("UPDATE sedimem_schema SET version = 2 WHERE component = 'longterm'")
+    store = await SqliteLongTermStore.open(db_path, index=MemoryIndexEngine())
+    try:
+        assert [r.text for r in await store.find(T, RecordFilter(session="s1"), limit=5)] == [
+            "kept"
+        ]
+    finally:
+        await store.aclose()
+    with sqlite3.connect(db_path) as conn:
+        indexes = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
+        version = conn.execute("SELECT version FROM sedimem_schema WHERE component = 'longterm'")
+        assert version.fetchone() == (len(MIGRATIONS),) == (3,)
+    assert "lt_record_session_time" in indexes
+    assert "lt_record_session" not in indexes

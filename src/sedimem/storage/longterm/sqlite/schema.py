@@ -106,6 +106,13 @@ MIGRATIONS = [
     );
     INSERT INTO lt_instance (slot, token) VALUES (1, lower(hex(randomblob(16))))
     """,
+    # A session's records by time: "the turn after this one" (assemble asks it for its
+    # best chat turns) is a range of one session. Without it the planner walks every
+    # record of the kind in id order to find two rows: ~80 ms a lookup at 100k turns.
+    """
+    DROP INDEX IF EXISTS lt_record_session;
+    CREATE INDEX lt_record_session_time ON lt_record (tenant, session, occurred_at)
+    """,
 ]
 
 #: Scope and label columns, filtered by equality (the in-memory index codes them as ints).
