@@ -8,7 +8,7 @@ import pytest
 from sedimem.context.models import DropReason
 from sedimem.memory import Memory
 from sedimem.scope import Scope
-from sedimem.types.longterm import Fact
+from sedimem.types.longterm import Fact, Procedure
 
 DAY = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 USER = Scope(tenant="t", user="zoe")
@@ -46,7 +46,43 @@ async def test_facts_must_match_the_question_or_describe_the_user(memory: Memory
     floor = [d for d in context.report.dropped if d.reason is DropReason.BELOW_FLOOR]
     assert floor
     assert all(d.tier == "facts" for d in floor)
-    assert all("the best" in d.detail for d in floor)
+    # under half the best, or matching the question by no word and no closer meaning
+    assert all("the best" in d.detail or "no word" in d.detail for d in floor)
+
+
+async def test_when_nothing_matches_no_fact_or_procedure_is_shown_for_want_of_better(
+    memory: Memory,
+) -> None:
+    """The relative floor alone would keep the best of a poor lot: a car and tennis would
+    answer a question about a cat."""
+    maya = Scope(tenant="t", user="maya")
+    await memory.facts.learn(
+        Fact(scope=maya, statement="Maya lives in Porto", subject="Maya", predicate="lives_in",
+             object="Porto")
+    )  # fmt: skip
+    for statement in (
+        "Maya drives a red Tesla",
+        "Maya plays tennis every Sunday",
+        "Maya collects old stamps",
+        "Maya bakes sourdough bread",
+    ):
+        await memory.facts.learn(Fact(scope=maya, statement=statement))
+    await memory.procedures.record(
+        Procedure(scope=maya, name="renew a passport", trigger="when a passport expires",
+                  steps=["book an appointment", "bring two photos"])
+    )  # fmt: skip
+    context = await memory.assemble("Does Maya still have a cat?", maya, 400)
+    text = context.text or ""
+    for unrelated in ("Tesla", "tennis", "stamps", "sourdough", "passport", "photos"):
+        assert unrelated not in text
+    assert "Porto" in text  # describes the asker: shown whatever the question
+    unmatched = {d.excerpt for d in context.report.dropped if "no word" in d.detail}
+    assert "Maya drives a red Tesla" in unmatched
+    assert any(d.tier == "procedures" for d in context.report.dropped)
+    # a question that holds the fact's word gets it
+    tennis = await memory.assemble("When does Maya play tennis?", maya, 400)
+    assert "Maya plays tennis every Sunday" in (tennis.text or "")
+    assert "Tesla" not in (tennis.text or "")
 
 
 async def test_the_users_job_and_health_describe_them_for_advice(memory: Memory) -> None:

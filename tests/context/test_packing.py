@@ -336,3 +336,24 @@ def test_a_kept_item_passes_the_floor_and_still_sets_the_best() -> None:
     result = pack({"facts": facts}, 100, tokenizer=WORDS, floor=0.5)
     assert {i.id for i in result.report.included} == {"touching", "profile"}
     assert [d.id for d in result.report.dropped] == ["weak"]  # 0.2 < 0.5 x 0.9
+
+
+def test_an_unmatched_item_is_left_out_however_poor_the_best_is() -> None:
+    facts = [
+        ContextItem(id="poor", text="the best of a poor lot", relevance=0.05),
+        ContextItem(id="unmatched", text="no word, no meaning", relevance=0.04, unmatched=True),
+        ContextItem(id="profile", text="describes the asker", relevance=0.0, kept=True,
+                    unmatched=True),
+    ]  # fmt: skip
+    episodes = [ContextItem(id="e", text="an episode", relevance=0.0, unmatched=True)]
+    result = pack({"facts": facts, "episodes": episodes}, 100, tokenizer=WORDS, floor=0.5,
+                  floored=("facts",))  # fmt: skip
+    # kept wins over unmatched; tiers not floored keep theirs; 0.04 >= 0.5 x 0.05 alone
+    assert {i.id for i in result.report.included} == {"poor", "profile", "e"}
+    (dropped,) = result.report.dropped
+    assert (dropped.id, dropped.reason) == ("unmatched", DropReason.BELOW_FLOOR)
+    assert "no word" in dropped.detail
+    # with no relative floor at all (nothing has a relevance above 0), it is still left out
+    flat = [f.model_copy(update={"relevance": 0.0}) for f in facts]
+    alone = pack({"facts": flat}, 100, tokenizer=WORDS, floor=0.5)
+    assert [d.id for d in alone.report.dropped] == ["unmatched"]

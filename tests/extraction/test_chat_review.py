@@ -86,6 +86,8 @@ def test_a_plan_alone_is_no_fact(text: str) -> None:
             "I sold my Civic and bought a Tesla",
             [
                 ("drives", "Civic", True),
+                ("habit", "drives Civic", True),  # "drives a Civic to work every day"
+                ("habit", "drives Ana's Civic", True),  # told as "my Civic"
                 ("owns", "Civic", True),
                 ("drives", "a Tesla", False),
                 ("bought", "a Tesla", False),
@@ -95,16 +97,33 @@ def test_a_plan_alone_is_no_fact(text: str) -> None:
             "We traded in our old Prius for a Model 3",
             [
                 ("drives", "Prius", True),  # "old": how it is called, not which one
+                ("habit", "drives Prius", True),
+                ("habit", "drives Ana's Prius", True),
                 ("owns", "Prius", True),
                 ("drives", "a Model 3", False),
                 ("bought", "a Model 3", False),
             ],
         ),
-        ("I sold my car last month", [("drives", "car", True), ("owns", "car", True)]),
+        (
+            "I sold my car last month",
+            [
+                ("drives", "car", True),
+                ("habit", "drives car", True),
+                ("habit", "drives Ana's car", True),
+                ("owns", "car", True),
+            ],
+        ),
         ("I sold my old guitar", [("owns", "guitar", True)]),
         (
             "I sold my bike and bought a kayak",
-            [("owns", "bike", True), ("owns", "a kayak", False), ("bought", "a kayak", False)],
+            [
+                ("rides", "bike", True),  # and the habit of riding it, as for a car
+                ("habit", "rides bike", True),
+                ("habit", "rides Ana's bike", True),
+                ("owns", "bike", True),
+                ("owns", "a kayak", False),
+                ("bought", "a kayak", False),
+            ],
         ),
     ],
 )

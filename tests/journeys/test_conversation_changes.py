@@ -5,7 +5,8 @@ versions of each change with its valid interval. Also: a pet that died, a birthd
 that draws on the job and a recovery told in earlier sessions, and values changed in other
 words ("I turned 35 last week", "I changed jobs, I'm at Spotify now") whose old turn the
 context labels "earlier"; and a habit that ended ("I quit tennis") beside a move, asked
-about in the user's words ("Does the user play tennis?").
+about in the user's words ("Does the user play tennis?"); and a Vespa ridden to work,
+then sold, which ends the habit.
 
 Run through Python, a real server over REST and an MCP client session, on SQLite and on
 Redis + PostgreSQL (the ``drive`` fixture).
@@ -326,3 +327,26 @@ async def test_a_car_sold_and_a_pet_that_died_named_briefly_are_no_longer_curren
         told = lines_with(context, "Honda Civic to work")
         assert told, context
         assert all("earlier" in line for line in told), context
+
+
+# A habit of riding a vehicle, and the vehicle sold in a later session
+RIDES = [
+    turn(1, 0, "user", "I ride my Vespa to work every day."),
+    turn(1, 1, "assistant", "That sounds like a fun commute!"),
+]
+SOLD_VESPA = [
+    turn(4, 0, "user", "I sold my Vespa."),
+    turn(4, 1, "assistant", "Oh! How will you get to work now?"),
+]
+
+
+async def test_a_vespa_sold_is_no_longer_ridden_to_work(drive: Drive) -> None:
+    """Selling what one rides ends the habit of riding it, told as "my Vespa"."""
+    async with drive() as d:
+        await d.ingest(ANA.in_session("vespa-1"), RIDES)
+        await d.ingest(ANA.in_session("vespa-2"), SOLD_VESPA)
+        habits = await d.history(ANA, "ana", "habit")
+        assert [h["object"] for h in habits] == ["rides ana's Vespa to work every day"]
+        assert str(habits[0].get("valid_to")).startswith("2024-04-01")  # ended when told
+        context = await d.assemble(ANA.in_session("vespa-3"), "How does the user get to work?")
+        assert "Vespa" not in section(context, "Known facts"), context

@@ -6,7 +6,10 @@ every tier shares (:mod:`sedimem.assembly.relevance`). Within a tier:
 - **facts** keep their search order; a fact that holds a word of the question (other than
   the asker's name) is kept, and so is a fact describing the asking user (name, home,
   work, preferences, diet: :data:`PROFILE`; the best :data:`PROFILE_LIMIT` of them); the
-  rest must clear the relevance floor;
+  rest must clear the relevance floor, and one that is neither a profile fact nor clearly
+  closer in meaning than the pool's median (:meth:`Pool.stands_out`) is ``unmatched``: left
+  out however poor the best candidate is;
+- **procedures** are ``unmatched`` the same way when they hold no word of the question;
 - **episodes** are weighed by who spoke (:mod:`sedimem.assembly.question`): another
   speaker than the one the question names counts :data:`OTHER_SPEAKER` of its score, the
   assistant's turns :data:`ASSISTANT` of theirs unless the question asks for advice (and
@@ -142,13 +145,15 @@ def _speech(e: Episode) -> tuple[str | None, str]:
 
 
 def procedure_items(found: Candidates) -> list[ContextItem]:
+    pool = found.pool
     return [
         ContextItem(
             id=h.record.id,
             label=h.record.name,
             text=_procedure_text(h.record),
             score=h.score,
-            relevance=found.pool.relevance(i, h.explain),
+            relevance=pool.relevance(i, h.explain),
+            unmatched=not pool.touches(i) and not pool.stands_out(h.explain),
         )
         for i, h in enumerate(found.procedures)
     ]
@@ -164,10 +169,13 @@ def fact_items(found: Candidates, scope: Scope) -> list[ContextItem]:
         fact = h.record
         kept = False
         about_asker = scope.user is not None and fact.scope.user == scope.user
-        if about_asker and fact.predicate in PROFILE and profile < PROFILE_LIMIT:
+        profiled = about_asker and fact.predicate in PROFILE
+        if profiled and profile < PROFILE_LIMIT:
             kept, profile = True, profile + 1  # describes the user
         elif found.pool.touches(offset + i, names):
             kept = True  # holds a word of the question: it matches, however common
+        # neither a word nor a meaning of the question: not shown because nothing better is
+        unmatched = not kept and not profiled and not found.pool.stands_out(h.explain)
         items.append(
             ContextItem(
                 id=fact.id,
@@ -176,6 +184,7 @@ def fact_items(found: Candidates, scope: Scope) -> list[ContextItem]:
                 score=_boosted(scope, h),
                 relevance=found.pool.relevance(offset + i, h.explain),
                 kept=kept,
+                unmatched=unmatched,
                 at=fact.valid_from,
             )
         )

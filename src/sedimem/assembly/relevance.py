@@ -14,6 +14,12 @@ gives unrelated sentences about one person ~0.7), and what sets a record apart i
 closer it is than the rest. Stems of the speakers the question names are not counted:
 "What did Caroline research?" is matched by what holds "research". The packing floor
 (:data:`FLOOR`) then keeps what comes near the best candidate of the whole assembly.
+
+That floor is relative: when nothing matches the question well, half of a poor best is a
+poor bar, and a user's facts about a car and tennis would answer "Does Maya still have a
+cat?". So a fact or procedure must also match on its own (:meth:`Pool.stands_out`): hold a
+word of the question, or be clearly closer in meaning than the pool's median, by more than
+:data:`CLEARLY` times the median absolute deviation of the pool's cosines.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from sedimem.context.models import Tier
 from sedimem.retrieval.index.analyzer import Analyzer
 from sedimem.types.search import ScoreBreakdown
 
-__all__ = ["FLOOR", "FLOORED", "Pool"]
+__all__ = ["CLEARLY", "FLOOR", "FLOORED", "Pool"]
 
 #: A fact or procedure is left out when its relevance is under this share of the best
 #: relevance of the whole assembly (episodes included).
@@ -37,6 +43,13 @@ FLOOR = 0.5
 #: search for this question, and a short turn ("Yes, it was Matt Patterson!") scores low
 #: on any lexical or vector measure while it holds the answer; they are kept by rank.
 FLOORED: tuple[Tier, ...] = ("procedures", "facts")
+#: A fact or procedure that holds no word of the question is shown only when its cosine
+#: exceeds the pool's median by more than this many median absolute deviations (MAD) of
+#: the pool's cosines. The MAD is the spread of this pool on this embedder's scale, so the
+#: bar needs no per-model constant. 2 MAD is about 1.35 standard deviations of a normal
+#: spread (about the best tenth of the pool); chosen by that reasoning, not on a dataset.
+#: With two candidates, each lies exactly 1 MAD from their median: neither stands out.
+CLEARLY = 2.0
 
 
 @dataclass(slots=True)
@@ -47,6 +60,8 @@ class Pool:
     held: list[frozenset[str]]
     baseline: float = 0.0
     """The median cosine of the candidates to the question."""
+    spread: float = 0.0
+    """The median absolute deviation of those cosines from :attr:`baseline`."""
 
     @classmethod
     def of(
@@ -69,12 +84,23 @@ class Pool:
             df = sum(1 for h in held if stem in h)
             weights[stem] = math.log(1.0 + (n - df + 0.5) / (df + 0.5)) if n else 1.0
         known = [c for c in cosines if c is not None]
-        return cls(weights, held, statistics.median(known) if known else 0.0)
+        if not known:
+            return cls(weights, held)
+        baseline = statistics.median(known)
+        spread = statistics.median(abs(c - baseline) for c in known)
+        return cls(weights, held, baseline, spread)
 
     def touches(self, index: int, names: frozenset[str] = frozenset()) -> bool:
         """Whether candidate ``index`` holds a word of the question other than ``names``
         (stems), however common that word is among the candidates."""
         return any(s in self.weights and s not in names for s in self.held[index])
+
+    def stands_out(self, explain: ScoreBreakdown | None) -> bool:
+        """Whether a candidate's cosine (from ``explain``) is clearly above the pool's
+        median: by more than :data:`CLEARLY` times the pool's spread. A candidate found
+        by keyword search alone (no cosine) does not."""
+        cosine = explain.vector if explain is not None else None
+        return cosine is not None and cosine - self.baseline > CLEARLY * self.spread
 
     def match(self, index: int) -> float:
         """The weighted share of the question's stems that candidate ``index`` holds."""

@@ -72,6 +72,9 @@ class ContextItem(_Frozen):
     kept: bool = False
     """Never dropped by the relevance floor (its relevance still sets the best one): a
     fact that describes the asker, or holds a word of the question."""
+    unmatched: bool = False
+    """Dropped by the relevance floor whatever the best relevance (unless ``kept``): it
+    matches the query neither by a word nor by a meaning clearly closer than the rest's."""
     at: datetime | None = None
     """When it happened or became true; a time-ordered section is rendered by it."""
 

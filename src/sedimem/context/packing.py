@@ -4,8 +4,9 @@ Steps (docs/context.md tells the same with examples):
 
 1. Check the input; drop empty items, items of tiers whose share is 0, duplicates (same
    text with whitespace collapsed; the first in tier order, then rank order, is kept), and
-   items whose ``relevance`` is under ``floor`` times the best relevance of all items (the
-   relevance floor: a section holds what matches the query, not whatever exists).
+   items whose ``relevance`` is under ``floor`` times the best relevance of all items, or
+   that are ``unmatched`` (the relevance floor: a section holds what matches the query,
+   not whatever exists).
 2. Count each item's rendered line and each section's heading with the tokenizer.
 3. Grant each tier tokens by its share; a tier needing less than its share leaves the rest
    to the tiers that need more, in proportion to their shares (:func:`quotas.grant`).
@@ -66,7 +67,7 @@ def pack(
     ``format`` is ``"markdown"`` (``text``) or ``"messages"`` (one system message per
     section). ``tokenizer`` defaults to the offline ``cl100k_base``. ``floor`` (0..1): items
     of the tiers in ``floored`` whose ``relevance`` is below ``floor`` x the best relevance
-    of all items are left out. The tiers in
+    of all items are left out, and so are their ``unmatched`` items. The tiers in
     ``time_ordered`` are rendered oldest first (by ``at``) instead of best first.
     """
     budget = _check_budget(budget_tokens)
@@ -172,6 +173,9 @@ def _plan(
 
 
 def _apply_floor(plans: Mapping[Tier, TierPlan], floor: float, floored: frozenset[Tier]) -> None:
+    for c in (c for p in plans.values() for c in p.candidates):
+        if c.pending and c.item.unmatched and not c.item.kept and c.tier in floored:
+            c.drop(DropReason.BELOW_FLOOR, "it matches the query by no word and no closer meaning")
     ranked = [c for p in plans.values() for c in p.candidates if c.item.relevance is not None]
     best = max((c.item.relevance or 0.0 for c in ranked if c.pending), default=0.0)
     if floor <= 0.0 or best <= 0.0:

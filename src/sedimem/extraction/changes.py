@@ -20,6 +20,7 @@ from sedimem.extraction.vocabulary import (
     LANGUAGES,
     PET_WORDS,
     PLAYED,
+    RIDDEN,
     alternation,
 )
 from sedimem.types.longterm import Fact
@@ -378,9 +379,15 @@ def _is_car(thing: str) -> bool:
     return bool(_MODEL.search(thing)) or any(w in CARS for w in thing.lower().split())
 
 
+def _is_ridden(thing: str) -> bool:
+    return any(w in RIDDEN for w in thing.lower().split())
+
+
 def sold(rest: str, subject: str) -> list[Match]:
-    """ "sold my Civic and bought a Tesla": what one owned (and drove, for a car) ends, and
-    what was bought is owned (driven) now."""
+    """ "sold my Civic and bought a Tesla": what one owned ends, and so does driving it (for
+    a car) or riding it (a bike, a Vespa), with the habit told of it ("rides a Vespa to work
+    every day", or "rides Ana's Vespa ..." when it was told as "my Vespa"); what was bought
+    is owned (driven, ridden) now."""
     m = _SOLD.match(rest)
     if m is None:
         return []
@@ -389,10 +396,17 @@ def sold(rest: str, subject: str) -> list[Match]:
     if old is None or (m["new"] and new is None):
         return []
     car = _is_car(old) or (new is not None and _is_car(new))
-    out = [Match(subject, "drives", old, "drives", negated=True, confidence=0.7)] if car else []
+    use = "drives" if car else "rides" if _is_ridden(old) else None
+    out: list[Match] = []
+    if use is not None:
+        out.extend(_no_longer(subject, use, old))
+        # "my Vespa" was filed as "Ana's Vespa": the habit begins with those words
+        out.append(Match(subject, "habit", f"{use} {subject}'s {old}", use, negated=True,
+                         confidence=0.7))  # fmt: skip
     out.append(Match(subject, "owns", old, "owns", negated=True, confidence=0.7))
-    if new is not None:
-        out.append(Match(subject, "drives" if car else "owns", new, "drives", confidence=0.7))
+    if new is not None:  # "sold my bike and bought a kayak": the kayak is owned
+        now = "drives" if car else "rides" if _is_ridden(new) else "owns"
+        out.append(Match(subject, now, new, now, confidence=0.7))
         out.append(Match(subject, "bought", new, "bought", confidence=0.6))
     return out
 

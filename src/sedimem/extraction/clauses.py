@@ -27,6 +27,7 @@ __all__ = [
     "object_of",
     "split_clauses",
     "thing_of",
+    "without_company",
 ]
 
 #: A clause longer than this is no fact said in passing (and every pattern run on a clause
@@ -206,7 +207,7 @@ _PURPOSE = (
     r"|as a hobby|in my (?:spare|free) time|on the side"
 )
 _COMPANION = (
-    r"with (?:my|our|his|her|their|the) (?:\w+ )?(?:family|friends?|kids|children|parents"
+    r"with (?:my|our|his|her|their|the|\w+'s) (?:\w+ )?(?:family|friends?|kids|children|parents"
     r"|husband|wife|partner|boyfriend|girlfriend|son|sons|daughters?|brothers?|sisters?"
     r"|mom|dad|mother|father|grandparents|grandma|grandpa|cousins?|dogs?|team|colleagues"
     r"|coworkers|classmates|neighbou?rs?|roommates?)|with friends|with family"
@@ -228,6 +229,18 @@ _TRAILING = re.compile(rf"\s+(?:{_PURPOSE}|{_COMPANION}|{_WHEN})\b", re.IGNORECA
 # where an activity happens is no part of a thing one drives or rides ("my bike in the
 # park"); a place stays on what it belongs to ("teaches math at a high school in Austin")
 _PLACE_AFTER = re.compile(r"\s+(?:around|in|at|on|through|across)\s", re.IGNORECASE)
+
+
+_WITH = re.compile(rf"\s+(?:{_COMPANION})\b", re.IGNORECASE)
+
+
+def without_company(obj: str) -> str:
+    """``obj`` without whom it was done with ("the gym with my brother": the gym; "a
+    wedding with my family in Rome": a wedding in Rome). Nothing is cut when nothing would
+    be left, nor from what the verb needs ("spend time with my family")."""
+    if _INCOMPLETE.search(_WITH.split(obj, maxsplit=1)[0]):
+        return obj
+    return _WITH.sub("", obj).strip(" ,") or obj
 
 
 def thing_of(obj: str, *, places: bool = False) -> str:

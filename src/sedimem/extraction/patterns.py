@@ -36,6 +36,7 @@ from sedimem.extraction.clauses import (
     listed,
     object_of,
     thing_of,
+    without_company,
 )
 from sedimem.extraction.profile import job_facts, match_name, match_profile
 from sedimem.extraction.subjects import NOT_NAMES, possessive
@@ -361,6 +362,7 @@ def _event(rest: str, subject: str) -> list[Match]:
     obj = object_of(m["o"])
     if obj is None:
         return []
+    obj = without_company(obj)  # "went to the gym with my brother": the gym
     predicate = EVENT_VERBS[verb]
     out = [Match(subject, predicate, obj, verb, confidence=0.6)]
     if predicate == "graduated_from":

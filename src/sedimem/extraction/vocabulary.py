@@ -27,6 +27,7 @@ __all__ = [
     "GERUNDS",
     "LANGUAGES",
     "PLAYED",
+    "RIDDEN",
     "CONDITIONS",
     "MEASURES",
     "OCCUPATIONS",
@@ -194,6 +195,12 @@ CARS = frozenset(
     corolla camry prius rav4 cr-v mustang f-150 jetta passat fiesta
     outback forester impreza miata altima sentra wrangler cherokee cybertruck elantra
     sonata tacoma tundra highlander odyssey""".split()
+)  # fmt: skip
+
+#: Words that make a thing one rides: "I sold my Vespa" ends riding it (and the habit).
+RIDDEN = frozenset(
+    """bike bikes bicycle e-bike ebike motorbike motorcycle scooter moped vespa harley
+    ducati""".split()
 )  # fmt: skip
 
 PETS = frozenset(
