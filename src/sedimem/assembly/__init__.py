@@ -9,7 +9,9 @@ decides what goes in (docs/context.md tells the same with an example):
    for advice or about time;
 2. every ranked tier's candidates get a relevance on one scale (:mod:`.relevance`), and
    packing leaves out what falls under :data:`FLOOR` times the best of the whole assembly,
-   so budget a tier cannot use well flows to tiers that match;
+   so budget a tier cannot use well flows to tiers that match, and a fact or procedure
+   that matches the question by no word and no clearly closer meaning however poor the
+   best is (``unmatched``: :meth:`~sedimem.assembly.relevance.Pool.stands_out`);
 3. within a tier, items are ordered by who said them, newer values first, near-copies last
    (:mod:`.ranked`), long episodes cut to the passage that matched (:mod:`.passages`);
 4. every item shows its date; a question about time gets facts and episodes in time order;
