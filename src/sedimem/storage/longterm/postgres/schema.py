@@ -108,13 +108,6 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE sedimem_lt_records ALTER COLUMN embedding SET STORAGE MAIN;
     """,
-    # 4: a session's records by time: "the turn after this one" (assemble asks it for its
-    # best chat turns) is a range of one session, not a walk of the kind in id order.
-    """
-    CREATE INDEX sedimem_lt_records_session_time
-        ON sedimem_lt_records (tenant, session, occurred_at);
-    DROP INDEX IF EXISTS sedimem_lt_records_session;
-    """,
 ]
 
 
