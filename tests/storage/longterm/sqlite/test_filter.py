@@ -9,7 +9,7 @@ import pytest
 
 from sedimem.storage.longterm.base import RecordFilter
 from sedimem.storage.longterm.sqlite import SqliteLongTermStore
-from sedimem.storage.longterm.sqlite.filter import where
+from sedimem.storage.longterm.sqlite.filter import RANGE_ROWS, narrow_range, where
 from sedimem.testing.longterm import make_record
 
 T = "t"
@@ -90,5 +90,51 @@ async def test_a_sessions_time_range_is_read_by_session_and_time_not_by_kind(
         plan = _plan(conn, flt)
         assert any("lt_record_session_time" in step for step in plan), plan
         assert not any("lt_record_kind" in step for step in plan), plan
+    finally:
+        conn.close()
+
+
+async def test_a_time_range_is_read_by_time_when_narrow_and_by_id_when_wide(
+    tmp_path: Path,
+) -> None:
+    """A page of a time range: a narrow range (fewer than ``RANGE_ROWS`` records of the
+    kind) is read from the (tenant, kind, time) index, so "this week" of a long history
+    does not walk every earlier record; a range spanning most of the history walks the
+    kind in id order, which meets a page of matches at once. Both pages are the records
+    a plain filter gives, in id order."""
+    path = str(tmp_path / "m.db")
+    store = await SqliteLongTermStore.open(path)
+    count = RANGE_ROWS + 1000
+    rows = [make_record(f"e{i}", tenant=T, occurred_at=1e9 + 60 * i) for i in range(count)]
+    try:
+        await store.put(T, rows)
+        narrow = RecordFilter(kind="episode", occurred_from=1e9 + 60 * (count - 30))
+        wide = RecordFilter(kind="episode", occurred_from=1e9, occurred_before=2e9)
+        for flt, expected in ((narrow, rows[-30:][:20]), (wide, rows[:20])):
+            page = await store.find(T, flt, limit=20)
+            assert [r.text for r in page] == [r.text for r in expected]
+        # the next page of the narrow range, after the first one's last id
+        rest = await store.find(T, narrow, limit=20, after=rows[-11].id)
+        assert [r.text for r in rest] == [r.text for r in rows[-10:]]
+    finally:
+        await store.aclose()
+    conn = sqlite3.connect(path)
+    try:
+        assert narrow_range(conn, T, narrow)
+        assert not narrow_range(conn, T, wide)
+        # a session, ids or provenance lead the plan: no counting
+        assert narrow_range(conn, T, RecordFilter(kind="episode", session="s", occurred_from=0))
+        # no kind or no range: nothing to decide
+        assert narrow_range(conn, T, RecordFilter(occurred_from=0))
+        assert narrow_range(conn, T, RecordFilter(kind="episode"))
+
+        def plan(flt: RecordFilter) -> list[str]:
+            condition, params = where(T, flt, ranged=narrow_range(conn, T, flt))
+            sql = f"SELECT r.id FROM lt_record r WHERE {condition} ORDER BY r.id LIMIT 21"
+            return [str(row[3]) for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}", params)]
+
+        assert any("lt_record_time" in step for step in plan(narrow)), plan(narrow)
+        assert any("lt_record_kind" in step for step in plan(wide)), plan(wide)
+        assert not any("TEMP B-TREE" in step for step in plan(wide)), plan(wide)
     finally:
         conn.close()

@@ -156,9 +156,11 @@ def select_records(
     params: list[Any],
     *,
     vectors: bool = False,
+    ranged: bool = True,
 ) -> list[StoredRecord]:
-    """The tenant's records matching ``flt``; ``tail`` adds SQL after the condition."""
-    condition, args = where(tenant, flt)
+    """The tenant's records matching ``flt``; ``tail`` adds SQL after the condition;
+    ``ranged``: see :func:`~sedimem.storage.longterm.sqlite.filter.where`."""
+    condition, args = where(tenant, flt, ranged=ranged)
     columns = _RECORD + (", r.vector" if vectors else "")
     rows = conn.execute(f"SELECT {columns} FROM lt_record r WHERE {condition}{tail}", args + params)
     if vectors:

@@ -37,7 +37,7 @@ from sedimem.storage.longterm.base import (
     with_records,
 )
 from sedimem.storage.longterm.sqlite.engine import IndexEngine, SearchIndex
-from sedimem.storage.longterm.sqlite.filter import where
+from sedimem.storage.longterm.sqlite.filter import narrow_range, where
 from sedimem.storage.longterm.sqlite.indexes import IndexRegistry
 from sedimem.storage.longterm.sqlite.indexfile import IndexFileError, remove_index_files
 from sedimem.storage.longterm.sqlite.rows import (
@@ -272,7 +272,11 @@ class SqliteLongTermStore:
             params.append(after)
         extra += " ORDER BY r.id" + (" DESC" if newest_first else "") + " LIMIT ?"
         params.append(limit)
-        return await self._db.run(lambda conn: select_records(conn, tenant, flt, extra, params))
+        return await self._db.run(
+            lambda conn: select_records(
+                conn, tenant, flt, extra, params, ranged=narrow_range(conn, tenant, flt)
+            )
+        )
 
     async def count(self, tenant: str, flt: RecordFilter) -> int:
         condition, params = where(tenant, flt)
