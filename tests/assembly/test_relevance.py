@@ -1,7 +1,7 @@
 """The pool a question is weighed on: when a candidate's meaning is clearly closer."""
 
 from sedimem.assembly.question import read_question
-from sedimem.assembly.relevance import CLEARLY, Pool
+from sedimem.assembly.relevance import CLEARLY, SPREAD_SAMPLE, Pool
 from sedimem.retrieval.index.analyzer import Analyzer
 from sedimem.types.search import ScoreBreakdown
 
@@ -38,8 +38,18 @@ def test_the_bar_follows_the_embedders_scale_not_a_constant() -> None:
     assert not wide.stands_out(near(0.75))
 
 
-def test_of_two_candidates_or_one_none_stands_out() -> None:
-    two = pool(0.2, 0.9)
-    assert not two.stands_out(near(0.9))
-    one = pool(0.9)
-    assert not one.stands_out(near(0.9))
+def test_a_pool_too_small_to_measure_a_spread_judges_nothing_by_meaning() -> None:
+    """Fewer than ``SPREAD_SAMPLE`` cosines, or all equal: no spread to stand out of, so
+    nothing is left out as unmatched by meaning (a store holding one fact that answers in
+    other words, "Ana flies from Porto" for "Which airport does Ana fly from?", shows it)."""
+    for small in (pool(0.9), pool(0.2, 0.9), pool(*[0.5] * (SPREAD_SAMPLE - 1), 0.9)):
+        assert not small.measured
+        assert small.stands_out(near(0.9))
+        assert small.stands_out(near(0.1))
+    flat = pool(*[0.7] * (SPREAD_SAMPLE + 2))  # all equal: a spread of 0
+    assert not flat.measured
+    assert flat.stands_out(near(0.7))
+    enough = pool(0.50, 0.51, 0.52, 0.53, 0.54, 0.90)
+    assert enough.measured
+    assert enough.stands_out(near(0.9))
+    assert not enough.stands_out(near(0.5))

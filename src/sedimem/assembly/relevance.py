@@ -34,7 +34,7 @@ from sedimem.context.models import Tier
 from sedimem.retrieval.index.analyzer import Analyzer
 from sedimem.types.search import ScoreBreakdown
 
-__all__ = ["CLEARLY", "FLOOR", "FLOORED", "Pool"]
+__all__ = ["CLEARLY", "FLOOR", "FLOORED", "SPREAD_SAMPLE", "Pool"]
 
 #: A fact or procedure is left out when its relevance is under this share of the best
 #: relevance of the whole assembly (episodes included).
@@ -50,6 +50,10 @@ FLOORED: tuple[Tier, ...] = ("procedures", "facts")
 #: spread (about the best tenth of the pool); chosen by that reasoning, not on a dataset.
 #: With two candidates, each lies exactly 1 MAD from their median: neither stands out.
 CLEARLY = 2.0
+#: The fewest cosines a pool needs for its spread to mean anything: with fewer (a store of
+#: one fact: its MAD is 0, and nothing stands out of a pool of one), nothing is judged
+#: unmatched by meaning and the relative floor alone decides.
+SPREAD_SAMPLE = 5
 
 
 @dataclass(slots=True)
@@ -62,6 +66,9 @@ class Pool:
     """The median cosine of the candidates to the question."""
     spread: float = 0.0
     """The median absolute deviation of those cosines from :attr:`baseline`."""
+    measured: bool = False
+    """Whether the pool holds enough cosines (:data:`SPREAD_SAMPLE`), not all equal, for
+    :meth:`stands_out` to judge."""
 
     @classmethod
     def of(
@@ -88,7 +95,7 @@ class Pool:
             return cls(weights, held)
         baseline = statistics.median(known)
         spread = statistics.median(abs(c - baseline) for c in known)
-        return cls(weights, held, baseline, spread)
+        return cls(weights, held, baseline, spread, len(known) >= SPREAD_SAMPLE and spread > 0)
 
     def touches(self, index: int, names: frozenset[str] = frozenset()) -> bool:
         """Whether candidate ``index`` holds a word of the question other than ``names``
@@ -98,7 +105,10 @@ class Pool:
     def stands_out(self, explain: ScoreBreakdown | None) -> bool:
         """Whether a candidate's cosine (from ``explain``) is clearly above the pool's
         median: by more than :data:`CLEARLY` times the pool's spread. A candidate found
-        by keyword search alone (no cosine) does not."""
+        by keyword search alone (no cosine) does not; in a pool too small to measure a
+        spread (:attr:`measured`), every candidate does (nothing can be told apart)."""
+        if not self.measured:
+            return True
         cosine = explain.vector if explain is not None else None
         return cosine is not None and cosine - self.baseline > CLEARLY * self.spread
 
