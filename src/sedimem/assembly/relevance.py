@@ -48,7 +48,6 @@ FLOORED: tuple[Tier, ...] = ("procedures", "facts")
 #: the pool's cosines. The MAD is the spread of this pool on this embedder's scale, so the
 #: bar needs no per-model constant. 2 MAD is about 1.35 standard deviations of a normal
 #: spread (about the best tenth of the pool); chosen by that reasoning, not on a dataset.
-#: With two candidates, each lies exactly 1 MAD from their median: neither stands out.
 CLEARLY = 2.0
 #: The fewest cosines a pool needs for its spread to mean anything: with fewer (a store of
 #: one fact: its MAD is 0, and nothing stands out of a pool of one), nothing is judged

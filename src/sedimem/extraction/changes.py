@@ -376,11 +376,16 @@ _MODEL = re.compile(r"\bmodel [3sxy]\b", re.IGNORECASE)
 
 
 def _is_car(thing: str) -> bool:
-    return bool(_MODEL.search(thing)) or any(w in CARS for w in thing.lower().split())
+    return bool(_MODEL.search(thing)) or _names_one(thing, CARS)
 
 
 def _is_ridden(thing: str) -> bool:
-    return any(w in RIDDEN for w in thing.lower().split())
+    return _names_one(thing, RIDDEN)
+
+
+def _names_one(thing: str, words: frozenset[str]) -> bool:
+    """Whether a word of ``thing`` is one of ``words`` (lower case)."""
+    return not words.isdisjoint(thing.lower().split())
 
 
 def sold(rest: str, subject: str) -> list[Match]:
