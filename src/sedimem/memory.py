@@ -48,6 +48,7 @@ from sedimem.longterm.arguments import check_text
 from sedimem.longterm.catalog import Catalog
 from sedimem.longterm.documents import Documents
 from sedimem.longterm.oversized import OversizedValue, find_oversized
+from sedimem.longterm.service import locate
 from sedimem.longterm.stores import open_longterm_store
 from sedimem.reflection import Reflection, ReflectionReport
 from sedimem.retrieval.fusion import RetrievalSettings
@@ -56,6 +57,7 @@ from sedimem.storage.longterm.base import LongTermStore, RecordFilter
 from sedimem.storage.working.base import WorkingStore
 from sedimem.storage.working.factory import open_working_store
 from sedimem.types.conversation import IngestResult, MessageFields
+from sedimem.types.longterm import Episode, Fact, Procedure
 from sedimem.working.memory import WorkingMemory
 
 __all__ = [
@@ -66,6 +68,7 @@ __all__ = [
     "RecordKind",
     "StoreHealth",
     "UserCounts",
+    "record_kind",
 ]
 
 log = logging.getLogger(__name__)
@@ -77,6 +80,16 @@ _RECORD_KINDS: dict[str | None, RecordKind] = {
     records.FACT: "fact",
     records.PROCEDURE: "procedure",
 }
+
+_KINDS = frozenset(k for k in _RECORD_KINDS if k is not None)
+
+
+def record_kind(record: Episode | Fact | Procedure) -> RecordKind:
+    """The kind of a record :meth:`Memory.read` returned."""
+    if isinstance(record, Episode):
+        return "episode"
+    return "fact" if isinstance(record, Fact) else "procedure"
+
 
 _SESSION_PAGE = 500
 
@@ -415,6 +428,21 @@ class Memory:
         if kind not in _RECORD_KINDS:
             raise NotFound(f"no episode, fact or procedure has the id {record_id!r}")
         return _RECORD_KINDS[kind]
+
+    async def read(self, record_id: str, scope: Scope) -> Episode | Fact | Procedure:
+        """The episode, fact or procedure ``record_id`` names in ``scope``'s tenant, by its
+        id or its handle (an assembled context's ``(id <handle>)``: see :mod:`sedimem.ids`),
+        if ``scope`` may read it. ``NotFound``, ``PermissionDenied`` or, for a handle two
+        reachable records share, ``ValidationError`` on ``id`` naming both."""
+        row = await locate(
+            self._longterm, scope.tenant, record_id, _KINDS, scope, field="id", by_handle=True
+        )
+        kind = _RECORD_KINDS[row.kind]
+        if kind == "episode":
+            return records.episode_from_row(row)
+        if kind == "fact":
+            return records.fact_from_row(row)
+        return records.procedure_from_row(row)
 
     async def forget(
         self,

@@ -2,8 +2,8 @@
 Python, a real server over REST and an MCP client session, on SQLite and on
 Redis + PostgreSQL (the ``drive`` fixture):
 
-- a long assistant answer contributes the passage that answers, with its date and its id
-  (so an agent can fetch the rest), never the whole list;
+- a long assistant answer contributes the passage that answers, with its date and its
+  handle, by which the same interface reads the whole answer; never the whole list;
 - of two counts of one thing, the newer comes first and the older is marked ``earlier``;
 - every fact and episode shows its date.
 """
@@ -81,12 +81,19 @@ async def test_a_chat_gives_passages_newer_values_first_and_dates(drive: Drive) 
 
         context = await d.assemble(asking, "Which binoculars did you recommend?", 250)
         (answer,) = [text for _, _, text in items(context, "Past episodes") if "Nikon" in text]
-        # the passage around the line that answers, with the id to fetch the rest ...
+        # the passage around the line that answers, with its handle to fetch the rest ...
         assert "Within 200 euros I recommend the Nikon Prostaff P7 8x42" in answer
-        assert re.search(r"\(id [0-9a-f-]{36}\)$", answer), answer
+        named = re.search(r"\(id ([0-9a-f]{10})\)$", answer)
+        assert named, answer
         # ... not the whole seven-point list
         assert "1. Magnification" not in answer
         assert "…" in answer
+        # which this interface reads whole by that handle
+        whole = await d.read(named[1])
+        assert whole["kind"] == "episode"
+        assert whole["id"].endswith(named[1])
+        assert "1. Magnification" in whole["record"]["description"]
+        assert (await d.read(whole["id"]))["record"] == whole["record"]
 
         context = await d.assemble(asking, "How many bird species have I seen?", 250)
         episodes = items(context, "Past episodes")

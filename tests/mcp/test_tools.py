@@ -6,8 +6,10 @@ from typing import Any
 
 import pytest
 
+from sedimem.ids import handle
 from sedimem.memory import Memory
 from sedimem.scope import Scope
+from sedimem.types import Fact
 from tests.mcp.conftest import client_as, data_of, error_of, ids_in, lines_of, local_key
 
 JSON = {"format": "json"}
@@ -156,6 +158,26 @@ async def test_recall_text_lines_and_json_with_filters(memory: Memory) -> None:
         assert [h["record"]["outcome"] for h in until["episodes"]] == ["success"]
         bad = error_of(await client.call_tool("recall", {"query": "x", "k": 1001}))
         assert "k: Input should be less than or equal to 1000, got 1001 (allowed: 1..1000)" in bad
+
+
+async def test_recall_reads_one_memory_whole_by_id_or_handle(memory: Memory) -> None:
+    ana = Scope(tenant="acme", user="ana")
+    fact = (await memory.facts.learn(Fact(scope=ana, statement="Ana lives in Porto"))).fact
+    async with client_as(memory, local_key("acme", user="ana")) as client:
+        (line,) = lines_of(await client.call_tool("recall", {"id": handle(fact.id)}))
+        assert line.startswith(f"fact {fact.id}: Ana lives in Porto")
+        read = data_of(await client.call_tool("recall", {"id": fact.id, **JSON}))
+        assert (read["kind"], read["id"]) == ("fact", fact.id)
+        assert read["record"]["statement"] == "Ana lives in Porto"
+        both = error_of(await client.call_tool("recall", {"id": fact.id, "query": "Porto"}))
+        assert "query: goes without id" in both
+        neither = error_of(await client.call_tool("recall", {}))
+        assert "query: give a query to search (or an id to read)" in neither
+        absent = error_of(await client.call_tool("recall", {"id": "ffffffffff"}))
+        assert "does not exist" in absent
+    async with client_as(memory, local_key("acme", user="bob")) as bob:
+        refused = error_of(await bob.call_tool("recall", {"id": handle(fact.id)}))
+        assert f"fact '{handle(fact.id)}' cannot be read from a scope narrowed to" in refused
 
 
 async def test_a_new_single_valued_fact_supersedes_and_history_stays(memory: Memory) -> None:

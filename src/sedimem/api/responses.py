@@ -33,6 +33,7 @@ __all__ = [
     "Learned",
     "NewKey",
     "ProcedureMatches",
+    "Read",
     "Recalled",
     "RunList",
     "Scratchpad",
@@ -64,6 +65,14 @@ class ProcedureMatches(_Out):
     """Procedures for a task, best first."""
 
     hits: list[Hit[Procedure]] = Field(description="The matching procedures, best first.")
+
+
+class Read(_Out):
+    """One memory whole, named by its id or its handle (what a context shows)."""
+
+    kind: Literal["episode", "fact", "procedure"] = Field(description="What the record is.")
+    id: str = Field(description="Its whole id (edits and deletes take this one).")
+    record: Episode | Fact | Procedure = Field(description="The record as stored.")
 
 
 class Recalled(_Out):

@@ -33,6 +33,7 @@ from sedimem.assembly.relevance import Pool
 from sedimem.context.diversity import diversify
 from sedimem.context.models import ContextItem
 from sedimem.context.tokens import Tokenizer
+from sedimem.ids import handle
 from sedimem.retrieval.index.analyzer import Analyzer
 from sedimem.scope import Scope
 from sedimem.types.longterm import Episode, Fact, Outcome, Procedure
@@ -278,7 +279,7 @@ class _Shown:
             limit=PASSAGE_LIMIT,
         )  # fmt: skip
         text = f"{speaker}: {shown}" if speaker is not None else shown
-        return f"{text} (id {e.id})" if cut else text
+        return f"{text} (id {handle(e.id)})" if cut else text
 
 
 def _with_replies(

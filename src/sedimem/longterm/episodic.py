@@ -108,8 +108,11 @@ class EpisodicMemory(LongTermService):
     async def get(
         self, episode_id: str, *, tenant: str | None = None, scope: Scope | None = None
     ) -> Episode:
-        """One episode; with ``scope``, only if the scope reaches it (``Scope.reaches``)."""
-        row = await self._addressed(records.EPISODE, episode_id, tenant=tenant, scope=scope)
+        """One episode by id or handle (``sedimem.ids``: a context's passage names its
+        episode so); with ``scope``, only if the scope reaches it (``Scope.reaches``)."""
+        row = await self._addressed(
+            records.EPISODE, episode_id, tenant=tenant, scope=scope, by_handle=True
+        )
         return records.episode_from_row(row)
 
     async def update(

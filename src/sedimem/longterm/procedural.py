@@ -80,8 +80,11 @@ class ProceduralMemory(LongTermService):
     async def get(
         self, procedure_id: str, *, tenant: str | None = None, scope: Scope | None = None
     ) -> Procedure:
-        """One procedure; with ``scope``, only if the scope reaches it (``Scope.reaches``)."""
-        row = await self._addressed(records.PROCEDURE, procedure_id, tenant=tenant, scope=scope)
+        """One procedure by id or handle (``sedimem.ids``); with ``scope``, only if the
+        scope reaches it (``Scope.reaches``)."""
+        row = await self._addressed(
+            records.PROCEDURE, procedure_id, tenant=tenant, scope=scope, by_handle=True
+        )
         return records.procedure_from_row(row)
 
     @observe.operation("recall.procedures")

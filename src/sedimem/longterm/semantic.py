@@ -325,9 +325,10 @@ class SemanticMemory(LongTermService):
     async def get(
         self, fact_id: str, *, tenant: str | None = None, scope: Scope | None = None
     ) -> Fact:
-        """One fact (any version); with ``scope``, only if the scope reaches it."""
+        """One fact (any version) by id or handle (``sedimem.ids``); with ``scope``, only if
+        the scope reaches it."""
         return records.fact_from_row(
-            await self._addressed(records.FACT, fact_id, tenant=tenant, scope=scope)
+            await self._addressed(records.FACT, fact_id, tenant=tenant, scope=scope, by_handle=True)
         )
 
     async def history(

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import httpx
 
-from tests.api.conftest import assert_problem
+from sedimem.ids import handle
+from sedimem.memory import Memory
+from sedimem.scope import Scope
+from sedimem.types import Episode, Procedure
+from tests.api.conftest import assert_problem, bearer
 
 
 async def _seed(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
@@ -132,3 +136,34 @@ async def test_a_session_reads_every_session_unless_from_session_narrows(
     assert (found["episodes"], found["facts"]) == ([], [])
     bad = await client.post("/v1/recall", json={"query": "x", "from_session": ""}, headers=auth)
     assert_problem(bad, 422, "from_session")
+
+
+async def test_one_memory_of_any_tier_by_id_or_handle(
+    client: httpx.AsyncClient, memory: Memory, auth: dict[str, str]
+) -> None:
+    ana = Scope(tenant="acme", user="ana")
+    episode = await memory.episodes.record(Episode(scope=ana, description="Booked a train"))
+    procedure = await memory.procedures.record(
+        Procedure(scope=ana, name="book", trigger="book a train", steps=["search", "pay"])
+    )
+    for record, kind in ((episode, "episode"), (procedure, "procedure")):
+        for named in (record.id, handle(record.id)):
+            read = await client.get(f"/v1/memories/{named}", headers=auth)
+            assert read.status_code == 200, read.text
+            assert read.json()["kind"] == kind
+            assert read.json()["id"] == record.id
+            assert read.json()["record"]["id"] == record.id
+    # the tier's own route takes the handle too
+    got = await client.get(f"/v1/episodes/{handle(episode.id)}", headers=auth)
+    assert got.json()["description"] == "Booked a train"
+    assert_problem(await client.get("/v1/memories/ffffffffff", headers=auth), 404)
+    bob = await bearer(memory, user="bob")
+    assert_problem(await client.get(f"/v1/memories/{handle(episode.id)}", headers=bob), 403)
+    stranger = await bearer(memory, tenant="other")
+    assert_problem(await client.get(f"/v1/memories/{episode.id}", headers=stranger), 404)
+    # two records sharing a handle: refused, naming both
+    twins = [f"01a22222-000{n}-7bbb-8ccc-dd0123456789" for n in (1, 2)]
+    for twin in twins:
+        await memory.episodes.record(Episode(id=twin, scope=ana, description="twin"))
+    shared = assert_problem(await client.get("/v1/memories/0123456789", headers=auth), 422, "id")
+    assert all(twin in str(shared) for twin in twins)

@@ -206,6 +206,12 @@ class Driver(abc.ABC):
         """One fact by id (raises :class:`Refused` when absent or out of reach)."""
 
     @abc.abstractmethod
+    async def read(self, record_id: str) -> dict[str, Any]:
+        """One episode, fact or procedure whole, by its id or its handle (what a context's
+        ``(id ...)`` shows): ``{"kind", "id", "record"}`` (raises :class:`Refused` when
+        absent or out of reach)."""
+
+    @abc.abstractmethod
     async def history(self, who: Who, subject: str, predicate: str) -> list[dict[str, Any]]:
         """The versions of a subject's predicate believed now, in world-time order, each
         with its valid interval (``valid_from``, ``valid_to``)."""

@@ -258,7 +258,15 @@ class McpDriver(Driver):
         return {k: int(counted[k]) for k in ("episodes", "facts", "procedures")}
 
     async def get_fact(self, fact_id: str) -> dict[str, Any]:
-        return await self.rest.get_fact(fact_id)  # no MCP tool reads by id: REST
+        read = await self.read(fact_id)
+        if read["kind"] != "fact":
+            raise Refused("mcp", f"{fact_id!r} is a {read['kind']}")
+        fact: dict[str, Any] = read["record"]
+        return fact
+
+    async def read(self, record_id: str) -> dict[str, Any]:
+        read: dict[str, Any] = await self.tool("recall", id=record_id)
+        return read
 
     async def history(self, who: Who, subject: str, predicate: str) -> list[dict[str, Any]]:
         found = await self.tool(

@@ -22,7 +22,7 @@ from sedimem.access import Access
 from sedimem.config import Settings, WorkingSettings
 from sedimem.errors import Conflict, NotFound, PermissionDenied
 from sedimem.keys import ApiKey
-from sedimem.memory import Memory
+from sedimem.memory import Memory, record_kind
 from sedimem.scope import Scope
 from sedimem.types.edits import FactChanges
 from sedimem.types.longterm import Episode, Fact, LearnResult, Outcome
@@ -241,6 +241,11 @@ class PythonDriver(Driver):
         with _refusals():
             fact = await self.memory.facts.get(fact_id, scope=self._scope(Who()))
         return _json(fact)
+
+    async def read(self, record_id: str) -> dict[str, Any]:
+        with _refusals():
+            record = await self.memory.read(record_id, self._scope(Who()))
+        return {"kind": record_kind(record), "id": record.id, "record": _json(record)}
 
     async def history(self, who: Who, subject: str, predicate: str) -> list[dict[str, Any]]:
         facts = await self.memory.facts.history(subject, predicate, scope=self._scope(who))

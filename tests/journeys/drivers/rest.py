@@ -299,6 +299,10 @@ class RestDriver(Driver):
         fact: dict[str, Any] = await self.call("GET", f"/v1/facts/{fact_id}")
         return fact
 
+    async def read(self, record_id: str) -> dict[str, Any]:
+        read: dict[str, Any] = await self.call("GET", f"/v1/memories/{record_id}")
+        return read
+
     async def history(self, who: Who, subject: str, predicate: str) -> list[dict[str, Any]]:
         params = {"subject": subject, "predicate": predicate, **who.fields()}
         found = await self.call("GET", "/v1/facts/history", params=params)

@@ -1,18 +1,20 @@
-"""Search across tiers (``/v1/recall``) and token-budgeted context (``/v1/context``)."""
+"""Search across tiers (``/v1/recall``), token-budgeted context (``/v1/context``) and one
+memory of any tier by its id or handle (``/v1/memories/{id}``)."""
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter
 
 from sedimem.api.auth import Caller
 from sedimem.api.narrowing import resolve
-from sedimem.api.responses import Recalled
+from sedimem.api.paths import id_path
+from sedimem.api.responses import Read, Recalled
 from sedimem.api.schemas import ContextRequest, RecallRequest, RecallTier, time_range
 from sedimem.api.state import MemoryDep
 from sedimem.context.models import AssembledContext
-from sedimem.memory import Memory
+from sedimem.memory import Memory, record_kind
 from sedimem.scope import Scope
 
 __all__ = ["router"]
@@ -47,6 +49,23 @@ async def context(body: ContextRequest, caller: Caller, memory: MemoryDep) -> As
         quotas=body.shares(),
         format=body.format,
     )
+
+
+@router.get("/memories/{record_id}", summary="One memory of any tier, by id or handle")
+async def read(
+    record_id: Annotated[
+        str, id_path("The record's id, or its handle: the `(id ...)` a context shows.")
+    ],
+    caller: Caller,
+    memory: MemoryDep,
+) -> Read:
+    """Reads one episode, fact or procedure whole: by its id, or by its handle (the last
+    characters of its id, which a context's passages end with). 404 when the key's tenant
+    has none, 403 when it lies outside the key's narrowing, 422 when two records the key
+    may read share the handle (both ids are named).
+    """
+    record = await memory.read(record_id, resolve(caller))
+    return Read(kind=record_kind(record), id=record.id, record=record)
 
 
 async def _episodes(memory: Memory, scope: Scope, body: RecallRequest) -> list[Any]:

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from mcp.types import CallToolResult
 from pydantic import Field
 
+from sedimem.errors import ValidationError
 from sedimem.mcp.arguments import (
     Agent,
     AgentType,
@@ -19,13 +20,15 @@ from sedimem.mcp.arguments import (
     OutcomeName,
     Project,
     Query,
+    RecordId,
     Session,
     Since,
     Until,
     User,
 )
-from sedimem.mcp.reply import dump_hits, hit_lines, reply
+from sedimem.mcp.reply import dump, dump_hits, hit_lines, record_line, reply
 from sedimem.mcp.tools.base import ToolEnv, time_range
+from sedimem.memory import record_kind
 from sedimem.types.search import Hit
 
 __all__ = ["RecallTool"]
@@ -39,7 +42,11 @@ class RecallTool:
 
     async def recall(
         self,
-        query: Query,
+        query: Query | None = None,
+        id: Annotated[
+            RecordId | None,
+            Field(description="Instead of a query: read this memory whole (an id or a handle)."),
+        ] = None,
         k: K = 10,
         kinds: Annotated[
             list[Kind] | None, Field(min_length=1, description="Default: all three.")
@@ -70,11 +77,20 @@ class RecallTool:
     ) -> CallToolResult:
         """Search memory before acting: facts (true now, unless valid_at, known_at or
         include_history), past episodes and procedures that worked, from every earlier
-        session. Returns hits best first, with ids and scores."""
+        session. Returns hits best first, with ids and scores. With id: that one memory
+        whole (the rest of a passage a context ended with (id ...))."""
         scope = self._env.scope(
             project=project, user=user, agent_type=agent_type, agent=agent, session=session
         )
         memory = self._env.memory
+        if id is not None:
+            if query is not None:
+                raise ValidationError("query", "goes without id: search or read one memory")
+            record = await memory.read(id, scope)
+            read = {"kind": record_kind(record), "id": record.id, "record": dump(record)}
+            return reply(format, read, lambda: record_line(record))
+        if query is None:
+            raise ValidationError("query", "give a query to search (or an id to read)")
         chosen = kinds or _ALL
         found: dict[str, list[Hit[Any]]] = {}
         # one kind after the other: a failure then stops the call with nothing left running

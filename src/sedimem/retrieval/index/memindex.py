@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from sedimem.ids import has_handle
 from sedimem.retrieval.index.analysis import Backlog, TextAnalysis, analyse
 from sedimem.retrieval.index.analyzer import Analyzer
 from sedimem.retrieval.index.blas import one_blas_thread
@@ -381,6 +382,8 @@ class MemIndex:
         if flt.ids is not None:
             by_id = self._slot_of_id()
             mask &= self._select(by_id.get(i) for i in flt.ids)
+        if (h := flt.handle) is not None:
+            mask &= self._select(s for i, s in self._slot_of_id().items() if has_handle(i, h))
         if flt.derived_from is not None:
             mask &= self._select(s for src in flt.derived_from for s in self._sources.get(src, []))
         if flt.occurred_from is not None:
@@ -477,8 +480,7 @@ class MemIndex:
         (float32 cosines: the graph's int8 order alone agrees with the exact top 50 on ~0.7
         of it on LoCoMo questions at 100k, re-scored ~0.84) from rows read one by one
         (:class:`VectorRows`), and the uncovered tail (rows written since the structure was
-        built) is scored exactly.
-        """
+        built) is scored exactly."""
         covered = structure.covered
         want = min(covered, int(2 * k * self.live_vectors / matching) + 32)
         slots = structure.search(query, want)

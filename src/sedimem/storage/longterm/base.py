@@ -115,6 +115,7 @@ class RecordFilter:
     user: str | None = None  # exactly this user (erasure, export)
     session: str | None = None  # exactly this session (erasure, "only this session")
     ids: tuple[str, ...] | None = None
+    handle: str | None = None  # a sedimem-made id with this handle (sedimem.ids.handle)
     occurred_from: float | None = None  # occurred_at >= this
     occurred_before: float | None = None  # occurred_at < this
     outcome: str | None = None

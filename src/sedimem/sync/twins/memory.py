@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from sedimem.storage.longterm.base import LongTermStore
     from sedimem.storage.working.base import WorkingStore
     from sedimem.types.conversation import IngestResult, MessageFields
+    from sedimem.types.longterm import Episode, Fact, Procedure
 
 __all__ = ["SyncMemoryMethods"]
 
@@ -212,6 +213,10 @@ class SyncMemoryMethods(Twin[Memory]):
     def kind_of(self, record_id: str, scope: Scope) -> RecordKind:
         """Blocking :meth:`sedimem.memory.Memory.kind_of`."""
         return self._runner.run(self._target.kind_of(record_id, scope))
+
+    def read(self, record_id: str, scope: Scope) -> Episode | Fact | Procedure:
+        """Blocking :meth:`sedimem.memory.Memory.read`."""
+        return self._runner.run(self._target.read(record_id, scope))
 
     def forget(
         self,

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from sedimem.errors import ValidationError
+from sedimem.ids import HANDLE_LENGTH, handle
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import LongTermStore, RecordFilter, StoredRecord
 from sedimem.testing.longterm.helpers import (
@@ -190,6 +191,8 @@ class RecordConformance(ConformanceBase):
             (RecordFilter(session="s1"), ["ep_user", "ep_sess"]),
             (RecordFilter(ids=(r["f_now"].id, r["proc"].id, new_record_id())), ["f_now", "proc"]),
             (RecordFilter(ids=()), []),
+            (RecordFilter(handle=handle(r["f_now"].id)), ["f_now"]),
+            (RecordFilter(handle="f" * HANDLE_LENGTH), []),
             (
                 RecordFilter(occurred_from=200.0, kind="episode"),
                 ["ep_fail", "ep_debug", "ep_user", "ep_sess"],
@@ -290,6 +293,20 @@ class RecordConformance(ConformanceBase):
         assert await store.get(B, [record.id]) == [theirs]
         assert await store.delete(B, [record.id]) == 1
         assert await store.get(A, [record.id]) == [record]
+
+    async def test_a_handle_names_a_made_id_of_its_own_tenant(self, store: LongTermStore) -> None:
+        tail = "0a1b2c3d4e"
+        made = make_record("a turn", record_id=f"01a22222-aaaa-7bbb-8ccc-dd{tail}")
+        given = make_record("a caller's id", record_id=tail)  # too short to have a handle
+        longer = make_record("longer", record_id=f"order-{'0' * 30}{tail}")  # 46 characters
+        theirs = dataclasses.replace(made, tenant=B)
+        await store.put(A, [made, given, longer])
+        await store.put(B, [theirs])
+        assert handle(made.id) == tail
+        assert ids_of(await store.find(A, RecordFilter(handle=tail), limit=5)) == [made.id]
+        assert await store.count(A, RecordFilter(handle=tail, kind="fact")) == 0
+        assert ids_of(await store.find(B, RecordFilter(handle=tail), limit=5)) == [made.id]
+        assert await store.find(A, RecordFilter(handle=tail[1:]), limit=5) == []
 
     async def test_tenants_lists_who_has_records(self, store: LongTermStore) -> None:
         assert await store.tenants() == []

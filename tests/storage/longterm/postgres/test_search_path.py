@@ -9,14 +9,16 @@ import numpy as np
 import psycopg
 import pytest
 from pgvector.psycopg import register_vector_async
+from psycopg import sql
 from psycopg_pool import AsyncConnectionPool
 
+from sedimem.ids import HANDLE_LENGTH, ID_LENGTH, handle, new_id
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import RecordFilter, StoredRecord
 from sedimem.storage.longterm.postgres import PostgresLongTermStore
 from sedimem.storage.longterm.postgres import search as postgres_search
 from sedimem.storage.longterm.postgres.analyze import Analyzer
-from sedimem.storage.longterm.postgres.filters import record_where
+from sedimem.storage.longterm.postgres.filters import HANDLE_CLAUSE, record_where
 from sedimem.storage.longterm.postgres.keywords import KeywordPlan, KeywordPlanner
 
 pytestmark = pytest.mark.postgres
@@ -374,3 +376,32 @@ async def test_pooled_connections_run_without_jit_and_keep_ef_search(postgres_ur
                 assert await cursor.fetchone() == ("off", str(ef))
     finally:
         await store.aclose()
+
+
+async def test_a_handle_is_read_through_its_index(quiet_url: str) -> None:
+    """A record named by its handle (a context's ``(id ...)``: the filter ``Memory.read``
+    passes) is read through the index on the id's last characters, not by walking the
+    tenant's records, once the table has statistics (the store analyses it as it grows)."""
+    turns = [record(new_id(), f"turn {i}") for i in range(2000)]
+    writer = await PostgresLongTermStore.open(quiet_url, analyze_rows=0)
+    try:
+        await writer.put(TENANT, turns)
+        named = turns[1234]
+        flt = RecordFilter(handle=handle(named.id))
+        assert [r.id for r in await writer.find(TENANT, flt, limit=5)] == [named.id]
+    finally:
+        await writer.aclose()
+    where = record_where(TENANT, flt)
+    async with await psycopg.AsyncConnection.connect(quiet_url, autocommit=True) as conn:
+        statement = (
+            sql.SQL("SELECT id FROM sedimem_lt_records WHERE {} ORDER BY id LIMIT 5")
+            .format(where.clause)
+            .as_bytes(conn)
+        )
+        await conn.execute("ANALYZE sedimem_lt_records")
+    plan = await explain(quiet_url, statement, where.params)
+    assert "sedimem_lt_records_handle" in plan, plan
+
+
+def test_the_handle_clause_spells_the_handle_of_sedimem_ids() -> None:
+    assert f"right(id, {HANDLE_LENGTH}) = %s AND length(id) = {ID_LENGTH}" == HANDLE_CLAUSE

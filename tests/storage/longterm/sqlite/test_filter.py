@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from sedimem.ids import handle, new_id
 from sedimem.storage.longterm.base import RecordFilter
 from sedimem.storage.longterm.sqlite import SqliteLongTermStore
 from sedimem.storage.longterm.sqlite.filter import RANGE_ROWS, narrow_range, where
@@ -51,6 +52,28 @@ async def test_facts_derived_from_some_episodes_are_read_by_provenance_not_by_ki
         ), plan
         # without provenance the kind index still serves the ordered read
         assert any("lt_record_kind" in step for step in _plan(conn, RecordFilter(kind="fact")))
+    finally:
+        conn.close()
+
+
+async def test_a_handle_is_read_through_its_index(tmp_path: Path) -> None:
+    """A record named by its handle (a context's ``(id ...)``) is read through the index on
+    the id's last characters, not by walking the tenant's records of its kind."""
+    path = str(tmp_path / "m.db")
+    store = await SqliteLongTermStore.open(path)
+    try:
+        turns = [make_record(f"turn {i}", tenant=T, record_id=new_id()) for i in range(2000)]
+        await store.put(T, turns)
+        named = turns[1234]
+        flt = RecordFilter(kind="episode", handle=handle(named.id))
+        assert [r.id for r in await store.find(T, flt, limit=5)] == [named.id]
+    finally:
+        await store.aclose()
+    conn = sqlite3.connect(path)
+    try:
+        plan = _plan(conn, flt)
+        assert any("lt_record_handle" in step for step in plan), plan
+        assert not any("lt_record_kind" in step for step in plan), plan
     finally:
         conn.close()
 

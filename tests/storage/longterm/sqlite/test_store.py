@@ -569,9 +569,9 @@ async def test_reads_right_after_a_search_follow_replacements_and_tenants(
     assert await store.records_now("someone else", ids) == []
 
 
-async def test_a_store_of_an_earlier_schema_gains_the_time_indexes(db_path: str) -> None:
-    """A file written before the time indexes is brought to the current schema when
-    opened: its records kept, the indexes made, the one they replace gone."""
+async def test_a_store_of_an_earlier_schema_gains_the_later_indexes(db_path: str) -> None:
+    """A file written before the time and handle indexes is brought to the current schema
+    when opened: its records kept, the indexes made, the one they replace gone."""
     store = await SqliteLongTermStore.open(db_path, index=MemoryIndexEngine())
     await store.put(T, [make_record("kept", tenant=T, session="s1")])
     await store.aclose()
@@ -579,6 +579,7 @@ async def test_a_store_of_an_earlier_schema_gains_the_time_indexes(db_path: str)
         conn.isolation_level = None
         conn.execute("DROP INDEX lt_record_session_time")
         conn.execute("DROP INDEX lt_record_time")
+        conn.execute("DROP INDEX lt_record_handle")
         conn.execute("CREATE INDEX lt_record_session ON lt_record (tenant, session)")
         conn.execute("UPDATE sedimem_schema SET version = 2 WHERE component = 'longterm'")
     store = await SqliteLongTermStore.open(db_path, index=MemoryIndexEngine())
@@ -592,5 +593,5 @@ async def test_a_store_of_an_earlier_schema_gains_the_time_indexes(db_path: str)
         indexes = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
         version = conn.execute("SELECT version FROM sedimem_schema WHERE component = 'longterm'")
         assert version.fetchone() == (len(MIGRATIONS),)
-    assert {"lt_record_session_time", "lt_record_time"} <= indexes
+    assert {"lt_record_session_time", "lt_record_time", "lt_record_handle"} <= indexes
     assert "lt_record_session" not in indexes

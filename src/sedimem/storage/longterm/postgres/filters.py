@@ -12,7 +12,11 @@ from psycopg import sql
 
 from sedimem.storage.longterm.base import RecordFilter
 
-__all__ = ["Where", "record_where"]
+__all__ = ["HANDLE_CLAUSE", "Where", "record_where"]
+
+#: A sedimem-made id (``sedimem.ids.ID_LENGTH``) with this handle (its last
+#: ``HANDLE_LENGTH`` characters): literal text, as every clause is (a test checks the two).
+HANDLE_CLAUSE: LiteralString = "right(id, 10) = %s AND length(id) = 36"
 
 #: Scope fields whose unset value (on either side) matches anything (not ``session``: on a
 #: long-term record it is provenance, never a boundary).
@@ -82,6 +86,9 @@ def record_where(tenant: str, flt: RecordFilter) -> Where:
             where.add('("user" IS NULL OR "user" = %s)', scope.user)
     if flt.ids is not None:
         where.add("id = ANY(%s::text[])", list(flt.ids))
+    if flt.handle is not None:
+        # the expression of the sedimem_lt_records_handle index, spelled the same
+        where.add(HANDLE_CLAUSE, flt.handle)
     if flt.names is not None:
         where.add("name = ANY(%s::text[])", list(flt.names))
     if flt.occurred_from is not None:

@@ -108,6 +108,11 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE sedimem_lt_records ALTER COLUMN embedding SET STORAGE MAIN;
     """,
+    # 4: a record by its handle (``sedimem.ids.handle``: the last 10 characters of its id),
+    # as a context names it; the expression is ``filters.HANDLE_CLAUSE``'s.
+    """
+    CREATE INDEX sedimem_lt_records_handle ON sedimem_lt_records (tenant, right(id, 10));
+    """,
 ]
 
 

@@ -11,6 +11,7 @@ import json
 import sqlite3
 from typing import Any
 
+from sedimem.ids import HANDLE_LENGTH, ID_LENGTH
 from sedimem.storage.longterm.base import RecordFilter
 
 __all__ = ["RANGE_ROWS", "VISIBILITY_FIELDS", "narrow_range", "where"]
@@ -34,7 +35,8 @@ def where(tenant: str, flt: RecordFilter, *, ranged: bool = True) -> tuple[str, 
     # Provenance selects a handful of rows: the lookup must start from it. Without this the
     # planner walks the (tenant, kind, id) index for its order, every fact of the tenant
     # (SQLite's unary ``+`` keeps a column's index out of the plan and changes nothing else).
-    lead = "+" if flt.derived_from is not None else ""
+    # A handle likewise names one or two rows: its index alone must be read.
+    lead = "+" if flt.derived_from is not None or flt.handle is not None else ""
     clauses = [f"{lead}r.tenant = ?"]
     params: list[Any] = [tenant]
 
@@ -64,6 +66,9 @@ def where(tenant: str, flt: RecordFilter, *, ranged: bool = True) -> tuple[str, 
         add("r.name IN (SELECT value FROM json_each(?))", json.dumps(list(flt.names)))
     if flt.ids is not None:
         add("r.id IN (SELECT value FROM json_each(?))", json.dumps(list(flt.ids)))
+    if flt.handle is not None:
+        # the expression of the lt_record_handle index, spelled the same
+        add(f"substr(r.id, -{HANDLE_LENGTH}) = ? AND length(r.id) = {ID_LENGTH}", flt.handle)
     at = "r.occurred_at" if ranged else "+r.occurred_at"
     if flt.occurred_from is not None:
         add(f"{at} >= ?", flt.occurred_from)
@@ -97,7 +102,8 @@ def narrow_range(conn: sqlite3.Connection, tenant: str, flt: RecordFilter) -> bo
     happened this week" walked every earlier record in id order (270 ms at 100k), and with
     the time index alone a range spanning the history read and sorted all of them."""
     ranges = flt.occurred_from is not None or flt.occurred_before is not None
-    led = (flt.session, flt.ids, flt.names, flt.derived_from) != (None, None, None, None)
+    leads = (flt.session, flt.ids, flt.handle, flt.names, flt.derived_from)
+    led = any(value is not None for value in leads)
     if flt.kind is None or not ranges or led:
         return True
     condition = "tenant = ? AND kind = ?"

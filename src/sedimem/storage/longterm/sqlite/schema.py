@@ -118,6 +118,11 @@ MIGRATIONS = [
     """
     CREATE INDEX lt_record_time ON lt_record (tenant, kind, occurred_at)
     """,
+    # A record by its handle (``sedimem.ids.handle``: the last 10 characters of its id), as
+    # a context names it. The expression is the one ``filter.where`` spells.
+    """
+    CREATE INDEX lt_record_handle ON lt_record (substr(id, -10))
+    """,
 ]
 
 #: Scope and label columns, filtered by equality (the in-memory index codes them as ints).
