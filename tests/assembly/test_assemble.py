@@ -346,6 +346,24 @@ async def test_questions_about_time_get_items_in_time_order(memory: Memory) -> N
     assert text.index("Oslo") < text.index("Lima") < text.index("Rome")
 
 
+async def test_a_question_naming_a_day_draws_what_was_said_that_day(memory: Memory) -> None:
+    """Forty days of exciting news outrank, by their words, the one turn of the day the
+    question names; that turn is drawn from the day itself and comes first."""
+    for n in range(40):
+        at = DAY + timedelta(days=n)
+        said = f"Exciting news to share: the garden project {n} is going great!"
+        await memory.ingest([turn("user", said, at)], USER.with_session(f"day-{n}"))
+    gym = DAY + timedelta(days=60)
+    await memory.ingest(
+        [turn("user", "Big news, I joined a gym last week!", gym)], USER.with_session("gym")
+    )
+    dated = await memory.assemble(f"What exciting news did I share on {gym:%d %B, %Y}?", USER, 300)
+    first = next(line for line in (dated.text or "").splitlines() if line.startswith("- "))
+    assert "joined a gym" in first, dated.text
+    undated = await memory.assemble("What exciting news did I share?", USER, 300)
+    assert "joined a gym" not in (undated.text or "")
+
+
 @pytest.mark.parametrize("question", ["?", "x", "¿Dónde vive Zoe ahora?", "猫の名前は"])
 async def test_odd_questions_and_tiny_budgets(memory: Memory, question: str) -> None:
     await memory.ingest([turn("user", "I live in Leeds with my cat Miso.", DAY)], USER)

@@ -1,5 +1,7 @@
 """Reading a question: its words, whom it names, whether it asks for advice or about time."""
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from sedimem.assembly.question import read_question
@@ -57,3 +59,44 @@ def test_a_question_of_no_content_word(analyzer: Analyzer) -> None:
         q = read_question(text, analyzer)
         assert q.stems == ()
         assert not q.named("Ana")
+
+
+def _day(year: int, month: int, day: int) -> tuple[datetime, datetime]:
+    start = datetime(year, month, day, tzinfo=UTC)
+    return start, start + timedelta(days=1)
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("What did Tim say about his injury on 16 November, 2023?", [_day(2023, 11, 16)]),
+        ("Where was the picture shared on December 1,2023 taken?", [_day(2023, 12, 1)]),
+        ("What book did I finish on 8th December, 2023?", [_day(2023, 12, 8)]),
+        ("What happened on 2023-06-16?", [_day(2023, 6, 16)]),
+        ("What did I learn on the 3rd of Sept. 2024?", [_day(2024, 9, 3)]),
+        (
+            "What did I play in December 2023 and in Feb 2024?",
+            [
+                (datetime(2023, 12, 1, tzinfo=UTC), datetime(2024, 1, 1, tzinfo=UTC)),
+                (datetime(2024, 2, 1, tzinfo=UTC), datetime(2024, 3, 1, tzinfo=UTC)),
+            ],
+        ),
+        # no year, no date; an impossible day is read as its month
+        ("What did I say on 16 June?", []),
+        ("You may 2 things", []),
+        (
+            "What about 31 June 2023?",
+            [(datetime(2023, 6, 1, tzinfo=UTC), datetime(2023, 7, 1, tzinfo=UTC))],
+        ),
+    ],
+)
+def test_dates_it_names(
+    analyzer: Analyzer, text: str, named: list[tuple[datetime, datetime]]
+) -> None:
+    q = read_question(text, analyzer)
+    slack = timedelta(hours=14)  # what was said that day in any time zone
+    assert list(q.dates) == [(start - slack, end + slack) for start, end in named]
+    for start, end in named:
+        assert q.names_the_time_of(start + timedelta(hours=12))
+        assert q.names_the_time_of(end + timedelta(hours=13))
+        assert not q.names_the_time_of(end + timedelta(hours=15))

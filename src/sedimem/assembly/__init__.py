@@ -15,6 +15,7 @@ decides what goes in (docs/context.md tells the same with an example):
 3. within a tier, items are ordered by who said them, newer values first, near-copies last
    (:mod:`.ranked`), long episodes cut to the passage that matched (:mod:`.passages`);
 4. every item shows its date; a question about time gets facts and episodes in time order;
+   a question naming a day or month also draws the episodes of that time, ranked higher;
    a turn whose every fact is no longer current (replaced, corrected, ended: semantic
    memory's ``outdated_sources``) is labelled ``earlier`` and ranks lower.
 
@@ -26,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Mapping, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from sedimem import observe
@@ -61,6 +62,9 @@ _PROCEDURES = 5
 NEIGHBOURS = 5
 #: How long after a turn its reply may come.
 _REPLY_WITHIN = timedelta(hours=6)
+#: Dates a question names that are searched (the first ones), and episodes drawn for each.
+_DATES = 2
+_DATED_DEPTH = 10
 
 
 _local = threading.local()
@@ -106,13 +110,16 @@ async def assemble(
     analyzer = _analyzer()
     question = read_question(query, analyzer)
     depth = episode_depth(budget_tokens) if isinstance(budget_tokens, int) else 20
-    blocks, working, procedures, facts, episodes = await asyncio.gather(
+    blocks, working, procedures, facts, episodes, dated = await asyncio.gather(
         block_items(memory, scope),
         working_items(memory, scope),
         memory.procedures.find_matching(query, scope=scope.owner, k=_PROCEDURES),
         memory.facts.recall(query, scope=scope, k=_FACTS),
         memory.episodes.recall(query, scope=scope, k=depth),
+        _dated(memory, query, scope, question.dates[:_DATES]),
     )
+    drawn = {h.record.id for h in episodes}
+    episodes += [h for h in dated if h.record.id not in drawn]
     replies = await _replies(memory, scope, episodes[:NEIGHBOURS])
     shown = [h.record.id for h in episodes] + [r.id for r in replies.values()]
     # what the question asks about: the subjects and predicates of the facts it found
@@ -142,6 +149,17 @@ async def assemble(
         floored=FLOORED,
         time_ordered=("facts", "episodes") if question.temporal else (),
     )
+
+
+async def _dated(
+    memory: Memory, query: str, scope: Scope, dates: Sequence[tuple[datetime, datetime]]
+) -> list[Hit[Episode]]:
+    """The episodes that match best on each day or in each month the question names
+    ("What did I say on 16 June, 2023?"): a search of the whole history may not reach them."""
+    found = await asyncio.gather(
+        *(memory.episodes.recall(query, scope=scope, k=_DATED_DEPTH, time_range=r) for r in dates)
+    )
+    return [h for hits in found for h in hits]
 
 
 async def _replies(

@@ -8,13 +8,17 @@ decides who is heard first and how items are ordered:
 - a question that **names a speaker** ("What did Caroline research?") prefers that
   speaker's own turns over others' turns that merely address them;
 - a question about **time or order** ("when", "how long ago", "first", "before") gets
-  its dated items in time order.
+  its dated items in time order;
+- a question that **names a date** with its year ("on 16 June, 2023", "in August 2023",
+  "2023-06-16") prefers what happened then: episodes of that day or month are searched
+  for as well, and rank higher.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 from sedimem.retrieval.index.analyzer import Analyzer
 from sedimem.retrieval.terms import STOPWORDS
@@ -28,6 +32,33 @@ _ADVICE = re.compile(
     r"(?:answer|response|reply|list|explanation)|assistant|did\s+you)\b",
     re.IGNORECASE,
 )
+_MONTHS = {
+    name: n
+    for n, names in enumerate(
+        (
+            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
+            ("may",), ("june", "jun"), ("july", "jul"), ("august", "aug"),
+            ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
+            ("december", "dec"),
+        ),
+        start=1,
+    )
+    for name in names
+}  # fmt: skip
+_MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+_YEAR = r"(?P<year>(?:19|20)\d\d)"
+#: A date the question names with its year: a day ("16 June, 2023", "June 16th 2023",
+#: "2023-06-16") or a month ("August 2023"). A date without a year is not read.
+_DATES = [
+    re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s*{_YEAR}\b", re.IGNORECASE),
+    re.compile(rf"\b{_MONTH}\s+{_DAY},?\s*{_YEAR}\b", re.IGNORECASE),
+    re.compile(r"\b(?P<year>(?:19|20)\d\d)-(?P<month>[01]\d)-(?P<day>[0-3]\d)\b"),
+    re.compile(rf"\b{_MONTH},?\s+{_YEAR}\b", re.IGNORECASE),
+]
+#: How far a named day or month reaches beyond its UTC bounds: what was said that day in
+#: any time zone.
+_SLACK = timedelta(hours=14)
 _TIME = re.compile(
     r"^\s*when\b|\bwhat\s+(?:time|date|day|year|month)\b|\bhow\s+long\b|\bwhich\s+"
     r"(?:day|year|month|date)\b|\b(?:first|last|before|after|earlier|later|latest|"
@@ -49,6 +80,12 @@ class Question:
     """Asks what the assistant recommended or said."""
     temporal: bool
     """Asks when, how long ago, or in which order."""
+    dates: tuple[tuple[datetime, datetime], ...] = ()
+    """The days and months it names, as ``[start, end)`` (a few hours wider, for zones)."""
+
+    def names_the_time_of(self, moment: datetime) -> bool:
+        """Whether ``moment`` falls on a day or in a month the question names."""
+        return any(start <= moment < end for start, end in self.dates)
 
     def named(self, speaker: str) -> bool:
         """Whether the question names ``speaker`` (by any word of the name)."""
@@ -65,4 +102,29 @@ def read_question(text: str, analyzer: Analyzer) -> Question:
         stems=stems,
         advice=_ADVICE.search(text) is not None,
         temporal=_TIME.search(text) is not None,
+        dates=_named_dates(text),
     )
+
+
+def _named_dates(text: str) -> tuple[tuple[datetime, datetime], ...]:
+    """The days and months ``text`` names with their year (impossible dates left out)."""
+    found: dict[tuple[datetime, datetime], None] = {}
+    taken: list[range] = []  # a day's match holds a month's: "16 June, 2023" is not June
+    for pattern in _DATES:
+        for m in pattern.finditer(text):
+            if any(m.start() in span for span in taken):
+                continue
+            month = m["month"].lower().rstrip(".")
+            number = int(month) if month.isdigit() else _MONTHS[month]
+            try:
+                if "day" in pattern.groupindex:
+                    start = datetime(int(m["year"]), number, int(m["day"]), tzinfo=UTC)
+                    end = start + timedelta(days=1)
+                else:
+                    start = datetime(int(m["year"]), number, 1, tzinfo=UTC)
+                    end = (start + timedelta(days=32)).replace(day=1)
+            except ValueError:  # "31 June", month 13
+                continue
+            taken.append(range(m.start(), m.end()))
+            found[(start - _SLACK, end + _SLACK)] = None
+    return tuple(found)
