@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from sedimem.extraction.dates import MONTH, MONTHS
 from sedimem.retrieval.index.analyzer import Analyzer
 from sedimem.retrieval.terms import STOPWORDS
 
@@ -32,29 +33,15 @@ _ADVICE = re.compile(
     r"(?:answer|response|reply|list|explanation)|assistant|did\s+you)\b",
     re.IGNORECASE,
 )
-_MONTHS = {
-    name: n
-    for n, names in enumerate(
-        (
-            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
-            ("may",), ("june", "jun"), ("july", "jul"), ("august", "aug"),
-            ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
-            ("december", "dec"),
-        ),
-        start=1,
-    )
-    for name in names
-}  # fmt: skip
-_MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
 #: A date the question names with its year: a day ("16 June, 2023", "June 16th 2023",
 #: "2023-06-16") or a month ("August 2023"). A date without a year is not read.
 _DATES = [
-    re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s*{_YEAR}\b", re.IGNORECASE),
-    re.compile(rf"\b{_MONTH}\s+{_DAY},?\s*{_YEAR}\b", re.IGNORECASE),
+    re.compile(rf"\b{_DAY}\s+(?:of\s+)?{MONTH},?\s*{_YEAR}\b", re.IGNORECASE),
+    re.compile(rf"\b{MONTH}\s+{_DAY},?\s*{_YEAR}\b", re.IGNORECASE),
     re.compile(r"\b(?P<year>(?:19|20)\d\d)-(?P<month>[01]\d)-(?P<day>[0-3]\d)\b"),
-    re.compile(rf"\b{_MONTH},?\s+{_YEAR}\b", re.IGNORECASE),
+    re.compile(rf"\b{MONTH},?\s+{_YEAR}\b", re.IGNORECASE),
 ]
 #: How far a named day or month reaches beyond its UTC bounds: what was said that day in
 #: any time zone.
@@ -115,7 +102,7 @@ def _named_dates(text: str) -> tuple[tuple[datetime, datetime], ...]:
             if any(m.start() in span for span in taken):
                 continue
             month = m["month"].lower().rstrip(".")
-            number = int(month) if month.isdigit() else _MONTHS[month]
+            number = int(month) if month.isdigit() else MONTHS[month]
             try:
                 if "day" in pattern.groupindex:
                     start = datetime(int(m["year"]), number, int(m["day"]), tzinfo=UTC)

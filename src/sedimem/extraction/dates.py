@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Literal
 
-__all__ = ["DateMention", "find_dates"]
+__all__ = ["MONTH", "MONTHS", "DateMention", "find_dates"]
 
 Granularity = Literal["day", "week", "month", "season", "year"]
 
-_MONTHS = {
+#: Month names and their usual abbreviations, lower case, to the month's number.
+MONTHS = {
     name: index
     for index, names in enumerate(
         [
@@ -58,7 +59,8 @@ _UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
 #: The month each season starts in; each lasts three months.
 _SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 
-_MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+#: A month's name or abbreviation (group ``month``), perhaps with a dot ("Sept.").
+MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _WEEKDAY = r"(?P<weekday>" + "|".join(sorted(_WEEKDAYS, key=len, reverse=True)) + r")\.?"
 _COUNT = r"(?P<count>\d{1,2}|" + "|".join(sorted(_NUMBERS, key=len, reverse=True)) + ")"
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
@@ -69,16 +71,16 @@ _SEASON = r"(?P<season>spring|summer|autumn|fall|winter)"
 _FORMS: list[tuple[str, re.Pattern[str]]] = [
     (kind, re.compile(r"\b" + pattern + r"\b", re.IGNORECASE))
     for kind, pattern in [
-        ("dmy", rf"(?:on )?(?:the )?{_DAY} (?:of )?{_MONTH},? {_YEAR}"),
-        ("mdy", rf"(?:on )?{_MONTH} {_DAY},? {_YEAR}"),
-        ("md", rf"(?:on )?{_MONTH} {_DAY}(?!\d)"),
-        ("my", rf"(?:in |since )?{_MONTH},? {_YEAR}"),
+        ("dmy", rf"(?:on )?(?:the )?{_DAY} (?:of )?{MONTH},? {_YEAR}"),
+        ("mdy", rf"(?:on )?{MONTH} {_DAY},? {_YEAR}"),
+        ("md", rf"(?:on )?{MONTH} {_DAY}(?!\d)"),
+        ("my", rf"(?:in |since )?{MONTH},? {_YEAR}"),
         ("sy", rf"(?:(?:in|during|over) )?(?:the )?{_SEASON},? (?:of )?{_YEAR}"),
         ("ago", rf"{_COUNT} (?P<unit>day|week|month|year)s? (?:ago|back)"),
         ("rel", r"(?P<which>last|this|next|past) (?P<unit>week|month|year|weekend)"),
         ("wd", rf"(?P<which>last|this|next|on) {_WEEKDAY}"),
         ("season", rf"(?P<which>last|this|next|past) {_SEASON}"),
-        ("mon", rf"(?P<which>last|this|next|in|since) {_MONTH}(?! \d)"),
+        ("mon", rf"(?P<which>last|this|next|in|since) {MONTH}(?! \d)"),
         ("year", rf"(?:in|since|back in) {_YEAR}"),
         ("word", r"(?P<word>yesterday|today|tonight|this morning|last night|the other day)"),
     ]
@@ -136,10 +138,10 @@ def _resolve(
 ) -> tuple[date, Granularity] | None:
     groups = m.groupdict()
     if kind in ("dmy", "mdy"):
-        day = _safe_day(int(groups["year"]), _MONTHS[groups["month"].lower()], int(groups["day"]))
+        day = _safe_day(int(groups["year"]), MONTHS[groups["month"].lower()], int(groups["day"]))
         return None if day is None else (day, "day")
     if kind == "md":
-        month, number = _MONTHS[groups["month"].lower()], int(groups["day"])
+        month, number = MONTHS[groups["month"].lower()], int(groups["day"])
         year = today.year
         candidate = _safe_day(year, month, number)
         if candidate is None:
@@ -150,7 +152,7 @@ def _resolve(
             candidate = _safe_day(year - 1, month, number)
         return None if candidate is None else (candidate, "day")
     if kind == "my":
-        return _month_start(int(groups["year"]), _MONTHS[groups["month"].lower()]), "month"
+        return _month_start(int(groups["year"]), MONTHS[groups["month"].lower()]), "month"
     if kind == "year":
         return date(int(groups["year"]), 1, 1), "year"
     if kind == "sy":
@@ -187,7 +189,7 @@ def _resolve(
         back = (today.weekday() - target) % 7 or 7
         return today - timedelta(days=back), "day"
     if kind == "mon":
-        which, month = groups["which"].lower(), _MONTHS[groups["month"].lower()]
+        which, month = groups["which"].lower(), MONTHS[groups["month"].lower()]
         if which == "last":
             year = today.year if month < today.month else today.year - 1
         elif which == "next":

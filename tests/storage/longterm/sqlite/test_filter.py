@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sedimem.ids import handle, new_id
-from sedimem.storage.longterm.base import RecordFilter
+from sedimem.storage.longterm.base import RecordFilter, StoredRecord
 from sedimem.storage.longterm.sqlite import SqliteLongTermStore
 from sedimem.storage.longterm.sqlite.filter import RANGE_ROWS, narrow_range, where
 from sedimem.testing.longterm import make_record
@@ -20,6 +20,24 @@ def _plan(conn: sqlite3.Connection, flt: RecordFilter) -> list[str]:
     condition, params = where(T, flt)
     sql = f"SELECT r.id FROM lt_record r WHERE {condition} ORDER BY r.id LIMIT 500"
     return [str(row[3]) for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}", params)]
+
+
+async def _found_and_planned(
+    tmp_path: Path, records: list[StoredRecord], flt: RecordFilter, limit: int = 5
+) -> tuple[list[StoredRecord], list[str]]:
+    """What a store of ``records`` finds for ``flt``, and SQLite's plan for the read."""
+    path = str(tmp_path / "m.db")
+    store = await SqliteLongTermStore.open(path)
+    try:
+        await store.put(T, records)
+        found = await store.find(T, flt, limit=limit)
+    finally:
+        await store.aclose()
+    conn = sqlite3.connect(path)
+    try:
+        return found, _plan(conn, flt)
+    finally:
+        conn.close()
 
 
 async def test_facts_derived_from_some_episodes_are_read_by_provenance_not_by_kind(
@@ -59,23 +77,13 @@ async def test_facts_derived_from_some_episodes_are_read_by_provenance_not_by_ki
 async def test_a_handle_is_read_through_its_index(tmp_path: Path) -> None:
     """A record named by its handle (a context's ``(id ...)``) is read through the index on
     the id's last characters, not by walking the tenant's records of its kind."""
-    path = str(tmp_path / "m.db")
-    store = await SqliteLongTermStore.open(path)
-    try:
-        turns = [make_record(f"turn {i}", tenant=T, record_id=new_id()) for i in range(2000)]
-        await store.put(T, turns)
-        named = turns[1234]
-        flt = RecordFilter(kind="episode", handle=handle(named.id))
-        assert [r.id for r in await store.find(T, flt, limit=5)] == [named.id]
-    finally:
-        await store.aclose()
-    conn = sqlite3.connect(path)
-    try:
-        plan = _plan(conn, flt)
-        assert any("lt_record_handle" in step for step in plan), plan
-        assert not any("lt_record_kind" in step for step in plan), plan
-    finally:
-        conn.close()
+    turns = [make_record(f"turn {i}", tenant=T, record_id=new_id()) for i in range(2000)]
+    named = turns[1234]
+    flt = RecordFilter(kind="episode", handle=handle(named.id))
+    found, plan = await _found_and_planned(tmp_path, turns, flt)
+    assert [r.id for r in found] == [named.id]
+    assert any("lt_record_handle" in step for step in plan), plan
+    assert not any("lt_record_kind" in step for step in plan), plan
 
 
 @pytest.mark.parametrize("derived", [None, ("a",)])
@@ -91,30 +99,19 @@ async def test_a_sessions_time_range_is_read_by_session_and_time_not_by_kind(
     """The turn after a chat turn (one session, a few hours after it: what ``assemble``
     asks for its best turns) is a range of the (tenant, session, time) index, not a walk
     of every episode of the tenant in id order until two match."""
-    path = str(tmp_path / "m.db")
-    store = await SqliteLongTermStore.open(path)
-    try:
-        rows = [
-            make_record(f"turn {i}", tenant=T, session=f"s{i // 100}", occurred_at=1e9 + 60 * i)
-            for i in range(3000)
-        ]
-        await store.put(T, rows)
-        # the turn after turn 2,950 of session s29 (created last: the id walk's worst case)
-        flt = RecordFilter(
-            kind="episode", session="s29", occurred_from=1e9 + 60 * 2950 + 1e-6,
-            occurred_before=1e9 + 60 * 2950 + 6 * 3600,
-        )  # fmt: skip
-        found = await store.find(T, flt, limit=1)
-        assert [r.text for r in found] == ["turn 2951"]
-    finally:
-        await store.aclose()
-    conn = sqlite3.connect(path)
-    try:
-        plan = _plan(conn, flt)
-        assert any("lt_record_session_time" in step for step in plan), plan
-        assert not any("lt_record_kind" in step for step in plan), plan
-    finally:
-        conn.close()
+    rows = [
+        make_record(f"turn {i}", tenant=T, session=f"s{i // 100}", occurred_at=1e9 + 60 * i)
+        for i in range(3000)
+    ]
+    # the turn after turn 2,950 of session s29 (created last: the id walk's worst case)
+    flt = RecordFilter(
+        kind="episode", session="s29", occurred_from=1e9 + 60 * 2950 + 1e-6,
+        occurred_before=1e9 + 60 * 2950 + 6 * 3600,
+    )  # fmt: skip
+    found, plan = await _found_and_planned(tmp_path, rows, flt, limit=1)
+    assert [r.text for r in found] == ["turn 2951"]
+    assert any("lt_record_session_time" in step for step in plan), plan
+    assert not any("lt_record_kind" in step for step in plan), plan
 
 
 async def test_a_time_range_is_read_by_time_when_narrow_and_by_id_when_wide(
