@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -48,3 +49,48 @@ def test_rows_without_a_file_gather_from_memory() -> None:
     # Adopted without a file: scattered rows come from the array itself.
     adopted = VectorRows.adopt(np.ones((2, 3), np.float32), None)
     assert adopted.take(np.array([1], dtype=np.int64), scattered=True).tolist() == [[1, 1, 1]]
+
+
+def test_rows_of_a_lazy_section_are_read_from_the_file_once_then_through_the_map(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lazily checked matrix small enough to map: its rows are read (and checked) from
+    the file the first time, then gathered through the map; a section found damaged since
+    is refused for rows checked before too."""
+    from sedimem.storage.longterm.sqlite import indexfile
+
+    rng = np.random.default_rng(4)
+    saved = rng.random((3 * indexfile.BLOCK // 64 + 5, 16), np.float32)  # 3 blocks and a bit
+    path = tmp_path / "x.idx"
+    write_index_file(path, {}, {"vectors": saved})
+    _, arrays = read_index_file(path, lazy={"vectors"})
+    file = arrays.rows("vectors")
+    assert file is not None
+    rows = VectorRows.adopt(arrays["vectors"], file)
+    reads: list[int] = []
+    real_pread = os.pread
+
+    def counted(fd: int, size: int, offset: int) -> bytes:
+        reads.append(offset)
+        return real_pread(fd, size, offset)
+
+    monkeypatch.setattr(indexfile.os, "pread", counted)
+    picked = np.array([5, 0, 1023], dtype=np.int64)  # all in the first block
+    assert not file.passed(picked)
+    np.testing.assert_array_equal(rows.take(picked, scattered=True), saved[picked])
+    assert len(reads) == 3  # one pread per row, each row checked
+    assert file.passed(picked)
+    assert not file.passed(np.array([2048], dtype=np.int64))
+    reads.clear()
+    np.testing.assert_array_equal(rows.take(picked, scattered=True), saved[picked])
+    assert reads == []  # checked rows: one gather through the map
+    # damage the third block: reading it fails, and the section is refused from then on
+    data = bytearray(path.read_bytes())
+    offset = data.index(saved[2048].tobytes())
+    data[offset] ^= 0xFF
+    with path.open("r+b") as f:  # the same file (a save renames a new one over it)
+        f.write(bytes(data))
+    with pytest.raises(indexfile.IndexFileError, match="damaged"):
+        rows.take(np.array([2048], dtype=np.int64), scattered=True)
+    with pytest.raises(indexfile.IndexFileError, match="damaged"):
+        rows.take(picked, scattered=True)

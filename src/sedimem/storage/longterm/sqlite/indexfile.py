@@ -224,6 +224,19 @@ class FileRows:
         if self._lazy is not None:
             self._lazy.check_all()
 
+    def passed(self, rows: npt.NDArray[np.int64]) -> bool:
+        """Whether these rows need no check any more (the section is not checked lazily,
+        is checked whole, or each of them passed its row check): they may then be read
+        through the mapping. A section found damaged is refused, as :meth:`take` does."""
+        lazy = self._lazy
+        if lazy is None:
+            return True
+        lazy.refuse_if_failed()
+        if lazy.checked:
+            return True
+        passed = self._passed
+        return passed is not None and bool(passed[rows].all())
+
     @property
     def shape(self) -> tuple[int, int]:
         return self._shape
