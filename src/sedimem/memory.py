@@ -81,8 +81,6 @@ _RECORD_KINDS: dict[str | None, RecordKind] = {
     records.PROCEDURE: "procedure",
 }
 
-_KINDS = frozenset(k for k in _RECORD_KINDS if k is not None)
-
 
 def record_kind(record: Episode | Fact | Procedure) -> RecordKind:
     """The kind of a record :meth:`Memory.read` returned."""
@@ -434,15 +432,11 @@ class Memory:
         id or its handle (an assembled context's ``(id <handle>)``: see :mod:`sedimem.ids`),
         if ``scope`` may read it. ``NotFound``, ``PermissionDenied`` or, for a handle two
         reachable records share, ``ValidationError`` on ``id`` naming both."""
+        kinds = (records.EPISODE, records.FACT, records.PROCEDURE)
         row = await locate(
-            self._longterm, scope.tenant, record_id, _KINDS, scope, field="id", by_handle=True
+            self._longterm, scope.tenant, record_id, kinds, scope, field="id", by_handle=True
         )
-        kind = _RECORD_KINDS[row.kind]
-        if kind == "episode":
-            return records.episode_from_row(row)
-        if kind == "fact":
-            return records.fact_from_row(row)
-        return records.procedure_from_row(row)
+        return records.record_from_row(row)
 
     async def forget(
         self,

@@ -17,6 +17,7 @@ __all__ = [
     "normalise",
     "procedure_from_row",
     "procedure_row",
+    "record_from_row",
     "scope_of",
     "statement_key",
 ]
@@ -133,3 +134,10 @@ def fact_from_row(row: StoredRecord) -> Fact:
 
 def procedure_from_row(row: StoredRecord) -> Procedure:
     return Procedure.from_stored(row.body)
+
+
+def record_from_row(row: StoredRecord) -> Episode | Fact | Procedure:
+    """The episode, fact or procedure a row of one of those kinds holds."""
+    if row.kind == EPISODE:
+        return episode_from_row(row)
+    return fact_from_row(row) if row.kind == FACT else procedure_from_row(row)
