@@ -7,7 +7,9 @@ recall finds its episode; export -> import into a fresh server -> export is iden
 
 import asyncio
 import contextlib
+import http.client
 import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -387,3 +389,26 @@ async def test_accepted_connections_send_without_nagle_delay() -> None:
         _, writer = await asyncio.open_connection(*sock.getsockname()[:2])
         assert await asyncio.wait_for(accepted, 5) != 0
         writer.close()
+
+
+def test_an_idle_connection_outlives_the_clients_own_idle_limit(server: SedimemServer) -> None:
+    """httpx drops a connection idle for 5 s; a server that closed its end at the same 5 s
+    would race a client sending on it, and that request fails with a reset. The server's
+    default keeps an idle connection open well past it."""
+    assert ServerSettings().keep_alive_seconds > 5 == httpx.Limits().keepalive_expiry
+    host, port = server.url.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=30)
+    try:
+        conn.request("GET", "/healthz")
+        assert conn.getresponse().read()
+        first = conn.sock
+        time.sleep(6)  # past httpx's 5 s and uvicorn's own default
+        # http.client reconnects only when it knows the socket is gone; a socket the server
+        # closed meanwhile fails this request (RemoteDisconnected)
+        conn.request("GET", "/healthz")
+        response = conn.getresponse()
+        assert response.status == 200
+        assert response.read()
+        assert conn.sock is first
+    finally:
+        conn.close()

@@ -192,6 +192,16 @@ class ServerSettings(BaseModel):
             "(request id, route template, status, duration, hashed tenant, key id); off: none."
         ),
     )
+    keep_alive_seconds: int = Field(
+        default=75,
+        ge=1,
+        le=3600,
+        description=(
+            "How long an idle client connection stays open. Longer than clients' own idle "
+            "limits (httpx: 5 s), so a client never sends on a connection the server is "
+            "closing at that moment (its request would fail with a reset)."
+        ),
+    )
     rate_limit_per_second: float = Field(
         default=0,
         ge=0,

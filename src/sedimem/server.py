@@ -198,7 +198,11 @@ async def _serve(
         bound_port = sock.getsockname()[1]
         shown_host = f"[{host}]" if ":" in host else host
         config = uvicorn.Config(
-            build_app(memory, settings), lifespan="on", log_level="info", access_log=False
+            build_app(memory, settings),
+            lifespan="on",
+            log_level="info",
+            access_log=False,
+            timeout_keep_alive=settings.server.keep_alive_seconds,
         )
         server = uvicorn.Server(config)
 
@@ -260,6 +264,7 @@ def serve_workers(
             lifespan="on",
             log_level="info",
             access_log=False,
+            timeout_keep_alive=settings.server.keep_alive_seconds,
         )
         supervisor = Multiprocess(config, sockets=[sock])
         announce(
