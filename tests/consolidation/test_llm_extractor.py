@@ -275,6 +275,7 @@ async def test_chat_turn_facts_follow_the_extraction_rules(
             _fact("assistant", "recommends", "binoculars", "The assistant recommends binoculars"),
             _fact("ana", "asked_about", "laptops", "What laptop should ana buy?"),
             _fact(None, None, None, "Binoculars are an excellent tool."),
+            _fact("ana", "likes", "the taste of it", "ana likes the taste of it"),  # of what?
         ]
     }
     llm_server.script_chat({"content": json.dumps(reply)})

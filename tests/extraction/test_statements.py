@@ -137,6 +137,50 @@ def test_nothing_worth_keeping(text: str) -> None:
     assert triples(text) == []
 
 
+@pytest.mark.parametrize(
+    ("text", "pointing"),
+    [
+        ("I love making this!", "this"),  # a pronoun and hardly anything else: of what?
+        ("I love holding them.", "them"),
+        ("I like having them around.", "them"),
+        ("Yeah, I love the taste of it.", "it"),
+        ("I learned that the hard way.", "that"),  # a demonstrative as a pronoun
+        ("I painted this after I visited the center.", "this"),
+        ("I love fantasy movies, they're a great escape.", "they're"),  # a clause
+    ],
+)
+def test_an_object_that_points_elsewhere_is_no_fact(text: str, pointing: str) -> None:
+    found = triples(text)
+    assert not [t for t in found if pointing in str(t[2]).split()], found
+
+
+def test_an_object_of_function_words_is_no_fact() -> None:
+    assert triples("We joined in.") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # enough words of its own to say what it is about
+        (
+            "I'm passionate about helping people find peace and joy through it.",
+            "helping people find peace and joy through it",
+        ),
+        ("I like the people I work with.", "the people I work with"),  # a stranded preposition
+        ("I adopted this cute pup from a shelter.", "this cute pup from a shelter"),  # determiner
+        ("I like to ride at the", "to ride"),  # what followed was cut: so is what led to it
+    ],
+)
+def test_an_object_keeps_what_it_says(text: str, expected: str) -> None:
+    assert expected in [t[2] for t in triples(text)]
+
+
+def test_a_possessive_is_the_subjects_own() -> None:
+    assert ("Ana's spouse", "runs", "his own business") in [
+        t[:3] for t in triples("My husband runs his own business.")
+    ]
+
+
 def test_short_lists_give_one_fact_per_item() -> None:
     assert [t[2] for t in triples("We love climbing, sliding, and playing games.")] == [
         "climbing",

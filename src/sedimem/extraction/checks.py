@@ -9,13 +9,16 @@ extractor follows (:mod:`.subjects`, :mod:`.vocabulary`):
   user (the scope's user);
 - an assistant turn yields only ``has_booking`` facts about the user;
 - a known predicate gets the vocabulary's cardinality and a statement phrased from its
-  parts; any predicate is snake_case (what else the model invents accumulates).
+  parts; any predicate is snake_case (what else the model invents accumulates);
+- an object must say what it is about on its own (:func:`.clauses.stated_object`: not
+  "making this" or "the taste of it").
 """
 
 from __future__ import annotations
 
 import re
 
+from sedimem.extraction.clauses import stated_object
 from sedimem.extraction.vocabulary import (
     KNOWN_PREDICATES,
     SINGLE_PREFIXES,
@@ -66,8 +69,13 @@ def checked(episode: Episode, fact: Fact) -> Fact | None:
             subject = user
         if role != "user" and predicate != "has_booking":
             return None
-    update: dict[str, object] = {"subject": subject, "predicate": predicate}
+    obj = fact.object
+    if role is not None and obj is not None:
+        obj = stated_object(obj)
+        if obj is None:
+            return None
+    update: dict[str, object] = {"subject": subject, "predicate": predicate, "object": obj}
     if predicate in KNOWN_PREDICATES or predicate.startswith(SINGLE_PREFIXES):
-        update["statement"] = phrase(subject, predicate, fact.object)
+        update["statement"] = phrase(subject, predicate, obj)
         update["cardinality"] = cardinality_of(predicate)
     return fact.model_copy(update=update)

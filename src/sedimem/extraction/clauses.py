@@ -154,6 +154,59 @@ def object_of(raw: str, *, max_words: int = 8) -> str | None:
     return text
 
 
+# Words that carry no thing of their own: a demonstrative followed by one is a pronoun
+# ("that the hard way"), not a determiner ("that cafe").
+_FUNCTION = (
+    r"about|after|around|at|before|by|for|from|in|into|of|on|out|to|with|a|an|the|and|or|"
+    r"but|like|as|so|than|that|which|who|is|was|are|were|I|me|my|we|our|one|ones|way|much|"
+    r"many|too|again|here|there|now|then|up|down|over|off|back|away|more|really|very|just"
+)
+_FUNCTION_WORDS = frozenset(_FUNCTION.lower().split("|"))
+# an object never ends on these: what followed was cut ("to ride at the [spot]"), and so
+# was the thing a preposition before them led to
+_DANGLING = re.compile(
+    r"(?:(?:\s+|^)(?:about|at|by|for|from|in|into|of|on|to|with))?(?:\s+|^)(?:a|an|the|and|"
+    r"or|but)$",
+    re.IGNORECASE,
+)
+# A pronoun stands for something said elsewhere: an object led by one ("they're a great
+# escape", "this after I visited...") or holding one and hardly anything else ("making
+# this", "holding them", "the taste of it") does not say what the fact is about. One with
+# more words of its own still does ("helping people find peace and joy through it"). A
+# possessive is left alone: it is mostly the subject's own ("runs his own business").
+_PRONOUN = re.compile(
+    rf"\b(?:it|they|they're|them|he|she|him|us|you|you're)\b"
+    rf"|\b(?:this|that|these|those)(?:$|\s+(?:{_FUNCTION})\b)",
+    re.IGNORECASE,
+)
+_PRONOUN_WORDS = frozenset("it they they're them he she him us you you're".split())
+_WORD = re.compile(r"[\w']+")
+
+
+def stated_object(text: str) -> str | None:
+    """``text`` as a fact's object, or None when it says nothing on its own (see
+    :data:`_PRONOUN`); a last word nothing can end on ("the") is dropped."""
+    kept = text.strip()
+    while (cut := _DANGLING.search(kept)) is not None:
+        kept = kept[: cut.start()].rstrip(" ,")
+    words = [w.lower() for w in _WORD.findall(kept)]
+    if bad_object(kept) or all(w in _FUNCTION_WORDS for w in words):
+        return None  # "joined in"
+    pronoun = _PRONOUN.search(kept)
+    if pronoun is None:
+        return kept
+    if pronoun.start() == 0:
+        return None
+    own = [
+        w
+        for w in words
+        if w not in _PRONOUN_WORDS
+        and w not in _FUNCTION_WORDS
+        and w not in ("this", "these", "those")
+    ]
+    return kept if len(own) > 1 else None
+
+
 _ITEM = re.compile(r"[\w' -]+")
 
 

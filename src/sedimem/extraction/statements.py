@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from sedimem.errors import ValidationError
 from sedimem.extraction.changes import JOB_CHANGED, NAME_GONE
-from sedimem.extraction.clauses import Match, split_clauses
+from sedimem.extraction.clauses import Match, split_clauses, stated_object
 from sedimem.extraction.dates import DateMention, find_dates
 from sedimem.extraction.patterns import EVENT_OPENING, match_assistant, match_clause
 from sedimem.extraction.vocabulary import (
@@ -166,6 +166,12 @@ def extract_statements(
         for match in matches:
             if "\x00" in match.subject or "\x00" in (match.object or ""):
                 continue
+            if match.object is not None:
+                obj = stated_object(match.object)
+                if obj is None:
+                    continue
+                if obj != match.object:
+                    match = replace(match, object=obj)
             if match.predicate in _RELATION_PREDICATES and match.object:
                 named.add(match.object)
             valid_from = min((d.when for d in mentions), default=at) if match.dated else at
