@@ -18,7 +18,7 @@ from sedimem import footprint, gdpr, observe
 from sedimem.access import LOCAL, Access
 from sedimem.assembly import assemble, prepare
 from sedimem.blocks import Blocks
-from sedimem.clock import Clock, SystemClock
+from sedimem.clock import Clock, SystemClock, utc_from_timestamp
 from sedimem.config import Settings
 from sedimem.consolidation import (
     JOBS,
@@ -393,6 +393,7 @@ class Memory:
             quotas=quotas,
             format=format,
             tokenizer=self._tokenizer,
+            now=utc_from_timestamp(self._clock.now()),
         )
 
     async def ingest(

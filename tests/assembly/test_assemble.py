@@ -8,6 +8,7 @@ import pytest
 from sedimem.context.models import DropReason
 from sedimem.memory import Memory
 from sedimem.scope import Scope
+from sedimem.testing.clock import ManualClock
 from sedimem.types.longterm import Fact, Procedure
 
 DAY = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
@@ -362,6 +363,30 @@ async def test_a_question_naming_a_day_draws_what_was_said_that_day(memory: Memo
     assert "joined a gym" in first, dated.text
     undated = await memory.assemble("What exciting news did I share?", USER, 300)
     assert "joined a gym" not in (undated.text or "")
+
+
+async def test_a_question_naming_a_time_relative_to_now_draws_what_was_said_then(
+    tmp_path: object,
+) -> None:
+    """ "Yesterday" counts from the memory's clock: forty better-worded days of news do not
+    keep yesterday's one turn out; the same question a week later names another day."""
+    gym = DAY + timedelta(days=60)
+    clock = ManualClock((gym + timedelta(days=1)).timestamp())
+    async with await Memory.open(f"sqlite:///{tmp_path}/m.db", clock=clock) as memory:
+        for n in range(40):
+            said = f"Exciting news to share: the garden project {n} is going great!"
+            await memory.ingest(
+                [turn("user", said, DAY + timedelta(days=n))], USER.with_session(f"day-{n}")
+            )
+        await memory.ingest(
+            [turn("user", "Big news, I joined a gym last week!", gym)], USER.with_session("gym")
+        )
+        asked = "What exciting news did I share yesterday?"
+        context = await memory.assemble(asked, USER, 300)
+        first = next(line for line in (context.text or "").splitlines() if line.startswith("- "))
+        assert "joined a gym" in first, context.text
+        clock.advance(timedelta(days=7).total_seconds())
+        assert "joined a gym" not in ((await memory.assemble(asked, USER, 300)).text or "")
 
 
 @pytest.mark.parametrize("question", ["?", "x", "¿Dónde vive Zoe ahora?", "猫の名前は"])

@@ -100,3 +100,40 @@ def test_dates_it_names(
         assert q.names_the_time_of(start + timedelta(hours=12))
         assert q.names_the_time_of(end + timedelta(hours=13))
         assert not q.names_the_time_of(end + timedelta(hours=15))
+
+
+NOW = datetime(2025, 5, 14, 12, tzinfo=UTC)  # a Wednesday
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("What did I say yesterday?", [_day(2025, 5, 13)]),
+        ("What did I eat on Friday?", [_day(2025, 5, 9)]),
+        ("What happened two days ago?", [_day(2025, 5, 12)]),
+        (
+            "What did we talk about last week?",
+            [(datetime(2025, 5, 5, tzinfo=UTC), datetime(2025, 5, 12, tzinfo=UTC))],
+        ),
+        (
+            "What did I buy last May?",
+            [(datetime(2024, 5, 1, tzinfo=UTC), datetime(2024, 6, 1, tzinfo=UTC))],
+        ),
+        ("What did I say on 16 June, 2023 and yesterday?", [_day(2023, 6, 16), _day(2025, 5, 13)]),
+        # a whole year prefers nothing; no date, no dates
+        ("What did I do last year?", []),
+        ("What did I do in 2023?", []),
+        ("Who is Rex?", []),
+    ],
+)
+def test_dates_it_names_relative_to_now(
+    analyzer: Analyzer, text: str, named: list[tuple[datetime, datetime]]
+) -> None:
+    slack = timedelta(hours=14)
+    assert list(read_question(text, analyzer, NOW).dates) == [
+        (start - slack, end + slack) for start, end in named
+    ]
+    # without now, only the dates named with their year
+    assert list(read_question(text, analyzer).dates) == [
+        (start - slack, end + slack) for start, end in named if start.year == 2023
+    ]

@@ -5,12 +5,14 @@ Redis + PostgreSQL (the ``drive`` fixture):
 - a long assistant answer contributes the passage that answers, with its date and its
   handle, by which the same interface reads the whole answer; never the whole list;
 - of two counts of one thing, the newer comes first and the older is marked ``earlier``;
-- every fact and episode shows its date.
+- every fact and episode shows its date;
+- a question naming a day, with its year or relative to now ("yesterday"), draws that day.
 """
 
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -104,3 +106,24 @@ async def test_a_chat_gives_passages_newer_values_first_and_dates(drive: Drive) 
         facts = {text: date for date, _, text in items(context, "Known facts")}
         assert facts.get("sam lives in Hamburg.") == "2026-04-20", context
         assert not any("Berlin" in text for text in facts)
+
+
+async def test_a_question_about_yesterday_draws_that_day(drive: Drive) -> None:
+    """ "Yesterday" counts from the memory's own clock, whichever interface asks: forty
+    better-worded days of news do not keep yesterday's one turn out."""
+    now = datetime.now(UTC)
+    news = [
+        {"role": "user", "timestamp": (now - timedelta(days=60 - n)).isoformat(),
+         "content": f"Exciting news to share: the garden project {n} is going great!"}
+        for n in range(40)
+    ]  # fmt: skip
+    gym = {"role": "user", "timestamp": (now - timedelta(days=1)).isoformat(),
+           "content": "Big news, I joined a gym last week!"}  # fmt: skip
+    async with drive() as d:
+        await d.ingest(SAM.in_session("garden"), news)
+        await d.ingest(SAM.in_session("gym"), [gym])
+        yesterday = now - timedelta(days=1)
+        for asked in ("yesterday", f"on {yesterday:%d %B, %Y}"):
+            context = await d.assemble(SAM, f"What exciting news did I share {asked}?", 300)
+            first = next(line for line in context.splitlines() if line.startswith("- "))
+            assert "joined a gym" in first, context

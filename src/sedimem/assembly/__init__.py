@@ -103,12 +103,14 @@ async def assemble(
     quotas: Mapping[str, float] | None = None,
     format: ContextFormat = "markdown",
     tokenizer: Tokenizer | None = None,
+    now: datetime | None = None,
 ) -> AssembledContext:
-    """The memories that answer ``query`` best, packed into at most ``budget_tokens``."""
+    """The memories that answer ``query`` best, packed into at most ``budget_tokens``;
+    ``now`` (aware): what the question's relative dates ("yesterday") count from."""
     check_query(query)
     counter = tokenizer if tokenizer is not None else default_tokenizer()
     analyzer = _analyzer()
-    question = read_question(query, analyzer)
+    question = read_question(query, analyzer, now)
     depth = episode_depth(budget_tokens) if isinstance(budget_tokens, int) else 20
     blocks, working, procedures, facts, episodes, dated = await asyncio.gather(
         block_items(memory, scope),

@@ -11,7 +11,10 @@ decides who is heard first and how items are ordered:
   its dated items in time order;
 - a question that **names a date** with its year ("on 16 June, 2023", "in August 2023",
   "2023-06-16") prefers what happened then: episodes of that day or month are searched
-  for as well, and rank higher.
+  for as well, and rank higher. So does one that names a time relative to now
+  ("yesterday", "last week", "two days ago", "on Friday", "last May", "on 16 June"), when
+  the assembly knows now: the extractor's date reading (:mod:`sedimem.extraction.dates`)
+  resolves it; a whole year ("last year", "in 2023") is too wide to prefer anything.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sedimem.extraction.dates import MONTH, MONTHS
+from sedimem.extraction.dates import MONTH, MONTHS, find_dates
 from sedimem.retrieval.index.analyzer import Analyzer
 from sedimem.retrieval.terms import STOPWORDS
 
@@ -79,8 +82,9 @@ class Question:
         return any(part in self.words for part in _WORD.findall(speaker.lower()))
 
 
-def read_question(text: str, analyzer: Analyzer) -> Question:
-    """Read ``text`` (already checked as a query)."""
+def read_question(text: str, analyzer: Analyzer, now: datetime | None = None) -> Question:
+    """Read ``text`` (already checked as a query); ``now`` (aware): what its relative
+    dates count from (``None``: only dates with their year are read)."""
     words = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
     stems = tuple(dict.fromkeys(s for w in words for s in analyzer.terms(w)))
     return Question(
@@ -89,8 +93,28 @@ def read_question(text: str, analyzer: Analyzer) -> Question:
         stems=stems,
         advice=_ADVICE.search(text) is not None,
         temporal=_TIME.search(text) is not None,
-        dates=_named_dates(text),
+        dates=_named_dates(text) if now is None else _dates(text, now),
     )
+
+
+def _dates(text: str, now: datetime) -> tuple[tuple[datetime, datetime], ...]:
+    """The dates ``text`` names with their year, then those it names relative to ``now``
+    (each once, whole years left out)."""
+    found = dict.fromkeys(_named_dates(text))
+    for mention in find_dates(text, now):
+        start = mention.when
+        if mention.granularity == "day":
+            end = start + timedelta(days=1)
+        elif mention.granularity == "week":
+            end = start + timedelta(days=7)
+        elif mention.granularity == "month":
+            end = (start + timedelta(days=32)).replace(day=1)
+        elif mention.granularity == "season":
+            end = (start + timedelta(days=92)).replace(day=1)
+        else:
+            continue  # a year
+        found.setdefault((start - _SLACK, end + _SLACK))
+    return tuple(found)
 
 
 def _named_dates(text: str) -> tuple[tuple[datetime, datetime], ...]:
