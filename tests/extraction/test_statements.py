@@ -175,6 +175,22 @@ def test_an_object_keeps_what_it_says(text: str, expected: str) -> None:
     assert expected in [t[2] for t in triples(text)]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I moved to Oslo around two years ago.", ("lives_in", "Oslo", "2021-01-01")),
+        (
+            "I started playing guitar about five years ago",
+            ("started", "playing guitar", "2018-01-01"),
+        ),
+        ("I joined a gym almost a month ago", ("joined", "a gym", "2023-10-01")),
+        ("I went hiking just yesterday", ("did", "hiking", "2023-11-07")),
+    ],
+)
+def test_how_near_a_date_is_goes_with_the_date(text: str, expected: tuple[str, ...]) -> None:
+    assert expected in [(t[1], t[2], t[3]) for t in triples(text)]
+
+
 def test_a_possessive_is_the_subjects_own() -> None:
     assert ("Ana's spouse", "runs", "his own business") in [
         t[:3] for t in triples("My husband runs his own business.")

@@ -79,9 +79,19 @@ class Statement:
     sentence: str = ""
 
 
+# how near a date is: part of the date, cut with it ("Oslo around two years ago" is no place)
+_APPROXIMATELY = re.compile(
+    r"\b(?:about|around|almost|nearly|roughly|approximately|over|just|only|like|some|"
+    r"more than|less than|at least)\s+$",
+    re.IGNORECASE,
+)
+
+
 def _cut(clause: str, mentions: Sequence[DateMention]) -> str:
     for mention in sorted(mentions, key=lambda d: d.start, reverse=True):
-        clause = clause[: mention.start] + clause[mention.end :]
+        near = _APPROXIMATELY.search(clause, 0, mention.start)
+        start = near.start() if near is not None else mention.start
+        clause = clause[:start] + clause[mention.end :]
     return " ".join(clause.replace(" ,", ",").split()).strip(" ,")
 
 
