@@ -169,6 +169,7 @@ def test_an_object_of_function_words_is_no_fact() -> None:
         ("I like the people I work with.", "the people I work with"),  # a stranded preposition
         ("I adopted this cute pup from a shelter.", "this cute pup from a shelter"),  # determiner
         ("I like to ride at the", "to ride"),  # what followed was cut: so is what led to it
+        ("I love The Who.", "The Who"),  # a title, whatever its words
     ],
 )
 def test_an_object_keeps_what_it_says(text: str, expected: str) -> None:

@@ -183,14 +183,24 @@ _PRONOUN_WORDS = frozenset("it they they're them he she him us you you're".split
 _WORD = re.compile(r"[\w']+")
 
 
+def _titled(text: str) -> bool:
+    """Whether ``text`` opens on a capital and has another after it (not "I"): a title."""
+    first, *rest = text.split()
+    return first[:1].isupper() and any(w[:1].isupper() and w != "I" for w in rest)
+
+
 def stated_object(text: str) -> str | None:
     """``text`` as a fact's object, or None when it says nothing on its own (see
     :data:`_PRONOUN`); a last word nothing can end on ("the") is dropped."""
     kept = text.strip()
     while (cut := _DANGLING.search(kept)) is not None:
         kept = kept[: cut.start()].rstrip(" ,")
+    if bad_object(kept):
+        return None
+    if _titled(kept):
+        return kept  # a title or a name: "The Who", "It Ends with Us"
     words = [w.lower() for w in _WORD.findall(kept)]
-    if bad_object(kept) or all(w in _FUNCTION_WORDS for w in words):
+    if all(w in _FUNCTION_WORDS for w in words):
         return None  # "joined in"
     pronoun = _PRONOUN.search(kept)
     if pronoun is None:
