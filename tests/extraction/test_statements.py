@@ -192,6 +192,23 @@ def test_how_near_a_date_is_goes_with_the_date(text: str, expected: tuple[str, .
     assert expected in [(t[1], t[2], t[3]) for t in triples(text)]
 
 
+@pytest.mark.parametrize(
+    ("text", "objects"),
+    [
+        (
+            "I like to read, go for walks, and spend time with my pets.",
+            ["to read", "to go for walks", "to spend time with Ana's pets"],
+        ),
+        ("I like to read and watch TV.", ["to read", "to watch TV"]),
+        # not verbs: what the first one goes on doing
+        ("I like to go hiking, camping, and fishing.", ["to go hiking", "camping", "fishing"]),
+        ("I like to read biographies and memoirs.", ["to read biographies", "memoirs"]),
+    ],
+)
+def test_what_one_likes_to_do_reads_as_an_infinitive(text: str, objects: list[str]) -> None:
+    assert [t[2] for t in triples(text) if t[1] == "likes"] == objects
+
+
 def test_a_possessive_is_the_subjects_own() -> None:
     assert ("Ana's spouse", "runs", "his own business") in [
         t[:3] for t in triples("My husband runs his own business.")

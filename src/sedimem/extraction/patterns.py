@@ -247,6 +247,26 @@ _JOB_PURPOSE = re.compile(
 #: and with whom is part of what is liked ("hiking with my dog", "to paint in my spare
 #: time").
 _THINGS = frozenset({"plays", "eats"})
+# Verbs of things people like to do, in their plain form: in "I like to read, go for walks
+# and travel" the later items are infinitives too ("to go for walks"), while in "I like to
+# go hiking, camping and fishing" or "to read biographies and memoirs" they are not.
+_DOING = frozenset(
+    "attend bake binge bike blog build camp care chat climb collect cook craft cuddle cycle "
+    "dance decorate do draw drink eat explore feed fish fix garden get go grow hang help hike "
+    "hunt jog knit learn lift listen make meet paint play practice read relax restore ride run "
+    "see sew shop sing ski skate sketch sleep spend stay study surf swim take talk teach "
+    "tinker train travel try visit volunteer walk watch work write".split()
+)
+
+
+def _infinitives(items: list[str]) -> list[str]:
+    """ "to read", "go for walks", "travel": each item after an infinitive that opens on a
+    verb of :data:`_DOING` is one too."""
+    if not items[0].lower().startswith("to "):
+        return items
+    return [items[0]] + [
+        f"to {item}" if item.split()[0].lower() in _DOING else item for item in items[1:]
+    ]
 
 
 def _state(rest: str, subject: str, first: bool) -> list[Match]:
@@ -307,7 +327,8 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
             items = items_of(m["o"], 3)
         if len(items) > 1:
             return [
-                Match(subject, predicate, item, surface, confidence=confidence) for item in items
+                Match(subject, predicate, item, surface, confidence=confidence)
+                for item in _infinitives(items)
             ]
         if predicate in ("lives_in", "comes_from"):
             return _place(m["o"], subject, predicate, surface, confidence)
