@@ -110,6 +110,7 @@ NOW = datetime(2025, 5, 14, 12, tzinfo=UTC)  # a Wednesday
     [
         ("What did I say yesterday?", [_day(2025, 5, 13)]),
         ("What did I eat on Friday?", [_day(2025, 5, 9)]),
+        ("What did I say on June 16?", [_day(2024, 6, 16)]),  # the last one that has been
         ("What happened two days ago?", [_day(2025, 5, 12)]),
         (
             "What did we talk about last week?",

@@ -12,7 +12,7 @@ decides who is heard first and how items are ordered:
 - a question that **names a date** with its year ("on 16 June, 2023", "in August 2023",
   "2023-06-16") prefers what happened then: episodes of that day or month are searched
   for as well, and rank higher. So does one that names a time relative to now
-  ("yesterday", "last week", "two days ago", "on Friday", "last May", "on 16 June"), when
+  ("yesterday", "last week", "two days ago", "on Friday", "last May", "on June 16"), when
   the assembly knows now: the extractor's date reading (:mod:`sedimem.extraction.dates`)
   resolves it; a whole year ("last year", "in 2023") is too wide to prefer anything.
 """
