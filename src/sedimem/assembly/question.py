@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sedimem.extraction.dates import MONTH, MONTHS, find_dates
+from sedimem.extraction.dates import MONTH, MONTHS, Granularity, find_dates
 from sedimem.retrieval.index.analyzer import Analyzer
 from sedimem.retrieval.terms import STOPWORDS
 
@@ -102,19 +102,23 @@ def _dates(text: str, now: datetime) -> tuple[tuple[datetime, datetime], ...]:
     (each once, whole years left out)."""
     found = dict.fromkeys(_named_dates(text))
     for mention in find_dates(text, now):
-        start = mention.when
-        if mention.granularity == "day":
-            end = start + timedelta(days=1)
-        elif mention.granularity == "week":
-            end = start + timedelta(days=7)
-        elif mention.granularity == "month":
-            end = (start + timedelta(days=32)).replace(day=1)
-        elif mention.granularity == "season":
-            end = (start + timedelta(days=92)).replace(day=1)
-        else:
-            continue  # a year
-        found.setdefault((start - _SLACK, end + _SLACK))
+        if mention.granularity != "year":
+            found.setdefault(_span(mention.when, mention.granularity))
     return tuple(found)
+
+
+def _span(start: datetime, granularity: Granularity) -> tuple[datetime, datetime]:
+    """The day, week, month or season (not a year) that opens at ``start``, widened by
+    :data:`_SLACK` on both sides."""
+    if granularity == "day":
+        end = start + timedelta(days=1)
+    elif granularity == "week":
+        end = start + timedelta(days=7)
+    else:  # a month, or a season of three, from the first of its month
+        end = start
+        for _ in range(3 if granularity == "season" else 1):
+            end = (end + timedelta(days=32)).replace(day=1)
+    return start - _SLACK, end + _SLACK
 
 
 def _named_dates(text: str) -> tuple[tuple[datetime, datetime], ...]:
@@ -127,15 +131,11 @@ def _named_dates(text: str) -> tuple[tuple[datetime, datetime], ...]:
                 continue
             month = m["month"].lower().rstrip(".")
             number = int(month) if month.isdigit() else MONTHS[month]
+            day = "day" in pattern.groupindex
             try:
-                if "day" in pattern.groupindex:
-                    start = datetime(int(m["year"]), number, int(m["day"]), tzinfo=UTC)
-                    end = start + timedelta(days=1)
-                else:
-                    start = datetime(int(m["year"]), number, 1, tzinfo=UTC)
-                    end = (start + timedelta(days=32)).replace(day=1)
+                start = datetime(int(m["year"]), number, int(m["day"]) if day else 1, tzinfo=UTC)
             except ValueError:  # "31 June", month 13
                 continue
             taken.append(range(m.start(), m.end()))
-            found[(start - _SLACK, end + _SLACK)] = None
+            found[_span(start, "day" if day else "month")] = None
     return tuple(found)

@@ -174,12 +174,14 @@ _DANGLING = re.compile(
 # this", "holding them", "the taste of it") does not say what the fact is about. One with
 # more words of its own still does ("helping people find peace and joy through it"). A
 # possessive is left alone: it is mostly the subject's own ("runs his own business").
+_PRONOUN_WORDS = frozenset("it they they're them he she him us you you're".split())
+_DEMONSTRATIVES = frozenset("this that these those".split())
 _PRONOUN = re.compile(
-    rf"\b(?:it|they|they're|them|he|she|him|us|you|you're)\b"
-    rf"|\b(?:this|that|these|those)(?:$|\s+(?:{_FUNCTION})\b)",
+    rf"\b(?:{'|'.join(_PRONOUN_WORDS)})\b"
+    rf"|\b(?:{'|'.join(_DEMONSTRATIVES)})(?:$|\s+(?:{_FUNCTION})\b)",
     re.IGNORECASE,
 )
-_PRONOUN_WORDS = frozenset("it they they're them he she him us you you're".split())
+_NOT_OWN = _PRONOUN_WORDS | _DEMONSTRATIVES | _FUNCTION_WORDS  # words no thing is named by
 _WORD = re.compile(r"[\w']+")
 
 
@@ -207,13 +209,7 @@ def stated_object(text: str) -> str | None:
         return kept
     if pronoun.start() == 0:
         return None
-    own = [
-        w
-        for w in words
-        if w not in _PRONOUN_WORDS
-        and w not in _FUNCTION_WORDS
-        and w not in ("this", "these", "those")
-    ]
+    own = [w for w in words if w not in _NOT_OWN]
     return kept if len(own) > 1 else None
 
 

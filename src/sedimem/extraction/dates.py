@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Literal
 
-__all__ = ["MONTH", "MONTHS", "DateMention", "find_dates"]
+__all__ = ["MONTH", "MONTHS", "DateMention", "Granularity", "find_dates"]
 
 Granularity = Literal["day", "week", "month", "season", "year"]
 
