@@ -68,9 +68,12 @@ def test_time_is_linear_in_the_length() -> None:
     small, large = unit * (32_000 // len(unit)), unit * (128_000 // len(unit))
     timings = []
     for text in (small, large):
-        started = time.perf_counter()
-        split_sentences(text)
-        timings.append(time.perf_counter() - started)
+        runs = []
+        for _ in range(3):  # the best of three: a scheduler pause is not the splitter's time
+            started = time.perf_counter()
+            split_sentences(text)
+            runs.append(time.perf_counter() - started)
+        timings.append(min(runs))
     assert timings[0] < 0.5
     assert timings[1] < 8 * timings[0] + 0.05  # ~4x, with room for a loaded machine
     # the worst cases of a splitter: one endless line without an end mark, a wall of dots
