@@ -5,7 +5,7 @@ Redis + PostgreSQL (the ``drive`` fixture):
 - a long assistant answer contributes the passage that answers, with its date and its
   handle, by which the same interface reads the whole answer; never the whole list;
 - of two counts of one thing, the newer comes first and the older is marked ``earlier``;
-- every fact and episode shows its date;
+- every fact and episode shows its date, and no fact points at something said elsewhere;
 - a question naming a day, with its year or relative to now ("yesterday"), draws that day.
 """
 
@@ -106,6 +106,15 @@ async def test_a_chat_gives_passages_newer_values_first_and_dates(drive: Drive) 
         facts = {text: date for date, _, text in items(context, "Known facts")}
         assert facts.get("sam lives in Hamburg.") == "2026-04-20", context
         assert not any("Berlin" in text for text in facts)
+
+        # what points at something said elsewhere is no fact: "making this" of what?
+        said = "Look at my new birdhouse! I love making this. I love the taste of it."
+        await d.ingest(SAM.in_session("chat-5"), [turn(6, 0, "user", said)])
+        context = await d.assemble(asking, "What do I love making?", 400)
+        assert "birdhouse" in context  # the turn is there, as an episode
+        known = " ".join(text for _, _, text in items(context, "Known facts"))
+        assert "making this" not in known, context
+        assert "taste of it" not in known, context
 
 
 async def test_a_question_about_yesterday_draws_that_day(drive: Drive) -> None:
