@@ -64,10 +64,16 @@ def test_what_is_never_a_fact() -> None:
         "Binoculars are an excellent tool for getting a closer look at birds.",
         "Hi! How are you?",  # small talk
         "You should try yoga.",  # advice
-        "I love dogs too!",  # an echo of the other speaker
+        "I don't either.",  # the other speaker's words, denied
     ]
     for text in never:
         assert facts(text) == [], text
+
+
+def test_agreeing_with_the_other_speaker_still_says_it_of_oneself() -> None:
+    assert facts("I love dogs too!") == [("ana", "likes", "dogs")]
+    assert facts("Oh, I like to read mysteries as well.") == [("ana", "likes", "to read mysteries")]
+    assert facts("I like to do those things too!") == []  # says nothing of its own
 
 
 def test_the_assistant_records_only_what_the_user_did() -> None:

@@ -159,7 +159,8 @@ def object_of(raw: str, *, max_words: int = 8) -> str | None:
 _FUNCTION = (
     r"about|after|around|at|before|by|for|from|in|into|of|on|out|to|with|a|an|the|and|or|"
     r"but|like|as|so|than|that|which|who|is|was|are|were|I|me|my|we|our|one|ones|way|much|"
-    r"many|too|again|here|there|now|then|up|down|over|off|back|away|more|really|very|just"
+    r"many|too|again|here|there|now|then|up|down|over|off|back|away|more|really|very|just|"
+    r"all|things|stuff"  # "to do all those things" names nothing
 )
 _FUNCTION_WORDS = frozenset(_FUNCTION.lower().split("|"))
 # an object never ends on these: what followed was cut ("to ride at the [spot]"), and so
@@ -202,8 +203,10 @@ def stated_object(text: str) -> str | None:
     if _titled(kept):
         return kept  # a title or a name: "The Who", "It Ends with Us"
     words = [w.lower() for w in _WORD.findall(kept)]
-    if all(w in _FUNCTION_WORDS for w in words):
-        return None  # "joined in"
+    if all(w in _FUNCTION_WORDS for w in words) or words[0] == "of":
+        return None  # "joined in"; "of those games" ("all" was read as an adverb)
+    if words[0] in _DEMONSTRATIVES and len([w for w in words if w not in _NOT_OWN]) < 2:
+        return None  # "that app", "this place": named elsewhere ("this cute pup" says more)
     pronoun = _PRONOUN.search(kept)
     if pronoun is None:
         return kept

@@ -38,6 +38,7 @@ from sedimem.extraction.clauses import (
     thing_of,
     without_company,
 )
+from sedimem.extraction.identity import aspiration, former, identity
 from sedimem.extraction.profile import job_facts, match_name, match_profile
 from sedimem.extraction.subjects import NOT_NAMES, possessive
 from sedimem.extraction.vocabulary import EVENT_VERBS, FAMILY, FAMILY_WORDS, PET_WORDS, alternation
@@ -49,10 +50,11 @@ _SKIP = re.compile(
     r"gonna|going to|plan|planning|thinking|maybe|perhaps|let's|let me|can't wait|"
     r"someday|dream|dreaming|trying to|try to|need to|have to|gotta|will|'ll|used to|"
     r"probably|wondering|not sure|i guess|i think|i bet|kind of|sort of|unless|whether)\b"
-    # an echo of what the other speaker said ("I love dogs too") is agreement, not news
-    r"|\b(?:too|as well|either)\s*[!.]*$",
+    # "I don't either": what the other speaker said, denied; its subject is theirs
+    r"|\beither\s*[!.]*$",
     re.IGNORECASE,
 )
+_ECHO = re.compile(r",?\s+(?:too|as well)\s*[!.]*$", re.IGNORECASE)
 _ADVERBS = (
     r"(?:(?:just|recently|finally|also|really|actually|totally|still|now|even|already|"
     r"officially|truly|absolutely|definitely|so|always|both|all|mostly|currently|more)\s+)*"
@@ -273,7 +275,7 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
     """Present-tense states: where one lives and works, what one likes, plays, eats."""
     verb_s = "" if first else "s"
     checks: list[tuple[str, str, str, float]] = [
-        (rf"^live{verb_s} in (?P<o>.+)", "lives_in", "lives in", 0.8),
+        (rf"^live{verb_s} (?:in|on (?=(?-i:[A-Z])))(?P<o>.+)", "lives_in", "lives in", 0.8),
         (rf"^work{verb_s} (?:remotely |full[- ]time |part[- ]time |freelance )?(?:at|for) "
          r"(?P<o>.+)", "works_at", "works at", 0.8),
         (rf"^work{verb_s} as (?:an? )?(?P<o>.+)", "works_as", "works as", 0.8),
@@ -466,6 +468,11 @@ def _match_whole(
     named_now = match_name(clause, speaker)
     if named_now:
         return found + named_now
+    # "I love dogs too": agreeing with the other speaker still says it of oneself
+    clause = _ECHO.sub("", clause)
+    aimed = aspiration(clause, speaker) or former(clause, speaker)
+    if aimed:  # "I want to be a doctor", "I used to be a nurse": before wishes are skipped
+        return found + aimed
     if _SKIP.search(clause):
         return found
     owned = (
@@ -508,7 +515,7 @@ def _match_whole(
             if part.lower().startswith("have "):
                 part = part.partition(" ")[2]  # "I've started" reads as "started"
             read_part = ended(part, subject) or _state(part, subject, first)
-            read_part = read_part or _event(part, subject)
+            read_part = read_part or _event(part, subject) or identity(part, subject)
         matches.extend(read_part)
     return found + [
         Match(

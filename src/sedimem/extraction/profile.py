@@ -174,7 +174,8 @@ def _occupation(rest: str, subject: str) -> list[Match]:
 _STATUS = re.compile(
     r"^(?:am|is) (?:now |currently |happily )?(?P<o>retired|homeschooled|unemployed|"
     r"self-employed|a stay-at-home parent|an only child|(?P<m>married|single|divorced|engaged|"
-    r"widowed))(?: to [A-Z][\w'-]+)?(?: and (?:looking|searching|hoping|trying)\b.*)?$"
+    r"widowed))(?: to [A-Z][\w'-]+| from [\w ]+)?(?: and (?:looking|searching|hoping|"
+    r"trying)\b.*)?$"
 )
 # "I got married last year", "I just got engaged!": the status changed (dated by the clause)
 _STATUS_CHANGED = re.compile(
@@ -260,8 +261,8 @@ _COUNTED = frozenset({"sister", "brother", "son", "daughter", "child"})
 def _family(rest: str, subject: str) -> list[Match]:
     m = re.match(
         rf"^(?:have|has|got) {_COUNT} (?:[\w-]+ ){{0,3}}?"
-        rf"(?P<thing>{PET_WORDS}|{FAMILY_WORDS}|kids|children)s?"
-        rf"(?:,|:| named| called)?(?: {_NAMES})?(?:,.*)?$",
+        rf"(?P<thing>{PET_WORDS}|{FAMILY_WORDS}|kids|children|boys|girls)s?"
+        rf"(?: of (?:my|our) own)?(?:,|:| named| called)?(?: {_NAMES})?(?:(?:,| and) .*)?$",
         rest,
     )
     if m is None:
@@ -272,7 +273,8 @@ def _family(rest: str, subject: str) -> list[Match]:
     names = re.split(r",? and |, ", m["names"]) if m["names"] else []
     singular = thing[:-1] if thing.endswith("s") and thing[:-1] in PETS else thing
     out: list[Match] = []
-    if thing in ("kids", "children") or thing.rstrip("s") in FAMILY or thing in FAMILY:
+    children = thing in ("kids", "children", "boys", "girls")
+    if children or thing.rstrip("s") in FAMILY or thing in FAMILY:
         relation = FAMILY.get(thing.rstrip("s"), FAMILY.get(thing, "child"))
         plural = "children" if relation == "child" else thing.removesuffix("s") + "s"
         if count > 1:

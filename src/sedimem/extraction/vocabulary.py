@@ -341,7 +341,7 @@ CONDITIONS = frozenset(
 KNOWN_PREDICATES = frozenset(
     set(_PHRASES) | _RELATIONS | SINGLE_VALUED | set(EVENT_VERBS.values()) | set(GERUNDS.values())
     | {"likes", "dislikes", "prefers", "plays", "uses", "owns", "drives", "teaches", "starts",
-       "volunteers_at", "rides", "speaks", "collects"}
+       "volunteers_at", "rides", "speaks", "collects", "used_to"}
 )  # fmt: skip
 
 
