@@ -105,6 +105,30 @@ async def test_the_users_job_and_health_describe_them_for_advice(memory: Memory)
     assert any("recovering from knee surgery" in f for f in facts)
 
 
+async def test_a_question_about_the_asker_shows_what_is_known_of_them(memory: Memory) -> None:
+    """ "What do you know about me?" names none of the facts' words: every fact about the
+    asker answers it, not the best three profile facts of five searched."""
+    for thing in ("jazz records", "old maps", "mechanical watches", "kites"):
+        await memory.facts.learn(
+            Fact(scope=USER, statement=f"Zoe collects {thing}", subject="Zoe",
+                 predicate="collects", object=thing)
+        )  # fmt: skip
+    chat = "I'm an environmentalist. I used to be in the military. I want to be a nurse."
+    await memory.ingest([turn("user", chat, DAY)], USER)
+    await memory.facts.learn(Fact(scope=Scope(tenant="t", user="max"), statement="Max skis"))
+    context = await memory.assemble("What do you know about me?", USER.with_session("s"), 400)
+    facts = [i.text for i in context.report.included if i.tier == "facts"]
+    for known in ("zoe is an environmentalist.", "zoe used to be in the military.",
+                  "zoe aims to become a nurse.", "Zoe collects kites"):  # fmt: skip
+        assert known in facts, facts
+    assert len(facts) == 7
+    assert "Max skis" not in (context.text or "")  # another user's, never shown
+    # asked about one thing, the rest must match it
+    context = await memory.assemble("What do I collect?", USER.with_session("s"), 400)
+    facts = [i.text for i in context.report.included if i.tier == "facts"]
+    assert "zoe used to be in the military." not in facts
+
+
 def test_profile_predicates_are_ones_the_extractor_files() -> None:
     from sedimem.assembly.ranked import PROFILE
     from sedimem.extraction.vocabulary import KNOWN_PREDICATES

@@ -54,6 +54,20 @@ def test_time(analyzer: Analyzer, text: str, temporal: bool) -> None:
     assert read_question(text, analyzer).temporal is temporal
 
 
+@pytest.mark.parametrize(
+    ("text", "about"),
+    [
+        ("What do you know about me?", True),
+        ("Who am I?", True),
+        ("Tell me about myself.", True),
+        ("What do you know about Rome?", False),
+        ("Where do I live?", False),
+    ],
+)
+def test_about_the_asker_as_a_whole(analyzer: Analyzer, text: str, about: bool) -> None:
+    assert read_question(text, analyzer).about_asker is about
+
+
 def test_a_question_of_no_content_word(analyzer: Analyzer) -> None:
     for text in ("?", "what is it?", "!!"):
         q = read_question(text, analyzer)

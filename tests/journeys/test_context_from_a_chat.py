@@ -6,6 +6,7 @@ Redis + PostgreSQL (the ``drive`` fixture):
   handle, by which the same interface reads the whole answer; never the whole list;
 - of two counts of one thing, the newer comes first and the older is marked ``earlier``;
 - every fact and episode shows its date, and no fact points at something said elsewhere;
+- what the user is and means to become, said in passing, describes them in any context;
 - a question naming a day, with its year or relative to now ("yesterday"), draws that day.
 """
 
@@ -115,6 +116,22 @@ async def test_a_chat_gives_passages_newer_values_first_and_dates(drive: Drive) 
         known = " ".join(text for _, _, text in items(context, "Known facts"))
         assert "making this" not in known, context
         assert "taste of it" not in known, context
+
+        # who the user is, said in passing and in agreement, describes them in any context
+        said = (
+            "Oh, I love hiking too! I'm an environmentalist, so I walk everywhere. "
+            "I used to be in the military. I want to be a marine biologist."
+        )
+        await d.ingest(SAM.in_session("chat-6"), [turn(7, 0, "user", said)])
+        context = await d.assemble(asking, "What do you know about me?", 400)
+        known = [text for _, _, text in items(context, "Known facts")]
+        assert "sam is an environmentalist." in known, context
+        assert "sam aims to become a marine biologist." in known, context
+        context = await d.assemble(asking, "Did I serve in the military?", 400)
+        known = [text for _, _, text in items(context, "Known facts")]
+        assert "sam used to be in the military." in known, context
+        context = await d.assemble(asking, "Do I like hiking?", 400)
+        assert "sam likes hiking." in [text for _, _, text in items(context, "Known facts")]
 
 
 async def test_a_question_about_yesterday_draws_that_day(drive: Drive) -> None:

@@ -57,6 +57,8 @@ if TYPE_CHECKING:
 __all__ = ["FLOOR", "FLOORED", "SESSION_BOOST", "assemble", "episode_depth", "prepare"]
 
 _FACTS = 5
+#: Facts searched for a question about the asker as a whole ("What do you know about me?").
+_FACTS_ABOUT_ASKER = 15
 _PROCEDURES = 5
 #: The best episodes whose next turn (the reply) is fetched to stand beside them.
 NEIGHBOURS = 5
@@ -116,7 +118,9 @@ async def assemble(
         block_items(memory, scope),
         working_items(memory, scope),
         memory.procedures.find_matching(query, scope=scope.owner, k=_PROCEDURES),
-        memory.facts.recall(query, scope=scope, k=_FACTS),
+        memory.facts.recall(
+            query, scope=scope, k=_FACTS_ABOUT_ASKER if question.about_asker else _FACTS
+        ),
         memory.episodes.recall(query, scope=scope, k=depth),
         _dated(memory, query, scope, question.dates[:_DATES]),
     )

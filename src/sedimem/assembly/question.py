@@ -7,6 +7,8 @@ decides who is heard first and how items are ordered:
   prefers the assistant's turns; any other question prefers what people said themselves;
 - a question that **names a speaker** ("What did Caroline research?") prefers that
   speaker's own turns over others' turns that merely address them;
+- a question about **the asker as a whole** ("What do you know about me?") is answered by
+  what is known of them: more of their facts are searched, and each is shown;
 - a question about **time or order** ("when", "how long ago", "first", "before") gets
   its dated items in time order;
 - a question that **names a date** with its year ("on 16 June, 2023", "in August 2023",
@@ -49,6 +51,9 @@ _DATES = [
 #: How far a named day or month reaches beyond its UTC bounds: what was said that day in
 #: any time zone.
 _SLACK = timedelta(hours=14)
+_ABOUT_ASKER = re.compile(
+    r"\b(?:about\s+(?:me|myself)|who\s+am\s+i|describe\s+me|know\s+me)\b", re.IGNORECASE
+)
 _TIME = re.compile(
     r"^\s*when\b|\bwhat\s+(?:time|date|day|year|month)\b|\bhow\s+long\b|\bwhich\s+"
     r"(?:day|year|month|date)\b|\b(?:first|last|before|after|earlier|later|latest|"
@@ -72,6 +77,8 @@ class Question:
     """Asks when, how long ago, or in which order."""
     dates: tuple[tuple[datetime, datetime], ...] = ()
     """The days and months it names, as ``[start, end)`` (a few hours wider, for zones)."""
+    about_asker: bool = False
+    """Asks about the asker as a whole ("What do you know about me?", "Who am I?")."""
 
     def names_the_time_of(self, moment: datetime) -> bool:
         """Whether ``moment`` falls on a day or in a month the question names."""
@@ -94,6 +101,7 @@ def read_question(text: str, analyzer: Analyzer, now: datetime | None = None) ->
         advice=_ADVICE.search(text) is not None,
         temporal=_TIME.search(text) is not None,
         dates=_named_dates(text) if now is None else _dates(text, now),
+        about_asker=_ABOUT_ASKER.search(text) is not None,
     )
 
 

@@ -5,7 +5,8 @@ every tier shares (:mod:`sedimem.assembly.relevance`). Within a tier:
 
 - **facts** keep their search order; a fact that holds a word of the question (other than
   the asker's name) is kept, and so is a fact describing the asking user (name, home,
-  work, preferences, diet: :data:`PROFILE`; the best :data:`PROFILE_LIMIT` of them); the
+  work, preferences, diet, what they are: :data:`PROFILE`; the best :data:`PROFILE_LIMIT`
+  of them; every fact about them when the question asks about them as a whole); the
   rest must clear the relevance floor, and one that is neither a profile fact nor clearly
   closer in meaning than the pool's median (:meth:`Pool.stands_out`) is ``unmatched``: left
   out however poor the best candidate is;
@@ -82,7 +83,7 @@ EARLIER = 0.5
 PROFILE = frozenset(
     {
         "name", "lives_in", "works_at", "works_as", "prefers", "allergic_to", "diet",
-        "has_condition", "recovering_from",
+        "has_condition", "recovering_from", "status", "goal",
     }
 )  # fmt: skip
 #: How many profile facts may pass the relevance floor without matching the question.
@@ -176,7 +177,9 @@ def fact_items(found: Candidates, scope: Scope) -> list[ContextItem]:
         kept = False
         about_asker = scope.user is not None and fact.scope.user == scope.user
         profiled = about_asker and fact.predicate in PROFILE
-        if profiled and profile < PROFILE_LIMIT:
+        if about_asker and found.question.about_asker:
+            kept = True  # "What do you know about me?": everything known of them answers
+        elif profiled and profile < PROFILE_LIMIT:
             kept, profile = True, profile + 1  # describes the user
         elif found.pool.touches(offset + i, names):
             kept = True  # holds a word of the question: it matches, however common
