@@ -170,6 +170,8 @@ def test_an_object_of_function_words_is_no_fact() -> None:
         ("I adopted this cute pup from a shelter.", "this cute pup from a shelter"),  # determiner
         ("I like to ride at the", "to ride"),  # what followed was cut: so is what led to it
         ("I love The Who.", "The Who"),  # a title, whatever its words
+        ("I love It Ends with Us.", "It Ends with Us"),  # not the vague "it"
+        ("My favorite book is It Ends with Us.", "It Ends with Us"),
     ],
 )
 def test_an_object_keeps_what_it_says(text: str, expected: str) -> None:

@@ -138,8 +138,10 @@ def split_clauses(text: str, *, lists: bool = True) -> list[Clause]:
 
 
 def bad_object(text: str) -> bool:
-    """Whether ``text`` is too vague to be an object ("it", "something", "how to")."""
-    return bool(_BAD_OBJECT.match(text.strip())) or not text.strip()
+    """Whether ``text`` is too vague to be an object ("it", "something", "how to"); a
+    title is not ("It Ends with Us", "That Thing You Do")."""
+    text = text.strip()
+    return not text or (bool(_BAD_OBJECT.match(text)) and not _titled(text))
 
 
 def object_of(raw: str, *, max_words: int = 8) -> str | None:
@@ -149,7 +151,7 @@ def object_of(raw: str, *, max_words: int = 8) -> str | None:
     text = re.sub(r"^doing\s+", "", text, flags=re.IGNORECASE)
     if text.count('"') % 2:  # a title cut inside its quotes ("The Martian.") loses them
         text = text.replace('"', "").strip(" ,;:.!")
-    if not text or _BAD_OBJECT.match(text) or len(text.split()) > max_words:
+    if bad_object(text) or len(text.split()) > max_words:
         return None
     return text
 
