@@ -129,6 +129,36 @@ async def test_a_question_about_the_asker_shows_what_is_known_of_them(memory: Me
     assert "zoe used to be in the military." not in facts
 
 
+async def test_advice_sees_what_the_user_said_of_themself_among_many_facts(
+    memory: Memory,
+) -> None:
+    """ "What should I cook tonight?" names nothing of "lactose intolerance": a profile fact
+    the first five facts found do not hold is searched for deeper; a relative's home is
+    not the user's."""
+    chat = [
+        "I'm lactose intolerant.",
+        "My sister lives in London.",
+        "I love Kirkgate Market.",
+        "I grew up in Manchester.",
+        "We just adopted a rescue dog named Biscuit!",
+        "I play the piano.",
+        "I like cooking Thai curries.",
+        "I collect old cookbooks.",
+        "I drive a Honda Civic.",
+    ]
+    await memory.ingest(
+        [turn("user", c, DAY + timedelta(minutes=i)) for i, c in enumerate(chat)], USER
+    )
+    context = await memory.assemble("What should I cook tonight?", USER.with_session("s"), 400)
+    facts = [i.text for i in context.report.included if i.tier == "facts"]
+    assert "zoe has lactose intolerance." in facts, facts
+    assert not any("sister" in f for f in facts), facts
+    # a fact is found by its kind too: "has_pet" is what "pets" asks
+    context = await memory.assemble("Do I have any pets?", USER.with_session("s"), 400)
+    facts = [i.text for i in context.report.included if i.tier == "facts"]
+    assert "zoe has a dog named Biscuit." in facts, facts
+
+
 def test_profile_predicates_are_ones_the_extractor_files() -> None:
     from sedimem.assembly.ranked import PROFILE
     from sedimem.extraction.vocabulary import KNOWN_PREDICATES

@@ -57,6 +57,10 @@ if TYPE_CHECKING:
 __all__ = ["FLOOR", "FLOORED", "SESSION_BOOST", "assemble", "episode_depth", "prepare"]
 
 _FACTS = 5
+#: Facts searched, of which the first ``_FACTS`` may match the question and the rest may
+#: only describe the asker (advice needs "has lactose intolerance" for "What should I cook
+#: tonight?", which the first five rarely hold among a user's facts).
+_FACTS_PROFILED = 10
 #: Facts searched for a question about the asker as a whole ("What do you know about me?").
 _FACTS_ABOUT_ASKER = 15
 _PROCEDURES = 5
@@ -119,7 +123,7 @@ async def assemble(
         working_items(memory, scope),
         memory.procedures.find_matching(query, scope=scope.owner, k=_PROCEDURES),
         memory.facts.recall(
-            query, scope=scope, k=_FACTS_ABOUT_ASKER if question.about_asker else _FACTS
+            query, scope=scope, k=_FACTS_ABOUT_ASKER if question.about_asker else _FACTS_PROFILED
         ),
         memory.episodes.recall(query, scope=scope, k=depth),
         _dated(memory, query, scope, question.dates[:_DATES]),
@@ -142,7 +146,7 @@ async def assemble(
         "blocks": blocks,
         "working": working,
         "procedures": procedure_items(found),
-        "facts": fact_items(found, scope),
+        "facts": fact_items(found, scope, _FACTS),
         "episodes": episode_items(found, scope, analyzer, counter, replies, outdated),
     }
     return pack(

@@ -122,7 +122,9 @@ class Candidates:
         texts = [
             f"{h.record.name}. {h.record.trigger} {_procedure_text(h.record)}" for h in procedures
         ]
-        texts += [h.record.statement for h in facts]
+        # a fact is also found by what kind of fact it is: "has a dog named Biscuit" is
+        # what "Do I have any pets?" asks (``has_pet``)
+        texts += [f"{h.record.statement} {_kind(h.record)}" for h in facts]
         texts += [_speech(h.record)[1] for h in episodes]
         named = {s for h in episodes if (s := _speech(h.record)[0]) and question.named(s)}
         hits: list[Hit[Procedure] | Hit[Fact] | Hit[Episode]] = [*procedures, *facts, *episodes]
@@ -134,6 +136,16 @@ class Candidates:
 def _boosted(scope: Scope, hit: Hit[Fact] | Hit[Episode]) -> float:
     own = scope.session is not None and hit.record.scope.session == scope.session
     return hit.score * (1.0 + SESSION_BOOST) if own else hit.score
+
+
+def _asker_is(f: Fact, scope: Scope) -> bool:
+    """Whether ``f`` is about the asking user by their id (what chat extraction files)."""
+    return scope.user is not None and (f.subject or "").casefold() == scope.user.casefold()
+
+
+def _kind(f: Fact) -> str:
+    """The words of a fact's predicate ("has_pet" -> "has pet"; none when unnamed)."""
+    return (f.predicate or "").replace("_", " ")
 
 
 def _procedure_text(p: Procedure) -> str:
@@ -166,7 +178,9 @@ def procedure_items(found: Candidates) -> list[ContextItem]:
     ]
 
 
-def fact_items(found: Candidates, scope: Scope) -> list[ContextItem]:
+def fact_items(found: Candidates, scope: Scope, matched: int) -> list[ContextItem]:
+    """The facts as items; those found below the first ``matched`` were searched for only
+    as facts describing the user (a question about the user as a whole keeps them all)."""
     offset = len(found.procedures)
     items = []
     profile = 0
@@ -176,11 +190,17 @@ def fact_items(found: Candidates, scope: Scope) -> list[ContextItem]:
         fact = h.record
         kept = False
         about_asker = scope.user is not None and fact.scope.user == scope.user
-        profiled = about_asker and fact.predicate in PROFILE
+        # "jo's sister lives in London" is in jo's memory, but it is not where jo lives
+        relative = fact.subject is not None and "'s " in fact.subject
+        profiled = about_asker and not relative and fact.predicate in PROFILE
         if about_asker and found.question.about_asker:
             kept = True  # "What do you know about me?": everything known of them answers
+        elif i >= matched and not (profiled and _asker_is(fact, scope)):
+            continue  # searched deeper only for what the asker said of themself
         elif profiled and profile < PROFILE_LIMIT:
             kept, profile = True, profile + 1  # describes the user
+        elif i >= matched:
+            continue
         elif found.pool.touches(offset + i, names):
             kept = True  # holds a word of the question: it matches, however common
         # neither a word nor a meaning of the question: not shown because nothing better is
