@@ -31,6 +31,7 @@ def said(text: str) -> list[str]:
         ("I'm currently attending school.", "ana is in school."),
         ("I'm in college.", "ana is in college."),
         ("I'm more of a homebody.", "ana is a homebody."),
+        ("Honestly I'm more of a night owl anyway.", "ana is a night owl."),
         ("I'm a student studying biology.", "ana is a student studying biology."),
         ("I'm also an advertising professional.", "ana is an advertising professional."),
         ("I'm a wedding planner.", "ana is a wedding planner."),
@@ -96,6 +97,10 @@ def test_what_one_used_to_do_needs_a_thing() -> None:
         ("I have a dream of becoming an actress.", "ana aims to become an actress."),
         ("My dream is to become a pilot one day.", "ana aims to become a pilot."),
         ("I hope to be a teacher someday.", "ana aims to become a teacher."),
+        (
+            "I want to be a nurse practitioner eventually.",
+            "ana aims to become a nurse practitioner.",
+        ),
     ],
 )
 def test_who_one_means_to_become(text: str, statement: str) -> None:

@@ -59,7 +59,8 @@ _DEGREE = re.compile(r"^(?:bit|little|lot|tad|few|couple|kind|sort|part|piece|wa
 _PHRASE_END = re.compile(
     r"\s*(?:,|;|\bwho\b|\bthat\b|\bwhich\b|\bso\b|\bbut\b|\band\b|\bbecause\b|\bwhen\b"
     r"|\bsince\b|\bif\b|\bthan\b|\bright now\b|\bnow\b|\btoo\b|\bas well\b|\bthough\b"
-    r"|\bat heart\b|\bat the moment\b|\bthese days\b|\bmyself\b|\bsince\b|$)",
+    r"|\bat heart\b|\bat the moment\b|\bthese days\b|\bmyself\b|\bsince\b|\banyway\b"
+    r"|\bactually\b|\breally\b|$)",
     re.IGNORECASE,
 )
 # The head noun comes before the first preposition or verb ("mother of two", "man with one
@@ -153,7 +154,8 @@ _ASPIRATION = re.compile(
     re.IGNORECASE,
 )
 _ONE_DAY = re.compile(
-    r"\s+(?:when\s+I\s+grow\s+up|one\s+day|someday|some\s+day|in\s+the\s+future)\b.*$",
+    r"\s+(?:when\s+I\s+grow\s+up|one\s+day|someday|some\s+day|in\s+the\s+future|"
+    r"eventually|soon|after\s+college|after\s+school)\b.*$",
     re.IGNORECASE,
 )
 
