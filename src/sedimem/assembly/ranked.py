@@ -189,17 +189,17 @@ def fact_items(found: Candidates, scope: Scope, matched: int) -> list[ContextIte
     for i, h in enumerate(found.facts):
         fact = h.record
         kept = False
-        about_asker = scope.user is not None and fact.scope.user == scope.user
+        askers = scope.user is not None and fact.scope.user == scope.user  # in their memory
         # "jo's sister lives in London" is in jo's memory, but it is not where jo lives
         relative = fact.subject is not None and "'s " in fact.subject
-        profiled = about_asker and not relative and fact.predicate in PROFILE
-        if about_asker and found.question.about_asker:
+        profiled = askers and not relative and fact.predicate in PROFILE
+        # below the first ``matched``, searched only for what the asker said of themself
+        deep = i >= matched
+        if askers and found.question.about_asker:
             kept = True  # "What do you know about me?": everything known of them answers
-        elif i >= matched and not (profiled and _asker_is(fact, scope)):
-            continue  # searched deeper only for what the asker said of themself
-        elif profiled and profile < PROFILE_LIMIT:
+        elif profiled and profile < PROFILE_LIMIT and (not deep or _asker_is(fact, scope)):
             kept, profile = True, profile + 1  # describes the user
-        elif i >= matched:
+        elif deep:
             continue
         elif found.pool.touches(offset + i, names):
             kept = True  # holds a word of the question: it matches, however common

@@ -59,7 +59,7 @@ _DEGREE = re.compile(r"^(?:bit|little|lot|tad|few|couple|kind|sort|part|piece|wa
 _PHRASE_END = re.compile(
     r"\s*(?:,|;|\bwho\b|\bthat\b|\bwhich\b|\bso\b|\bbut\b|\band\b|\bbecause\b|\bwhen\b"
     r"|\bsince\b|\bif\b|\bthan\b|\bright now\b|\bnow\b|\btoo\b|\bas well\b|\bthough\b"
-    r"|\bat heart\b|\bat the moment\b|\bthese days\b|\bmyself\b|\bsince\b|\banyway\b"
+    r"|\bat heart\b|\bat the moment\b|\bthese days\b|\bmyself\b|\banyway\b"
     r"|\bactually\b|\breally\b|$)",
     re.IGNORECASE,
 )
@@ -108,11 +108,12 @@ _ENROLLED = re.compile(
 def identity(rest: str, subject: str) -> list[Match]:
     """ "am an environmentalist", "am a young mixed race girl", "am in the army": what
     ``subject`` is."""
-    enrolled = _ENROLLED.match(rest.strip())
+    rest = rest.strip()
+    enrolled = _ENROLLED.match(rest)
     if enrolled:
         where = re.sub(r"\s+", " ", enrolled["o"].lower())
         return [Match(subject, "status", f"in {where}", "is", confidence=0.6, dated=False)]
-    m = re.match(r"^am\s+(?:(?:more\s+)?of\s+)?(?P<o>an?\s.+)$", rest.strip(), re.I)
+    m = re.match(r"^am\s+(?:(?:more\s+)?of\s+)?(?P<o>an?\s.+)$", rest, re.I)
     if m is None or re.search(r",\s+[a-z]", rest):
         return []  # "a teacher in Ohio, looking for...": the clause is read again without it
     phrase = _person_phrase(m["o"])
@@ -150,7 +151,7 @@ _ASPIRATION = re.compile(
     r"^(?:I\s+(?:really\s+)?(?:want|hope|plan|aspire|would like|'d like)\s+to|"
     r"I(?:'m|\s+am)\s+(?:hoping|planning|aiming|studying|training)\s+to|"
     r"my\s+(?:dream|goal|plan)\s+is\s+to|I\s+(?:have\s+a\s+dream|dream)\s+of)\s+"
-    r"(?P<verb>be|become|becoming|being)\s+(?P<o>an?\s.+)$",
+    r"(?:be|become|becoming|being)\s+(?P<o>an?\s.+)$",
     re.IGNORECASE,
 )
 _ONE_DAY = re.compile(
