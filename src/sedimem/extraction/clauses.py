@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from sedimem.extraction.sentences import Sentence, split_sentences
 
 __all__ = [
+    "FUNCTION_WORDS",
     "MAX_CLAUSE_CHARS",
     "Clause",
     "Match",
@@ -164,7 +165,8 @@ _FUNCTION = (
     r"many|too|again|here|there|now|then|up|down|over|off|back|away|more|really|very|just|"
     r"all|things|stuff"  # "to do all those things" names nothing
 )
-_FUNCTION_WORDS = frozenset(_FUNCTION.lower().split("|"))
+#: Words that name no thing of their own ("about", "the", "my", "things").
+FUNCTION_WORDS = frozenset(_FUNCTION.lower().split("|"))
 # an object never ends on these: what followed was cut ("to ride at the [spot]"), and so
 # was the thing a preposition before them led to
 _DANGLING = re.compile(
@@ -184,7 +186,7 @@ _PRONOUN = re.compile(
     rf"|\b(?:{'|'.join(_DEMONSTRATIVES)})(?:$|\s+(?:{_FUNCTION})\b)",
     re.IGNORECASE,
 )
-_NOT_OWN = _PRONOUN_WORDS | _DEMONSTRATIVES | _FUNCTION_WORDS  # words no thing is named by
+_NOT_OWN = _PRONOUN_WORDS | _DEMONSTRATIVES | FUNCTION_WORDS  # words no thing is named by
 _WORD = re.compile(r"[\w']+")
 
 
@@ -205,7 +207,7 @@ def stated_object(text: str) -> str | None:
     if _titled(kept):
         return kept  # a title or a name: "The Who", "It Ends with Us"
     words = [w.lower() for w in _WORD.findall(kept)]
-    if all(w in _FUNCTION_WORDS for w in words) or words[0] == "of":
+    if all(w in FUNCTION_WORDS for w in words) or words[0] == "of":
         return None  # "joined in"; "of those games" ("all" was read as an adverb)
     if words[0] in _DEMONSTRATIVES and len([w for w in words if w not in _NOT_OWN]) < 2:
         return None  # "that app", "this place": named elsewhere ("this cute pup" says more)

@@ -13,12 +13,20 @@ from __future__ import annotations
 
 import re
 
-from sedimem.extraction.clauses import Match, bad_object, items_of, object_of, thing_of
+from sedimem.extraction.clauses import (
+    FUNCTION_WORDS,
+    Match,
+    bad_object,
+    items_of,
+    object_of,
+    thing_of,
+)
 from sedimem.extraction.vocabulary import (
     CONDITIONS,
     FAMILY,
     FAMILY_WORDS,
     OCCUPATIONS,
+    OWNED,
     PET_WORDS,
     PETS,
     alternation,
@@ -292,6 +300,41 @@ def _family(rest: str, subject: str) -> list[Match]:
     return out
 
 
+_OWNED = alternation(OWNED)
+# Words before the thing that are no description of it ("a question about my car", "a
+# dream house", "a friend's boat"): the thing is not the speaker's.
+_NOT_OWNED = frozenset({"dream", "rental", "rented", "borrowed", "new-to-me", "imaginary"})
+_HAVE = re.compile(
+    r"^(?:have|has|have got|has got|'ve got) "
+    r"(?P<det>an?|my own|my|our own|our|two|three|four|five|\d{1,2}|some|a few) "
+    rf"(?P<words>(?:[\w-]+ ){{0,2}}?)(?P<head>(?i:{_OWNED}))(?:s|es)?(?: [A-Z][\w-]*)?"
+    r"(?P<tail>(?: (?:of|in|on|near|by|named|called) [^,;]+?)?)"
+    r"(?:(?:,|;| and| but| so| where| that| which| because| since| with| for)\b.*)?$"
+)
+
+
+def _owned(rest: str, subject: str) -> list[Match]:
+    """ "I have a large garden", "I've got two boats", "I have a large collection of teddy
+    bears" (what one collects): a thing the speaker has, when it names one (see OWNED)."""
+    m = _HAVE.match(rest)
+    if m is None:
+        return []
+    words = m["words"].split()
+    if any(w.lower() in FUNCTION_WORDS or w.lower() in _NOT_OWNED or "'" in w for w in words):
+        return []
+    tail = m["tail"]
+    thing = " ".join([*words, m["head"]])
+    if m["head"].lower() == "collection" and tail.startswith(" of "):
+        collected = object_of(tail[4:], max_words=5)
+        return [] if collected is None else [_m(subject, "collects", collected, 0.6)]
+    said = rest[m.start("words") : m.end("tail")].strip()
+    det = m["det"].lower()
+    if det.startswith(("my", "our")):  # "my own bakery": a bakery
+        det = "" if said.endswith("s") and not thing.endswith("s") else "a"
+    obj = object_of(f"{det} {said}".strip(), max_words=9)
+    return [] if obj is None else [_m(subject, "owns", obj, 0.6)]
+
+
 def _measure(rest: str, subject: str) -> list[Match]:
     age = re.match(
         r"^(?:am|is) (?:an? )?(?P<v>\d{1,2})(?:[- ]years?[- ]old\b.*| yo\b.*|,.*| and\b.*)?$", rest
@@ -418,7 +461,8 @@ def match_profile(rest: str, subject: str, *, dated: bool = False) -> list[Match
     rest = rest.strip()
     rest = re.sub(r"\s+(?:myself|as well|now|though|too|currently)$", "", rest)
     readers = (
-        _health, _family, _measure, _tally, _status, _occupation, _standing_negation, _habit
+        _health, _family, _measure, _tally, _status, _occupation, _standing_negation, _habit,
+        _owned,
     )  # fmt: skip
     for reader in (*readers, _things):
         found = reader(rest, subject)

@@ -26,6 +26,7 @@ __all__ = [
     "FAMILY_WORDS",
     "GERUNDS",
     "LANGUAGES",
+    "OWNED",
     "PLAYED",
     "RIDDEN",
     "CONDITIONS",
@@ -201,6 +202,21 @@ CARS = frozenset(
 RIDDEN = frozenset(
     """bike bikes bicycle e-bike ebike motorbike motorcycle scooter moped vespa harley
     ducati""".split()
+)  # fmt: skip
+
+#: Things one has that are worth noting ("I have a large garden", "I've got a boat"):
+#: "have" says so of a question, a meeting or a cold too, so only these heads are read.
+OWNED = (
+    CARS
+    | RIDDEN
+    | frozenset(
+        """boat boats yacht sailboat kayak canoe rv camper motorhome tractor convertible
+        house houses cabin cottage farm ranch garden vineyard orchard yard backyard pool
+        apartment condo mansion farmhouse greenhouse treehouse barn chalet
+        business company bakery restaurant shop store cafe salon website blog podcast
+        channel collection wheelchair piano telescope tattoo tattoos""".split()
+    )
+    | {"hot tub", "beach house", "lake house", "vacation home", "food truck", "youtube channel"}
 )  # fmt: skip
 
 PETS = frozenset(

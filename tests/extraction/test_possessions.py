@@ -1,0 +1,78 @@
+"""What the speaker has: "I have a large garden", read only when "have" names a thing."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from sedimem.extraction import extract_statements
+from sedimem.memory import Memory
+from sedimem.scope import Scope
+
+AT = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
+
+
+def said(text: str) -> list[str]:
+    return [s.fact.statement for s in extract_statements(text, "ana", AT, role="user")]
+
+
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        ("I have a large garden.", "ana owns a large garden."),
+        ("I've got a boat.", "ana owns a boat."),
+        ("I have an old pickup truck.", "ana owns an old pickup truck."),
+        ("I have two cars.", "ana owns two cars."),
+        ("I have my own bakery.", "ana owns a bakery."),
+        ("We have a cabin in Maine.", "ana owns a cabin in Maine."),
+        ("My wife and I have a farm.", "ana owns a farm."),
+        ("I have a Volkswagen Beetle, but I rarely drive.", "ana owns a Volkswagen Beetle."),
+        ("I have a website where I sell them.", "ana owns a website."),
+        ("I have a wheelchair that is modded to go fast.", "ana owns a wheelchair."),
+        ("I have a large collection of teddy bears.", "ana collects teddy bears."),
+    ],
+)
+def test_a_thing_the_speaker_has_is_owned(text: str, statement: str) -> None:
+    assert statement in said(text)
+
+
+def test_a_thing_said_among_other_clauses_is_read_beside_them() -> None:
+    facts = said("I like to swim, I have a convertible mustang, and I'm a kindergarten teacher.")
+    assert "ana owns a convertible mustang." in facts
+    assert "ana works as kindergarten teacher." in facts
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I have a question about my car.",  # the thing belongs to no "have"
+        "I have a business meeting.",
+        "I have a garden party tonight.",
+        "I have a car accident to report.",
+        "I have a dream house in mind.",  # wished for, not had
+        "I have a friend's car this week.",
+        "I have a rental car.",
+        "I don't have a car.",
+        "I have a pool table.",  # not a pool
+        "I have a lot on my mind.",
+        "Do you have a boat?",
+    ],
+)
+def test_have_that_names_no_thing_of_the_speakers_is_not_read(text: str) -> None:
+    assert not [s for s in said(text) if " owns " in s or " collects " in s], said(text)
+
+
+async def test_a_thing_said_in_a_chat_answers_a_later_question(tmp_path: object) -> None:
+    user = Scope(tenant="t", user="ana")
+    async with await Memory.open(f"sqlite:///{tmp_path}/m.db") as memory:
+        chat = "Weekends are busy. I have a small sailboat and I take it out on Lake Como."
+        await memory.ingest([{"role": "user", "content": chat, "timestamp": AT}], user)
+        owned = await memory.facts.current("ana", "owns", scope=user)
+        assert [f.statement for f in owned] == ["ana owns a small sailboat."]
+    async with await Memory.open(f"sqlite:///{tmp_path}/m.db") as memory:
+        context = await memory.assemble(
+            "Is my sailboat big enough for four people?", user.with_session("later"), 300
+        )
+        shown = [i.text for i in context.report.included if i.tier == "facts"]
+        assert "ana owns a small sailboat." in shown
