@@ -159,11 +159,36 @@ async def test_advice_sees_what_the_user_said_of_themself_among_many_facts(
     assert "zoe has a dog named Biscuit." in facts, facts
 
 
+async def test_a_question_in_other_words_than_the_facts_kind_finds_it(memory: Memory) -> None:
+    """ "What do I own?" (a word keyword search drops) and "How much can I spend?" (no
+    word of "budget") ask for a kind of fact by words its statement does not hold."""
+    chat = [
+        "I have a small cabin near Lake Tahoe.",
+        "My budget is about $15,000.",
+        "I play the cello in an orchestra.",
+        "I'm allergic to shellfish.",
+        "I work at Zalando as a staff engineer.",
+        "I live in Berlin.",
+        "I like hiking in the Alps.",
+    ]
+    await memory.ingest(
+        [turn("user", c, DAY + timedelta(minutes=i)) for i, c in enumerate(chat)], USER
+    )
+    for question, answer in (
+        ("What do I own?", "zoe owns a small cabin near Lake Tahoe."),
+        ("How much can I spend on the remodel?", "zoe's budget is $15,000."),
+    ):
+        context = await memory.assemble(question, USER.with_session("s"), 400)
+        facts = [i.text for i in context.report.included if i.tier == "facts"]
+        assert answer in facts, (question, facts)
+
+
 def test_profile_predicates_are_ones_the_extractor_files() -> None:
-    from sedimem.assembly.ranked import PROFILE
+    from sedimem.assembly.ranked import _KIND_WORDS, PROFILE
     from sedimem.extraction.vocabulary import KNOWN_PREDICATES
 
     assert PROFILE <= KNOWN_PREDICATES
+    assert set(_KIND_WORDS) <= KNOWN_PREDICATES
 
 
 async def test_a_long_assistant_answer_contributes_its_passage(memory: Memory) -> None:

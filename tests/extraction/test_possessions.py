@@ -37,6 +37,33 @@ def test_a_thing_the_speaker_has_is_owned(text: str, statement: str) -> None:
     assert statement in said(text)
 
 
+def test_a_make_with_its_model_is_owned() -> None:
+    assert said("I have a vintage Land Rover Defender that I drive up there.") == [
+        "ana owns a vintage Land Rover Defender."
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I sold the Defender and bought an electric Volvo.",
+        "I also sold the Defender and bought an electric Volvo, the gas cost too much.",
+        "I sold my Defender and bought an electric Volvo.",
+    ],
+)
+def test_selling_the_car_one_had_ends_it_and_the_new_one_is_driven(text: str) -> None:
+    found = extract_statements(text, "ana", AT, role="user")
+    ended = {(s.fact.predicate, s.fact.object) for s in found if s.ends}
+    now = {(s.fact.predicate, s.fact.object) for s in found if not s.ends}
+    assert ("owns", "Defender") in ended
+    assert ("drives", "an electric Volvo") in now
+
+
+@pytest.mark.parametrize("text", ["I sold the idea to my boss.", "I sold the tickets."])
+def test_selling_the_thing_that_is_no_possession_ends_nothing(text: str) -> None:
+    assert said(text) == []
+
+
 def test_a_thing_said_among_other_clauses_is_read_beside_them() -> None:
     facts = said("I like to swim, I have a convertible mustang, and I'm a kindergarten teacher.")
     assert "ana owns a convertible mustang." in facts

@@ -358,6 +358,10 @@ def pairs(text: str) -> list[tuple[object, ...]]:
         ("I'm a chemistry teacher in Ohio, looking for lab ideas.",
          [("works_as", "chemistry teacher"), ("lives_in", "Ohio")]),
         ("I'm currently reading Dune, about halfway through.", [("reading", "Dune")]),
+        # ... nor what it would hide of a statement read without it
+        ("I'm a backend developer at a fintech startup in Berlin, mostly Go and Postgres.",
+         [("works_as", "backend developer"), ("works_at", "a fintech startup"),
+          ("lives_in", "Berlin")]),
         # ... unless what follows is not an aside, or the head is too short to say anything
         ("I love it, Paris is great.", []),
         # a running count: one value at a time, the next count replaces it
@@ -680,6 +684,9 @@ def test_a_new_value_told_in_passing(text: str, expected: list[tuple[str, str, s
         ("I play chess with my dad.", ("plays", "chess")),
         ("I teach yoga in the morning.", ("teaches", "yoga")),
         ("I'm learning Spanish for fun.", ("learning", "Spanish")),
+        ("I've been learning the cello for two years.", ("learning", "the cello")),
+        ("I'm learning Spanish for the past few months.", ("learning", "Spanish")),
+        ("I teach yoga since 2019.", ("teaches", "yoga")),
         # what one likes keeps how and with whom: that is part of what is liked
         ("I like to paint in my spare time.", ("likes", "to paint in Ana's spare time")),
         ("I like hiking with my dog.", ("likes", "hiking with Ana's dog")),

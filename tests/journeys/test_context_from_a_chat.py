@@ -7,6 +7,7 @@ Redis + PostgreSQL (the ``drive`` fixture):
 - of two counts of one thing, the newer comes first and the older is marked ``earlier``;
 - every fact and episode shows its date, and no fact points at something said elsewhere;
 - what the user is and means to become, said in passing, describes them in any context;
+- what the user has, and a car sold for another: the new one is driven, the old turn earlier;
 - a question naming a day, with its year or relative to now ("yesterday"), draws that day.
 """
 
@@ -132,6 +133,20 @@ async def test_a_chat_gives_passages_newer_values_first_and_dates(drive: Drive) 
         assert "sam used to be in the military." in known, context
         context = await d.assemble(asking, "Do I like hiking?", 400)
         assert "sam likes hiking." in [text for _, _, text in items(context, "Known facts")]
+
+        # what the user has, and the car sold for another a session later
+        said = "I have a vintage Land Rover Defender, so I can reach the marshes at dawn."
+        await d.ingest(SAM.in_session("chat-7"), [turn(8, 0, "user", said)])
+        sold = "I also sold the Defender and bought an electric Volvo, fuel cost too much."
+        await d.ingest(SAM.in_session("chat-8"), [turn(9, 0, "user", sold)])
+        context = await d.assemble(asking, "What car do I drive?", 400)
+        known = [text for _, _, text in items(context, "Known facts")]
+        assert "sam drives an electric Volvo." in known, context
+        assert not any("Defender" in text for text in known), context
+        context = await d.assemble(asking, "Do I still have the Land Rover?", 400)
+        assert not any("Defender" in text for _, _, text in items(context, "Known facts"))
+        turns = {text: early for _, early, text in items(context, "Past episodes")}
+        assert turns.get(f"user: {said}") is True, context  # what it said no longer holds
 
 
 async def test_a_question_about_yesterday_draws_that_day(drive: Drive) -> None:

@@ -89,10 +89,15 @@ class Question:
         return any(part in self.words for part in _WORD.findall(speaker.lower()))
 
 
+#: The stop list less the words that say what is asked: "What do I own?" asks for what the
+#: asker owns (``owns`` facts), though keyword search drops "own" as it drops "my own".
+_STOPWORDS = STOPWORDS - {"own"}
+
+
 def read_question(text: str, analyzer: Analyzer, now: datetime | None = None) -> Question:
     """Read ``text`` (already checked as a query); ``now`` (aware): what its relative
     dates count from (``None``: only dates with their year are read)."""
-    words = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+    words = [w for w in _WORD.findall(text.lower()) if w not in _STOPWORDS]
     stems = tuple(dict.fromkeys(s for w in words for s in analyzer.terms(w)))
     return Question(
         text=text,

@@ -143,9 +143,24 @@ def _asker_is(f: Fact, scope: Scope) -> bool:
     return scope.user is not None and (f.subject or "").casefold() == scope.user.casefold()
 
 
+#: Words a question about a kind of fact uses that its predicate's name does not ("How
+#: much can I spend?" asks for the ``budget``).
+_KIND_WORDS = {
+    "budget": "spend afford cost",
+    "drives": "car",
+    "rides": "bike",
+    "works_as": "job",
+    "works_at": "job employer",
+    "lives_in": "live home",
+    "allergic_to": "allergy",
+}
+
+
 def _kind(f: Fact) -> str:
-    """The words of a fact's predicate ("has_pet" -> "has pet"; none when unnamed)."""
-    return (f.predicate or "").replace("_", " ")
+    """The words of a fact's predicate ("has_pet" -> "has pet"; none when unnamed), and
+    those a question about such a fact uses (:data:`_KIND_WORDS`)."""
+    predicate = f.predicate or ""
+    return f"{predicate.replace('_', ' ')} {_KIND_WORDS.get(predicate, '')}".strip()
 
 
 def _procedure_text(p: Procedure) -> str:

@@ -18,6 +18,7 @@ from sedimem.extraction.vocabulary import (
     FAMILY,
     GERUNDS,
     LANGUAGES,
+    OWNED,
     PET_WORDS,
     PLAYED,
     RIDDEN,
@@ -368,7 +369,8 @@ def _given_up(rest: str, subject: str) -> list[Match]:
 # what a thing one had is called, not which one it is ("my old Prius" is the Prius)
 _OLD = r"(?:(?:old|trusty|beloved|ancient|little|first) )?"
 _SOLD = re.compile(
-    rf"^(?:sold|traded in|traded|got rid of) (?:my|our) {_OLD}(?P<old>[\w' -]{{1,30}}?)"
+    rf"^(?:(?:also|just|finally|recently) )?(?:sold|traded in|traded|got rid of) "
+    rf"(?P<det>my|our|the) {_OLD}(?P<old>[\w' -]{{1,30}}?)"
     r"(?: (?:and (?:bought|got)|for) (?P<new>[\w' -]{1,30}))?$",
     re.IGNORECASE,
 )
@@ -401,6 +403,8 @@ def sold(rest: str, subject: str) -> list[Match]:
     if old is None or (m["new"] and new is None):
         return []
     car = _is_car(old) or (new is not None and _is_car(new))
+    if m["det"].lower() == "the" and not (car or _is_ridden(old) or _names_one(old, OWNED)):
+        return []  # "sold the idea to my boss", "sold the tickets": nothing one had
     use = "drives" if car else "rides" if _is_ridden(old) else None
     out: list[Match] = []
     if use is not None:

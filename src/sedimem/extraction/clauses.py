@@ -283,6 +283,9 @@ _WHEN = (
     r"evenings|nights|weekends)|on (?:the )?weekends?|at (?:the )?weekends?|on \w+days"
     r"|(?:once|twice|\w+ times) (?:a|per|every) \w+|in the (?:mornings?|evenings?|"
     r"afternoons?)|at night|after (?:work|school)|before (?:work|school)"
+    # how long: "learning the cello for two years", "since 2019", "since I was a kid"
+    r"|for (?:the (?:past|last) )?(?:\w+ ){0,2}(?:years?|months?|weeks?|decades?)"
+    r"|since (?:\d{4}|I was)"
 )
 # a verb whose object is the phrase that follows it: "spend time with my family", "hang out
 # with friends", "go to work" are not complete without it

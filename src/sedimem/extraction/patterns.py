@@ -451,11 +451,18 @@ def match_clause(
     when that is an aside ("I'm a chemistry teacher in Ohio, looking for lab ideas").
     """
     found = _match_whole(clause, speaker, named, dated, job_changed)
-    if not found:
-        head, comma, aside = clause.partition(", ")
-        if comma and aside[:1].islower() and len(head.split()) >= 3:
-            return _match_whole(head, speaker, named, dated, job_changed)
+    head, comma, aside = clause.partition(", ")
+    if comma and aside[:1].islower() and len(head.split()) >= 3:
+        without = _match_whole(head, speaker, named, dated, job_changed)
+        # the aside may also have hidden part of what was read ("I'm a developer at a
+        # startup in Berlin, mostly Go": the employer and the place, not only the job)
+        if not found or _predicates(found) < _predicates(without):
+            return without
     return found
+
+
+def _predicates(found: list[Match]) -> set[str]:
+    return {m.predicate for m in found}
 
 
 def _match_whole(

@@ -195,7 +195,7 @@ CARS = frozenset(
     peugeot renault skoda dodge gmc cadillac buick acura infiniti jaguar civic accord
     corolla camry prius rav4 cr-v mustang f-150 jetta passat fiesta
     outback forester impreza miata altima sentra wrangler cherokee cybertruck elantra
-    sonata tacoma tundra highlander odyssey""".split()
+    sonata tacoma tundra highlander odyssey rover defender rivian polestar bronco""".split()
 )  # fmt: skip
 
 #: Words that make a thing one rides: "I sold my Vespa" ends riding it (and the habit).
