@@ -183,6 +183,23 @@ async def test_a_question_in_other_words_than_the_facts_kind_finds_it(memory: Me
         assert answer in facts, (question, facts)
 
 
+async def test_a_weight_reported_over_sessions_answers_with_the_latest(memory: Memory) -> None:
+    sessions = [
+        "I'm 34, I weigh 92 kg and I want to get under 85 by summer.",
+        "Down to 89 kg! Also my daughter Lily started kindergarten this week.",
+        "I'm at 87 kg now. I signed up for the Berlin half marathon.",
+    ]
+    for n, said in enumerate(sessions):
+        await memory.ingest([turn("user", said, DAY + n * timedelta(days=30))], USER)
+    context = await memory.assemble("How much do I weigh now?", USER.with_session("s"), 300)
+    facts = [i.text for i in context.report.included if i.tier == "facts"]
+    assert "zoe weighs 87 kg." in facts, facts
+    assert not [f for f in facts if "92 kg" in f or "89 kg" in f], facts
+    context = await memory.assemble("What's my target weight?", USER.with_session("s"), 300)
+    facts = [i.text for i in context.report.included if i.tier == "facts"]
+    assert "zoe aims to reach a weight under 85 by summer." in facts, facts
+
+
 def test_profile_predicates_are_ones_the_extractor_files() -> None:
     from sedimem.assembly.ranked import _KIND_WORDS, PROFILE
     from sedimem.extraction.vocabulary import KNOWN_PREDICATES

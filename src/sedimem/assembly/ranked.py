@@ -153,6 +153,7 @@ _KIND_WORDS = {
     "works_at": "job employer",
     "lives_in": "live home",
     "allergic_to": "allergy",
+    "goal": "target want",
 }
 
 

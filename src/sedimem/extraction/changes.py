@@ -285,6 +285,12 @@ NO_LONGER_DIET = re.compile(
 _GERUND = alternation(GERUNDS)
 
 
+_DRINK = re.compile(
+    r"^(?:coffee|caffeine|alcohol|booze|beer|wine|soda|pop|energy drinks|tea|espresso)\b",
+    re.IGNORECASE,
+)
+
+
 def ended(rest: str, subject: str) -> list[Match]:
     """ "no longer eat meat", "don't eat meat anymore", "stopped smoking", "lost my job"."""
     diet = NO_LONGER_DIET.match(rest)
@@ -316,6 +322,8 @@ def ended(rest: str, subject: str) -> list[Match]:
     else:
         stop = re.match(r"^(?:stopped|quit|gave up|gave up on)\s+(?P<inner>.+)$", rest, re.I)
         inner = stop["inner"] if stop else None
+        if inner is not None and _DRINK.match(inner):
+            inner = f"drinking {inner}"  # "I quit coffee": the drinking ends
     if inner is None:
         return []
     verb = re.match(rf"^(?P<g>{_GERUND})(?:s)?(?:\s+(?P<o>.+))?$", inner, re.IGNORECASE)

@@ -24,7 +24,7 @@ import re
 from sedimem.extraction.clauses import Match, object_of, stated_object
 from sedimem.extraction.vocabulary import OCCUPATIONS
 
-__all__ = ["aspiration", "former", "identity"]
+__all__ = ["aspiration", "former", "identity", "target_weight"]
 
 # Head nouns that name a person without an agent ending.
 _PEOPLE = frozenset(
@@ -171,3 +171,25 @@ def aspiration(clause: str, speaker: str) -> list[Match]:
     if phrase is None:
         return []
     return [Match(speaker, "goal", f"become {phrase}", "aims to", confidence=0.6, dated=False)]
+
+
+_TARGET = re.compile(
+    r"^I(?:\s+(?:really\s+)?(?:want|hope|plan|need|aim|would like)|'d like|(?:'m|\s+am)\s+"
+    r"(?:trying|hoping|planning|aiming))\s+to\s+(?:get|be|go|weigh)\s+"
+    r"(?P<how>under|below|down to|less than)\s+(?P<v>\d{2,3}(?:[.,]\d)?)"
+    r"(?:\s?(?P<unit>kg|kgs|kilos|lbs|pounds))?(?P<by>\s+by\s+[\w ]{1,20}?)?$",
+    re.IGNORECASE,
+)
+
+
+def target_weight(clause: str, speaker: str) -> list[Match]:
+    """ "I want to get under 85 by summer": the weight the speaker aims at (``goal``)."""
+    m = _TARGET.match(clause.strip())
+    if m is None:
+        return []
+    unit = f" {m['unit']}" if m["unit"] else ""
+    by = m["by"] or ""
+    how = m["how"].lower()
+    how = "of" if how == "down to" else how
+    goal = f"reach a weight {how} {m['v']}{unit}{by}"
+    return [Match(speaker, "goal", goal, "aims to", confidence=0.6, dated=False)]

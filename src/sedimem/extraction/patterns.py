@@ -38,8 +38,8 @@ from sedimem.extraction.clauses import (
     thing_of,
     without_company,
 )
-from sedimem.extraction.identity import aspiration, former, identity
-from sedimem.extraction.profile import job_facts, match_name, match_profile
+from sedimem.extraction.identity import aspiration, former, identity, target_weight
+from sedimem.extraction.profile import job_facts, match_name, match_profile, weight_news
 from sedimem.extraction.subjects import NOT_NAMES, possessive
 from sedimem.extraction.vocabulary import EVENT_VERBS, FAMILY, FAMILY_WORDS, PET_WORDS, alternation
 
@@ -477,7 +477,7 @@ def _match_whole(
         return found + named_now
     # "I love dogs too": agreeing with the other speaker still says it of oneself
     clause = _ECHO.sub("", clause)
-    aimed = aspiration(clause, speaker) or former(clause, speaker)
+    aimed = aspiration(clause, speaker) or former(clause, speaker) or target_weight(clause, speaker)
     if aimed:  # "I want to be a doctor", "I used to be a nurse": before wishes are skipped
         return found + aimed
     if _SKIP.search(clause):
@@ -487,6 +487,7 @@ def _match_whole(
         or _possessions(clause, speaker)
         or expecting(clause, speaker)
         or born(clause, speaker)
+        or weight_news(clause, speaker)
     )
     if owned:
         return found + owned

@@ -32,7 +32,14 @@ from sedimem.extraction.vocabulary import (
     alternation,
 )
 
-__all__ = ["job_facts", "match_name", "match_profile", "third_person"]
+__all__ = [
+    "WEIGHT_NEWS",
+    "job_facts",
+    "match_name",
+    "match_profile",
+    "third_person",
+    "weight_news",
+]
 
 _OCC = alternation(OCCUPATIONS)
 _COND = alternation(CONDITIONS)
@@ -348,14 +355,25 @@ def _measure(rest: str, subject: str) -> list[Match]:
     )
     if height:
         return [_m(subject, "height", height["v"], 0.8)]
-    weight = re.match(
-        r"^(?:(?:weigh|weighs) (?:about |around )?|(?:am|is) (?:now )?(?:down|up) to )"
-        r"(?P<v>\d{2,3} ?(?:kg|kgs|kilos|lbs|pounds))(?: now)?$",
-        rest,
-    )
+    weight = _WEIGHT.match(rest)
     if weight:
         return [_m(subject, "weight", weight["v"], 0.8)]
     return []
+
+
+_KILOS = r"(?P<v>\d{2,3}(?:[.,]\d)? ?(?:kg|kgs|kilos|lbs|pounds))"
+_WEIGHT = re.compile(
+    r"^(?:(?:weigh|weighs) (?:about |around )?|(?:am|is) (?:now )?(?:(?:down|up) to |at )?)"
+    rf"{_KILOS}(?: now)?$"
+)
+#: "Down to 89 kg!", said of oneself without a subject (a progress report)
+WEIGHT_NEWS = re.compile(rf"^(?:(?:now|finally|just) )?(?:down|up) to {_KILOS}(?: now)?$", re.I)
+
+
+def weight_news(clause: str, subject: str) -> list[Match]:
+    """ "Down to 89 kg!": the speaker's weight now."""
+    m = WEIGHT_NEWS.match(clause)
+    return [] if m is None else [_m(subject, "weight", m["v"], 0.8)]
 
 
 def _habit(rest: str, subject: str) -> list[Match]:
