@@ -85,6 +85,13 @@ _REQUEST = re.compile(
     r"are there|should i|can i|could i|do i|any (?:tips|ideas|advice))\b",
     re.IGNORECASE,
 )
+# A request about the assistant's answers is kept for the reader of standing requests
+# (:mod:`.requests`): "Please make your explanations simple" describes the user.
+_ABOUT_ANSWERS = re.compile(
+    r"\b(?:answers|responses|replies|explanations|emojis?|emoticons)\b|"
+    r"\b(?:answer|reply|respond|write|talk to me|speak to me) in\b",
+    re.IGNORECASE,
+)
 _BAD_OBJECT = re.compile(
     r"^(?:(?:it|that|this|these|those|them|him|her|me|us|you|one)$|(?:it|them|him|me|us|you|"
     r"how|what|when|where|why|who|which|the idea|the fact|being|some|something|anything|"
@@ -129,13 +136,18 @@ def split_clauses(text: str, *, lists: bool = True) -> list[Clause]:
         if sentence is None or (sentence.listed and not lists):
             continue
         body = _LEAD.sub("", sentence.text.strip()).strip()
-        if not body or _REQUEST.match(body):
+        if not body or (_REQUEST.match(body) and not _ABOUT_ANSWERS.search(body)):
             continue
         for clause in _CLAUSES.split(sentence.text):
             clause = _LEAD.sub("", clause.strip()).strip().rstrip(".!").strip()
-            if clause and len(clause) <= MAX_CLAUSE_CHARS and not _REQUEST.match(clause):
+            if clause and len(clause) <= MAX_CLAUSE_CHARS and not _request(clause):
                 out.append(Clause(clause, sentence))
     return out
+
+
+def _request(clause: str) -> bool:
+    """Whether ``clause`` asks for something (and is no standing request about answers)."""
+    return _REQUEST.match(clause) is not None and _ABOUT_ANSWERS.search(clause) is None
 
 
 def bad_object(text: str) -> bool:

@@ -40,6 +40,7 @@ from sedimem.extraction.clauses import (
 )
 from sedimem.extraction.identity import aspiration, former, identity, target_weight
 from sedimem.extraction.profile import job_facts, match_name, match_profile, weight_news
+from sedimem.extraction.requests import answer_style
 from sedimem.extraction.subjects import NOT_NAMES, possessive
 from sedimem.extraction.vocabulary import EVENT_VERBS, FAMILY, FAMILY_WORDS, PET_WORDS, alternation
 
@@ -53,6 +54,10 @@ _SKIP = re.compile(
     # "I don't either": what the other speaker said, denied; its subject is theirs
     r"|\beither\s*[!.]*$",
     re.IGNORECASE,
+)
+_PRONOUNS = frozenset({"his", "hers", "theirs", "yours", "mine", "ours", "him", "her", "them"})
+_NOT_A_FAN = re.compile(
+    r"^am not (?:really |much of )?(?:a (?:big |huge |great )?)?fan of (?P<o>.+)$", re.IGNORECASE
 )
 _ECHO = re.compile(r",?\s+(?:too|as well)\s*[!.]*$", re.IGNORECASE)
 _ADVERBS = (
@@ -480,6 +485,9 @@ def _match_whole(
     aimed = aspiration(clause, speaker) or former(clause, speaker) or target_weight(clause, speaker)
     if aimed:  # "I want to be a doctor", "I used to be a nurse": before wishes are skipped
         return found + aimed
+    requested = answer_style(clause, speaker)
+    if requested:  # "Please keep your answers short": said to "you", and the user's own
+        return found + requested
     if _SKIP.search(clause):
         return found
     owned = (
@@ -509,6 +517,11 @@ def _match_whole(
         if not tail.lower().startswith("all about"):  # "all" is no adverb there
             tail = re.sub(rf"^{_ADVERBS}", "", tail, flags=re.IGNORECASE)
         rest = f"{head} {tail}"
+    if (no_fan := _NOT_A_FAN.match(rest)) is not None:  # "I'm not a fan of horror movies"
+        obj = object_of(no_fan["o"])
+        if obj is None or obj.lower() in _PRONOUNS:
+            return found
+        return [*found, Match(subject, "dislikes", obj, "dislikes")]
     if rest.lower().startswith("am not ") and not NO_LONGER_DIET.match(rest):
         return found  # "I'm not a morning person": what one is not is rarely worth noting
     changed = switched_job(rest, subject) or switched(rest, subject) or sold(rest, subject)

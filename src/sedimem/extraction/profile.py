@@ -75,6 +75,7 @@ _PROGRESSIVE = {
     "learning": "learning", "studying": "learning", "training for": "training_for",
     "using": "uses", "reading": "reading", "building": "building", "writing": "writing",
     "renovating": "renovating", "studying for": "preparing_for", "preparing for": "preparing_for",
+    "working on": "working_on",
 }  # fmt: skip
 _PLAN_VERBS = (
     r"(?:flying|going|travel+ing|moving|driving|heading|visiting|starting|getting|having|"
@@ -391,7 +392,9 @@ def _habit(rest: str, subject: str) -> list[Match]:
 
 def _doing(rest: str, subject: str, dated: bool) -> list[Match]:
     """Progressive: "am learning Spanish", "am flying to Lisbon" (a plan only when dated)."""
-    prog = re.match(r"^am (?:currently |still |now |also )?(?P<v>\w+ing(?: for)?) (?P<o>.+)$", rest)
+    prog = re.match(
+        r"^am (?:currently |still |now |also )?(?P<v>\w+ing(?: for| on)?) (?P<o>.+)$", rest
+    )
     if prog is None:
         return []
     verb = prog["v"].lower()
@@ -404,6 +407,8 @@ def _doing(rest: str, subject: str, dated: bool) -> list[Match]:
         if obj is None:
             return []
         obj = thing_of(obj)  # "learning Spanish for fun": Spanish
+        if obj.lower() in ("one", "some", "a few"):  # "working on one": what, is elsewhere
+            return []
         if verb == "using":
             return [_m(subject, "uses", o) for o in re.split(r" on | and ", obj) if o]
         return [_m(subject, _PROGRESSIVE[verb], obj)]
@@ -477,7 +482,7 @@ def match_profile(rest: str, subject: str, *, dated: bool = False) -> list[Match
     """Every profile triple ``rest`` states about ``subject`` (the first reader that reads
     it wins)."""
     rest = rest.strip()
-    rest = re.sub(r"\s+(?:myself|as well|now|though|too|currently)$", "", rest)
+    rest = re.sub(r"\s+(?:myself|as well|right now|now|though|too|currently)$", "", rest)
     readers = (
         _health, _family, _measure, _tally, _status, _occupation, _standing_negation, _habit,
         _owned,

@@ -34,6 +34,7 @@ from sedimem.extraction.clauses import Match, split_clauses, stated_object
 from sedimem.extraction.dates import DateMention, find_dates
 from sedimem.extraction.patterns import EVENT_OPENING, match_assistant, match_clause
 from sedimem.extraction.profile import WEIGHT_NEWS
+from sedimem.extraction.requests import ANSWER_REQUEST
 from sedimem.extraction.vocabulary import (
     FAMILY,
     FAMILY_WORDS,
@@ -152,6 +153,7 @@ def extract_statements(
             or EVENT_OPENING.match(clause.text)
             or NAME_GONE.match(clause.text)  # "Luna passed away": the speaker's pet, if any
             or WEIGHT_NEWS.match(clause.text)  # "Down to 89 kg!"
+            or ANSWER_REQUEST.match(clause.text)  # "Please keep your answers short"
         )
         if not (personal or (named and _NAMED_WORD.search(clause.text))):
             continue

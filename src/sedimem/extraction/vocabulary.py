@@ -87,6 +87,7 @@ _PHRASES: dict[str, str] = {
     "building": "{s} is building {o}",
     "writing": "{s} is writing {o}",
     "renovating": "{s} is renovating {o}",
+    "working_on": "{s} is working on {o}",
     "preparing_for": "{s} is preparing for {o}",
     "has_booking": "{s} has a booking: {o}",
     "does_not_eat": "{s} does not eat {o}",
