@@ -86,3 +86,17 @@ def test_the_assistant_records_only_what_the_user_did() -> None:
     assert "Luigi's" in (booking[2] or "")
     assert facts("I'm allergic to nuts.", "tool") == []
     assert extract_statements("I've booked your table.", None, NOW, role="assistant") == []
+
+
+def test_everyone_close_to_the_user_is_named_as_a_relation() -> None:
+    """ "My coworker Dan": Dan is the user's colleague ("ana's colleague is Dan"), whatever
+    kind of closeness the word names."""
+    from sedimem.extraction.vocabulary import FAMILY, phrase
+
+    for word, relation in FAMILY.items():
+        assert phrase("ana", relation, "Dan") == f"ana's {relation} is Dan.", word
+    said = [
+        s.fact.statement
+        for s in extract_statements("My coworker Dan is vegan.", "ana", NOW, role="user")
+    ]
+    assert said == ["ana's colleague is Dan.", "Dan is vegan."]

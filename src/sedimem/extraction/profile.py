@@ -166,7 +166,19 @@ _NEW_JOB = re.compile(
 )
 
 
+# "My father was a police officer", "I was a nurse for twenty years": a job once held
+_WAS_JOB = re.compile(
+    rf"^was (?:an? )(?P<occ>(?:[\w-]+ ){{0,2}}?(?:{_OCC}))"
+    r"(?: (?:for|at|in|before|until|when|back) .+)?$",
+    re.IGNORECASE,
+)
+
+
 def _occupation(rest: str, subject: str) -> list[Match]:
+    was = _WAS_JOB.match(rest)
+    if was:
+        job = was["occ"].lower()
+        return [_m(subject, "used_to", f"be {'an' if job[0] in 'aeiou' else 'a'} {job}", 0.6)]
     for pattern in (_NEW_JOB, _JOB_AT, _JOB_AS):
         m = pattern.match(rest)
         if m is None:
@@ -181,8 +193,11 @@ def _occupation(rest: str, subject: str) -> list[Match]:
         found = job_facts(subject, groups.get("occ") or groups.get("occ_after"), org, place)
         if found:
             return found
-    based = re.match(rf"^(?:am|is) (?:based|living) in {_PLACE}$", rest)
-    if based:
+    based = re.match(
+        rf"^(?:am|is|have|has) (?:based|living|lived) in {_PLACE}(?: (?:for|since)(?: [\w ]+)?)?$",
+        rest,
+    )  # "I've lived in Chicago for five years": and still do
+    if based and (rest.startswith(("am", "is")) or re.search(r" (?:for|since)\b", rest)):
         return [_m(subject, "lives_in", based["place"], 0.8)]
     return []
 
@@ -243,12 +258,36 @@ _RECOVERING = re.compile(
 )
 
 
+# "a peanut allergy" is an allergy to peanuts; "medication for my blood pressure" treats
+# high blood pressure
+_ALLERGENS = {"peanut": "peanuts", "nut": "nuts", "tree nut": "tree nuts", "egg": "eggs"}
+_TREATED = {"blood pressure": "high blood pressure", "cholesterol": "high cholesterol"}
+
+
 def _health(rest: str, subject: str) -> list[Match]:
     allergic = re.match(
         r"^(?:am|is) (?:also |very |severely |really )?allergic to (?P<o>.+)$", rest, re.I
     )
     if allergic:
         return [_m(subject, "allergic_to", item, 0.8) for item in items_of(allergic["o"], 3)]
+    # "I have a peanut allergy", "I have a severe shellfish allergy"
+    allergy = re.match(
+        r"^(?:have|has) (?:an? )?(?:severe |mild |bad |serious )?(?P<o>[a-z]+(?: [a-z]+)?) "
+        r"allergy$",
+        rest,
+    )
+    if allergy and not bad_object(allergy["o"]):
+        allergen = allergy["o"]
+        return [_m(subject, "allergic_to", _ALLERGENS.get(allergen, allergen), 0.8)]
+    # "I'm on medication for anxiety", "I take medication for my blood pressure"
+    treated = re.match(
+        r"^(?:am on|take|takes|am taking) (?:some |daily )?(?:medication|medicine|meds|pills) "
+        r"for (?:my |his |her )?(?P<o>[\w -]{2,30})$",
+        rest,
+    )
+    if treated and not bad_object(treated["o"]):
+        condition = treated["o"].lower()
+        return [_m(subject, "has_condition", _TREATED.get(condition, condition), 0.7)]
     state = re.match(
         rf"^(?:am|is) (?:also |a )?(?P<o>(?:\w+ )?(?:{_COND}))"
         r"(?: (?:again|with (?:our|my|her|his|their) (?:first|second|third|\w+) (?:child|baby)"

@@ -63,9 +63,9 @@ _DATE_WORD = re.compile(
 # "my birthday is June 5th": the date is the fact itself (cut out of the clause before the
 # rules read it, so read here, from what is left and the date that was cut)
 _BIRTHDAY = re.compile(
-    rf"^[Mm]y (?:(?P<rel>{FAMILY_WORDS})(?: (?P<name>[A-Z][a-z]+))?'s )?"
-    r"birthday(?:'s| is| falls)(?: on)?(?:,.*)?$"
-)  # "my mom's birthday is June 5th", ", by the way"
+    rf"^(?:[Mm]y|[Oo]ur) (?:(?P<rel>{FAMILY_WORDS})(?: (?P<name>[A-Z][a-z]+))?'s )?"
+    r"(?P<what>birthday|(?:wedding )?anniversary)(?:'s| is| falls)(?: on)?(?:,.*)?$"
+)  # "my mom's birthday is June 5th", ", by the way"; "our anniversary is October 12"
 #: a turn longer than this is read only in its first part (a fact is stated early, and
 #: extraction must stay cheap on a 32,000-character paste)
 MAX_READ_CHARS = 8000
@@ -108,7 +108,8 @@ def _birthday(speaker: str, mention: DateMention, said: re.Match[str]) -> list[M
         whose = said["name"]
     elif said["rel"]:
         whose = f"{speaker}'s {FAMILY[said['rel'].lower()]}"  # as any clause about "my mom"
-    return [Match(whose, "birthday", day, "birthday is", confidence=0.7, dated=False)]
+    what = "birthday" if said["what"] == "birthday" else "anniversary"
+    return [Match(whose, what, day, f"{what} is", confidence=0.7, dated=False)]
 
 
 def _key(match: Match) -> tuple[str, str, str, bool]:

@@ -48,7 +48,7 @@ SINGLE_VALUED = frozenset(
     {
         "name", "lives_in", "works_at", "works_as", "diet", "spouse", "comes_from", "age",
         "height", "weight", "budget", "rent", "salary", "income", "savings", "marital_status",
-        "birthday",
+        "birthday", "anniversary",
     }
 )  # fmt: skip
 
@@ -79,6 +79,7 @@ _PHRASES: dict[str, str] = {
     "has_condition": "{s} has {o}",
     "recovering_from": "{s} is recovering from {o}",
     "birthday": "{s}'s birthday is {o}",
+    "anniversary": "{s}'s anniversary is {o}",
     "habit": "{s} {o}",
     "plans": "{s} is {o}",
     "learning": "{s} is learning {o}",
@@ -105,7 +106,7 @@ _RELATIONS = frozenset(
     {
         "spouse", "partner", "daughter", "son", "child", "sister", "brother", "mother",
         "father", "cousin", "aunt", "uncle", "grandmother", "grandfather", "niece", "nephew",
-        "friend",
+        "friend", "colleague", "boss", "roommate", "neighbour",
     }
 )  # fmt: skip
 
@@ -246,7 +247,7 @@ FAMILY: dict[str, str] = {
     # the people close to the speaker, spoken of the same way ("my friend Sam moved to
     # Berlin", "my boss is allergic to peanuts"): what is said of them is about them
     "friend": "friend", "best friend": "friend", "coworker": "colleague",
-    "co-worker": "colleague", "colleague": "colleague", "boss": "boss",
+    "co-worker": "colleague", "colleague": "colleague", "boss": "boss", "manager": "boss",
     "roommate": "roommate", "flatmate": "roommate", "neighbor": "neighbour",
     "neighbour": "neighbour",
 }  # fmt: skip

@@ -1,0 +1,57 @@
+"""Health said in other words, where one has lived, a job once held, an anniversary."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from sedimem.extraction import extract_statements
+
+AT = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
+
+
+def said(text: str) -> list[str]:
+    return [s.fact.statement for s in extract_statements(text, "ana", AT, role="user")]
+
+
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        ("I have a peanut allergy.", "ana is allergic to peanuts."),
+        ("I have a severe shellfish allergy.", "ana is allergic to shellfish."),
+        ("My son has a nut allergy.", "ana's son is allergic to nuts."),
+        ("I'm on medication for anxiety.", "ana has anxiety."),
+        ("I take medication for my blood pressure.", "ana has high blood pressure."),
+        ("I've lived in Chicago for five years.", "ana lives in Chicago."),
+        ("I've been living in Oslo for a while.", "ana lives in Oslo."),
+        ("My father was a police officer.", "ana's father used to be a police officer."),
+        ("My grandpa was an engineer at Boeing.", "ana's grandfather used to be an engineer."),
+        ("I was a teacher for twenty years.", "ana used to be a teacher."),
+        ("Our anniversary is on October 12.", "ana's anniversary is October 12."),
+        ("Our wedding anniversary is June 3rd.", "ana's anniversary is June 3."),
+    ],
+)
+def test_read(text: str, statement: str) -> None:
+    assert said(text) == [statement]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I have an allergy.",  # to what?
+        "I lived in Chicago for five years.",  # and moved away, perhaps
+        "I have lived in Paris.",  # once, at some time
+        "I was a huge fan of theirs.",
+        "It was a doctor who called.",
+        "Our anniversary is in October.",  # not a day
+    ],
+)
+def test_not_read(text: str) -> None:
+    assert said(text) == []
+
+
+def test_a_new_anniversary_replaces_the_old() -> None:
+    from sedimem.extraction.vocabulary import cardinality_of
+
+    assert cardinality_of("anniversary") == "one"
