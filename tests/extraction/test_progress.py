@@ -67,3 +67,19 @@ def test_getting_under_something_else_is_no_goal() -> None:
 )
 def test_a_drink_given_up_ends_drinking_it(text: str, drink: str) -> None:
     assert ("drinks", drink, True) in read(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Change of plans: we're going in November instead, the flights were cheaper.",
+        "We're going back next week, after all.",
+    ],
+)
+def test_a_plan_that_says_only_when_names_no_plan(text: str) -> None:
+    """ "going [in November] instead": the date cut out, nothing of the plan is left."""
+    assert read(text) == []
+
+
+def test_a_plan_with_a_place_stays_a_plan() -> None:
+    assert read("I'm flying to Lisbon on Friday.") == [("plans", "flying to Lisbon", False)]

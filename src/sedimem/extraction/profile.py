@@ -429,6 +429,13 @@ def _habit(rest: str, subject: str) -> list[Match]:
     return [_m(subject, "habit", f"{third_person(m['v'])} {tail}".strip(), 0.7)]
 
 
+_ONLY_WHEN = re.compile(
+    r"^(?:(?:instead|anyway|again|too|also|now|then|later|soon|back|after all|either way)"
+    r"\s*)+$",
+    re.IGNORECASE,
+)
+
+
 def _doing(rest: str, subject: str, dated: bool) -> list[Match]:
     """Progressive: "am learning Spanish", "am flying to Lisbon" (a plan only when dated)."""
     prog = re.match(
@@ -455,6 +462,8 @@ def _doing(rest: str, subject: str, dated: bool) -> list[Match]:
         obj = object_of(f"{verb} {prog['o']}", max_words=8)
         if obj is None or re.search(r"\b(?:there|here|it|that|this|them)\b", obj):
             return []  # "heading there": where, is in another turn
+        if _ONLY_WHEN.match(obj[len(verb) :].strip()):
+            return []  # "going [in November] instead": the date was all it said
         return [_m(subject, "plans", obj, 0.6)]
     return []
 
