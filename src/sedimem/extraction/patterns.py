@@ -452,8 +452,9 @@ def match_clause(
     whether the clause carried a date (a progressive with a date is a plan);
     ``job_changed``: an earlier clause of the turn said the speaker changed jobs (so "I'm at
     Spotify now" names the employer). A clause
-    that states nothing whole is read once more without what follows its first comma
-    when that is an aside ("I'm a chemistry teacher in Ohio, looking for lab ideas").
+    is read once more without what follows its first comma when that is an aside ("I'm a
+    chemistry teacher in Ohio, looking for lab ideas"), and that reading wins when the
+    whole states nothing or fewer kinds of fact.
     """
     found = _match_whole(clause, speaker, named, dated, job_changed)
     head, comma, aside = clause.partition(", ")
