@@ -84,6 +84,7 @@ def test_a_thing_said_among_other_clauses_is_read_beside_them() -> None:
         "I have a pool table.",  # not a pool
         "I have a lot on my mind.",
         "Do you have a boat?",
+        "I have a store in mind.",  # thought of, not had
     ],
 )
 def test_have_that_names_no_thing_of_the_speakers_is_not_read(text: str) -> None:
@@ -103,3 +104,13 @@ async def test_a_thing_said_in_a_chat_answers_a_later_question(tmp_path: object)
         )
         shown = [i.text for i in context.report.included if i.tier == "facts"]
         assert "ana owns a small sailboat." in shown
+
+
+def test_a_crowd_is_no_count_of_children_and_ive_got_counts() -> None:
+    assert said("I have a house full of kids this weekend.") == []
+    assert said("I have two kids of my own.") == ["ana has 2 children."]
+    assert said("I've got 2 cats, Miso and Tofu.") == [
+        "ana has 2 cats.",
+        "ana has a cat named Miso.",
+        "ana has a cat named Tofu.",
+    ]

@@ -30,6 +30,7 @@ def said(text: str, role: str = "user") -> list[str]:
         ("Please answer in Spanish from now on.", "ana prefers answers in Spanish."),
         ("Please always answer in bullet points.", "ana prefers answers in bullet points."),
         ("Thanks! Please don't use emojis.", "ana prefers no emojis."),
+        ("Keep your answers short and use bullet points.", "ana prefers short answers."),
     ],
 )
 def test_a_standing_request_about_answers_is_a_preference(text: str, statement: str) -> None:

@@ -313,15 +313,18 @@ def _health(rest: str, subject: str) -> list[Match]:
 _COUNTED = frozenset({"sister", "brother", "son", "daughter", "child"})
 
 
+_NOT_COUNTED = re.compile(r"\b(?:full|of|with|for|to|in|on|at)\b", re.I)
+
+
 def _family(rest: str, subject: str) -> list[Match]:
     m = re.match(
-        rf"^(?:have|has|got) {_COUNT} (?:[\w-]+ ){{0,3}}?"
+        rf"^(?:have got|has got|have|has|got) {_COUNT} (?:[\w-]+ ){{0,3}}?"
         rf"(?P<thing>{PET_WORDS}|{FAMILY_WORDS}|kids|children|boys|girls)s?"
         rf"(?: of (?:my|our) own)?(?:,|:| named| called)?(?: {_NAMES})?(?:(?:,| and) .*)?$",
         rest,
     )
-    if m is None:
-        return []
+    if m is None or _NOT_COUNTED.search(rest[m.end("n") : m.start("thing")]):
+        return []  # "a house full of kids": no count of children
     raw = m["n"].lower()
     count = int(raw) if raw.isdigit() else _COUNTS[raw]
     thing = m["thing"].lower()
@@ -360,6 +363,11 @@ _HAVE = re.compile(
 )
 
 
+_NOT_HAD = re.compile(
+    r"^ (?:in mind|in common|in the works|in progress|on order|on the way|in view)\b"
+)
+
+
 def _owned(rest: str, subject: str) -> list[Match]:
     """ "I have a large garden", "I've got two boats", "I have a large collection of teddy
     bears" (what one collects): a thing the speaker has, when it names one (see OWNED)."""
@@ -370,6 +378,8 @@ def _owned(rest: str, subject: str) -> list[Match]:
     if any(w.lower() in FUNCTION_WORDS or w.lower() in _NOT_OWNED or "'" in w for w in words):
         return []
     tail = m["tail"]
+    if _NOT_HAD.match(tail):
+        return []  # "a store in mind": thought of, not had
     thing = " ".join([*words, m["head"]])
     if m["head"].lower() == "collection" and tail.startswith(" of "):
         collected = object_of(tail[4:], max_words=5)

@@ -22,7 +22,7 @@ _ANSWERS = r"(?:answers|responses|replies|explanations)"
 _KEEP = re.compile(
     rf"^{_PLEASE}(?:{_STANDING},?\s+)?(?:keep|make)\s+(?:your\s+|the\s+)?{_ANSWERS}\s+"
     r"(?P<o>(?:short|brief|concise|simple|detailed|short and sweet|to the point)"
-    r"|under \d{1,4} words)(?:,?\s+(?:please|" + _STANDING + r"))?$",
+    r"|under \d{1,4} words)(?:,?\s+(?:please|" + _STANDING + r"|and\s.+))?$",
     re.IGNORECASE,
 )
 _ANSWER_IN = re.compile(
