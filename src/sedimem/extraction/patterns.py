@@ -39,7 +39,13 @@ from sedimem.extraction.clauses import (
     without_company,
 )
 from sedimem.extraction.identity import aspiration, former, identity, target_weight
-from sedimem.extraction.profile import job_facts, match_name, match_profile, weight_news
+from sedimem.extraction.profile import (
+    body_state,
+    job_facts,
+    match_name,
+    match_profile,
+    weight_news,
+)
 from sedimem.extraction.requests import answer_style
 from sedimem.extraction.subjects import NOT_NAMES, possessive
 from sedimem.extraction.vocabulary import EVENT_VERBS, FAMILY, FAMILY_WORDS, PET_WORDS, alternation
@@ -497,6 +503,7 @@ def _match_whole(
         or expecting(clause, speaker)
         or born(clause, speaker)
         or weight_news(clause, speaker)
+        or body_state(clause, speaker)
     )
     if owned:
         return found + owned

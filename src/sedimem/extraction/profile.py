@@ -33,7 +33,9 @@ from sedimem.extraction.vocabulary import (
 )
 
 __all__ = [
+    "BODY_STATE",
     "WEIGHT_NEWS",
+    "body_state",
     "job_facts",
     "match_name",
     "match_profile",
@@ -258,6 +260,46 @@ _RECOVERING = re.compile(
 )
 
 
+_BODY = (
+    r"(?P<part>arms?|legs?|ankles?|knees?|wrists?|hands?|feet|foot|toes?|fingers?|back|neck|"
+    r"shoulders?|hips?|elbows?|ribs?|collarbone|hamstrings?|acl|achilles|meniscus)"
+)
+_HURT = {
+    "broke": "broken", "fractured": "fractured", "twisted": "twisted", "sprained": "sprained",
+    "tore": "torn", "injured": "injured", "hurt": "hurt", "dislocated": "dislocated",
+    "pulled": "pulled",
+}  # fmt: skip
+_INJURY = re.compile(
+    rf"^(?:just |recently )?(?P<v>{'|'.join(_HURT)}) my {_BODY}\b(?P<tail>.*)$", re.IGNORECASE
+)
+#: "My knee has been sore since...", "my back still hurts": a body part sore for a while,
+#: said of oneself ("my feet hurt after the hike" passes, and is not read)
+BODY_STATE = re.compile(
+    rf"^[Mm]y {_BODY} (?:(?:has been|'s been|have been|'ve been|has felt|keeps|keep|is still|"
+    r"are still) (?:really |so |a bit |still |very )?(?P<s>sore|swollen|stiff|hurting|aching|"
+    r"painful|acting up)|still (?:hurts?|aches?))\b",
+    re.IGNORECASE,
+)
+_SORE = {"swollen": "swollen", "stiff": "stiff"}
+
+
+def _a(state: str, part: str) -> str:
+    """ "a broken arm", "an injured knee", "broken ribs", "sore feet"."""
+    part = "ACL" if part.lower() == "acl" else part.lower()
+    if part == "feet" or (part.endswith("s") and part not in ("achilles", "meniscus")):
+        return f"{state} {part}"
+    return f"{'an' if state[0] in 'aeiou' else 'a'} {state} {part}"
+
+
+def body_state(clause: str, subject: str) -> list[Match]:
+    """ "My knee has been sore since I twisted it": ``has_condition`` "a sore knee"."""
+    m = BODY_STATE.match(clause)
+    if m is None:
+        return []
+    state = _SORE.get((m["s"] or "").lower(), "sore")
+    return [_m(subject, "has_condition", _a(state, m["part"]), 0.7)]
+
+
 # "a peanut allergy" is an allergy to peanuts; "medication for my blood pressure" treats
 # high blood pressure
 _ALLERGENS = {"peanut": "peanuts", "nut": "nuts", "tree nut": "tree nuts", "egg": "eggs"}
@@ -298,6 +340,10 @@ def _health(rest: str, subject: str) -> list[Match]:
     if state:
         condition = state["o"].lower()
         return [_m(subject, "has_condition", _AS_NOUN.get(condition, condition), 0.7)]
+    injury = _INJURY.match(rest)
+    if injury:  # "I broke my arm last month": a broken arm (since then)
+        hurt = _a(_HURT[injury["v"].lower()], injury["part"])
+        return [_m(subject, "has_condition", hurt, 0.7)]
     recovering = _RECOVERING.match(rest)
     if recovering:
         return [_m(subject, "recovering_from", recovering["o"].lower(), 0.7)]
