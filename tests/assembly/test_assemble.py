@@ -29,6 +29,13 @@ def turn(role: str, content: str, at: datetime, name: str | None = None) -> dict
     return message
 
 
+async def said_by_the_user(memory: Memory, lines: list[str]) -> None:
+    """One user turn a minute, from ``DAY``."""
+    await memory.ingest(
+        [turn("user", c, DAY + timedelta(minutes=i)) for i, c in enumerate(lines)], USER
+    )
+
+
 async def test_facts_must_match_the_question_or_describe_the_user(memory: Memory) -> None:
     owner = USER
     await memory.facts.learn(
@@ -146,9 +153,7 @@ async def test_advice_sees_what_the_user_said_of_themself_among_many_facts(
         "I collect old cookbooks.",
         "I drive a Honda Civic.",
     ]
-    await memory.ingest(
-        [turn("user", c, DAY + timedelta(minutes=i)) for i, c in enumerate(chat)], USER
-    )
+    await said_by_the_user(memory, chat)
     context = await memory.assemble("What should I cook tonight?", USER.with_session("s"), 400)
     facts = [i.text for i in context.report.included if i.tier == "facts"]
     assert "zoe has lactose intolerance." in facts, facts
@@ -171,9 +176,7 @@ async def test_a_question_in_other_words_than_the_facts_kind_finds_it(memory: Me
         "I live in Berlin.",
         "I like hiking in the Alps.",
     ]
-    await memory.ingest(
-        [turn("user", c, DAY + timedelta(minutes=i)) for i, c in enumerate(chat)], USER
-    )
+    await said_by_the_user(memory, chat)
     for question, answer in (
         ("What do I own?", "zoe owns a small cabin near Lake Tahoe."),
         ("How much can I spend on the remodel?", "zoe's budget is $15,000."),
