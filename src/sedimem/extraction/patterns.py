@@ -140,7 +140,7 @@ def _third(rest: str) -> str:
 
 
 _NAMED_PETS = re.compile(
-    rf"^[Mm]y (?P<pet>{PET_WORDS}) (?:are|is) (?:called|named) "
+    rf"^[Mm]y (?P<pet>{PET_WORDS})(?: (?:are|is) (?:called|named)|(?:'s|s') names? (?:is|are)) "
     r"(?P<names>[A-Z][a-z]+(?:(?:,| and|, and) [A-Z][a-z]+){0,5})$"
 )
 # a category is one or two lower-case words, or an abbreviation ("my favorite TV show")

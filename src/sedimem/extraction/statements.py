@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from sedimem.errors import ValidationError
+from sedimem.extraction.casual import as_written
 from sedimem.extraction.changes import JOB_CHANGED, NAME_GONE
 from sedimem.extraction.clauses import Match, split_clauses, stated_object
 from sedimem.extraction.dates import DateMention, find_dates
@@ -146,7 +147,8 @@ def extract_statements(
     seen: set[tuple[str, str, str, bool]] = set()
     named: set[str] = set()
     job_changed = False  # "I changed jobs, I'm at Spotify now": the next clause's employer
-    for clause in split_clauses(text[:MAX_READ_CHARS], lists=not assistant):
+    text = text[:MAX_READ_CHARS] if assistant else as_written(text[:MAX_READ_CHARS])
+    for clause in split_clauses(text, lists=not assistant):
         # only a clause in first person (or, in an assistant turn, about "your" things), or
         # about someone named earlier in the turn, can state a fact: the rest costs nothing
         personal = (
