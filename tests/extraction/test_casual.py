@@ -35,6 +35,7 @@ def said(text: str, role: str = "user") -> list[str]:
         ("My dogs name is rex", "ana has a dog named Rex."),
         ("we got a puppy named biscuit", "ana has a puppy named Biscuit."),
         ("call me jo", "ana's name is Jo."),
+        ("im a nurse lol. i have a boat", "ana owns a boat."),
     ],
 )
 def test_casual_typing_is_read_as_written(text: str, statement: str) -> None:
@@ -45,6 +46,7 @@ def test_casual_typing_is_read_as_written(text: str, statement: str) -> None:
     ("text", "written"),
     [
         ("im vegan btw", "I'm vegan"),
+        ("im a nurse btw. i have a dog", "I'm a nurse. I have a dog"),  # still two sentences
         ("Dont worry, i will", "Don't worry, I will"),
         ("i.e. nothing here", "i.e. nothing here"),  # not a lone "i"
         ("I'll be ill", "I'll be ill"),  # "ill", "its", "were" are words of their own
@@ -71,3 +73,10 @@ async def test_a_casually_typed_chat_answers_later_questions(tmp_path: object) -
         context = await memory.assemble("What do you know about me?", user.with_session("b"), 300)
         facts = {i.text for i in context.report.included if i.tier == "facts"}
     assert {"ana works as nurse.", "ana has a dog named Rex.", "ana does not eat pork."} <= facts
+
+
+def test_a_filler_that_ends_a_sentence_does_not_join_it_to_the_next() -> None:
+    assert said("im a nurse btw. i have a vintage Land Rover Defender.") == [
+        "ana works as nurse.",
+        "ana owns a vintage Land Rover Defender.",
+    ]

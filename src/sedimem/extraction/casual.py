@@ -33,7 +33,8 @@ _CONTRACTIONS = {
 _CONTRACTION = re.compile(r"\b(" + "|".join(_CONTRACTIONS) + r")\b", re.IGNORECASE)
 # (no leading run of blanks in the pattern: on a turn of 8,000 spaces it would be tried
 # from each of them)
-_FILLER = re.compile(r"\b(?:btw|lol|lmao|rofl|tbh|fyi|imo|imho|haha+|hehe+|lolol)\b[,.!]?", re.I)
+# (a sentence's end after one stays: "im a nurse btw. i have a dog" is two sentences)
+_FILLER = re.compile(r"\b(?:btw|lol|lmao|rofl|tbh|fyi|imo|imho|haha+|hehe+|lolol)\b,?", re.I)
 _SENTENCE_START = re.compile(r"(?:^|(?<=[.!?])\s+)[A-Z]")
 # "my dogs name is rex": the possessive's apostrophe left out
 _POSSESSIVE = re.compile(r"\b([Mm]y|[Oo]ur) ([a-z]+?)s name\b")
@@ -54,6 +55,7 @@ def as_written(text: str) -> str:
     text = _FILLER.sub(" ", text)
     if lower:
         text = _NAMED.sub(lambda m: f"{m[1]} {m[2].upper()}", text)
+    text = re.sub(r"[ \t]+(?=[.!?,;])", "", text)  # where a filler stood before a period
     return re.sub(r"[ \t]{2,}", " ", text).strip()
 
 
