@@ -2,17 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
 from sedimem.extraction import extract_statements
-
-AT = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
-
-
-def said(text: str) -> list[str]:
-    return [s.fact.statement for s in extract_statements(text, "ana", AT, role="user")]
+from tests.extraction.said import AT, said
 
 
 @pytest.mark.parametrize(

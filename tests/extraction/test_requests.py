@@ -3,21 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
 
 import pytest
 
-from sedimem.extraction import extract_statements
 from sedimem.memory import Memory
 from sedimem.scope import Scope
-
-AT = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
-
-
-def said(text: str, role: str = "user") -> list[str]:
-    return [
-        s.fact.statement for s in extract_statements(text, "ana", AT, role=role, addressee="ana")
-    ]
+from tests.extraction.said import AT, said
 
 
 @pytest.mark.parametrize(

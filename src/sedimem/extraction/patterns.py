@@ -14,6 +14,7 @@ import re
 from sedimem.extraction.changes import (
     MEASURE_SET,
     MOVES,
+    NAME_GONE,
     NO_LONGER_DIET,
     RENAMED_OR_AGED,
     born,
@@ -40,17 +41,18 @@ from sedimem.extraction.clauses import (
 )
 from sedimem.extraction.identity import aspiration, former, identity, target_weight
 from sedimem.extraction.profile import (
+    WEIGHT_NEWS,
     body_state,
     job_facts,
     match_name,
     match_profile,
     weight_news,
 )
-from sedimem.extraction.requests import answer_style
+from sedimem.extraction.requests import ANSWER_REQUEST, answer_style
 from sedimem.extraction.subjects import NOT_NAMES, possessive
 from sedimem.extraction.vocabulary import EVENT_VERBS, FAMILY, FAMILY_WORDS, PET_WORDS, alternation
 
-__all__ = ["EVENT_OPENING", "match_assistant", "match_clause"]
+__all__ = ["SUBJECTLESS", "match_assistant", "match_clause"]
 
 _SKIP = re.compile(
     r"\b(?:you|your|yours|would|'d|could|might|should|if|hope|hoping|wish|want|wanna|"
@@ -189,7 +191,7 @@ def _child_ages(clause: str, speaker: str) -> list[Match]:
     ]
 
 
-def _owned(clause: str, speaker: str) -> list[Match]:
+def _my_things(clause: str, speaker: str) -> list[Match]:
     """Clauses about what is the speaker's: pets' names, children's ages, favorites,
     measures."""
     ages = _child_ages(clause, speaker)
@@ -239,6 +241,15 @@ _EVENTS = alternation(EVENT_VERBS)
 #: A clause opening on a past event verb ("Just signed up for ...") has the speaker as its
 #: subject, though it names nobody.
 EVENT_OPENING = re.compile(rf"^(?:just\s+)?(?:{_EVENTS}|lost|quit|started|got)\b", re.I)
+#: Openings of a clause that states something of its speaker without a personal word
+#: ("I", "my", "we"): a clause with neither is not read at all (reading costs), so every
+#: reader of such a clause has its opening here, once.
+SUBJECTLESS: tuple[re.Pattern[str], ...] = (
+    EVENT_OPENING,  # "Just signed up for a marathon"
+    NAME_GONE,  # "Luna passed away": the speaker's pet, if any
+    WEIGHT_NEWS,  # "Down to 89 kg!"
+    ANSWER_REQUEST,  # "Please keep your answers short"
+)
 # What follows a place is rarely part of it: "moved to Porto for a job at X", "live in
 # Leeds with my wife", "moved to Lisbon to study". (" to the", " to a" stay: "next to the
 # park".)
@@ -498,7 +509,7 @@ def _match_whole(
     if _SKIP.search(clause):
         return found
     owned = (
-        _owned(clause, speaker)
+        _my_things(clause, speaker)
         or _possessions(clause, speaker)
         or expecting(clause, speaker)
         or born(clause, speaker)

@@ -414,7 +414,7 @@ _NOT_HAD = re.compile(
 )
 
 
-def _owned(rest: str, subject: str) -> list[Match]:
+def _has_thing(rest: str, subject: str) -> list[Match]:
     """ "I have a large garden", "I've got two boats", "I have a large collection of teddy
     bears" (what one collects): a thing the speaker has, when it names one (see OWNED)."""
     m = _HAVE.match(rest)
@@ -589,7 +589,7 @@ def match_profile(rest: str, subject: str, *, dated: bool = False) -> list[Match
     rest = re.sub(r"\s+(?:myself|as well|right now|now|though|too|currently)$", "", rest)
     readers = (
         _health, _family, _measure, _tally, _status, _occupation, _standing_negation, _habit,
-        _owned,
+        _has_thing,
     )  # fmt: skip
     for reader in (*readers, _things):
         found = reader(rest, subject)

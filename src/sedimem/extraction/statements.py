@@ -30,12 +30,10 @@ from datetime import datetime
 
 from sedimem.errors import ValidationError
 from sedimem.extraction.casual import as_written
-from sedimem.extraction.changes import JOB_CHANGED, NAME_GONE
+from sedimem.extraction.changes import JOB_CHANGED
 from sedimem.extraction.clauses import Match, split_clauses, stated_object
 from sedimem.extraction.dates import DateMention, find_dates
-from sedimem.extraction.patterns import EVENT_OPENING, match_assistant, match_clause
-from sedimem.extraction.profile import WEIGHT_NEWS
-from sedimem.extraction.requests import ANSWER_REQUEST
+from sedimem.extraction.patterns import SUBJECTLESS, match_assistant, match_clause
 from sedimem.extraction.vocabulary import (
     FAMILY,
     FAMILY_WORDS,
@@ -151,12 +149,8 @@ def extract_statements(
     for clause in split_clauses(text, lists=not assistant):
         # only a clause in first person (or, in an assistant turn, about "your" things), or
         # about someone named earlier in the turn, can state a fact: the rest costs nothing
-        personal = (
-            _PERSONAL.search(clause.text)
-            or EVENT_OPENING.match(clause.text)
-            or NAME_GONE.match(clause.text)  # "Luna passed away": the speaker's pet, if any
-            or WEIGHT_NEWS.match(clause.text)  # "Down to 89 kg!"
-            or ANSWER_REQUEST.match(clause.text)  # "Please keep your answers short"
+        personal = _PERSONAL.search(clause.text) or any(
+            opening.match(clause.text) for opening in SUBJECTLESS
         )
         if not (personal or (named and _NAMED_WORD.search(clause.text))):
             continue
