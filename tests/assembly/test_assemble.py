@@ -186,6 +186,27 @@ async def test_a_question_in_other_words_than_the_facts_kind_finds_it(memory: Me
         assert answer in facts, (question, facts)
 
 
+async def test_what_the_user_eats_answers_a_question_about_food(memory: Memory) -> None:
+    """ "What should I cook tonight?" names no diet, yet what the user does not eat, is
+    allergic to or follows is what answers it, ahead of other things that describe them."""
+    chat = [
+        "im a nurse and i live in leeds btw",
+        "Please keep your answers short.",
+        "I want to run a marathon next year.",
+        "i dont eat meat",
+        "I'm allergic to peanuts.",
+    ]
+    await said_by_the_user(memory, chat)
+    for question in ("What should I cook tonight?", "Any restaurant tips for lunch?"):
+        context = await memory.assemble(question, USER.with_session("s"), 300)
+        facts = [i.text for i in context.report.included if i.tier == "facts"]
+        assert "zoe does not eat meat." in facts, (question, facts)
+        assert "zoe is allergic to peanuts." in facts, (question, facts)
+    context = await memory.assemble("Where do I work?", USER.with_session("s"), 300)
+    facts = [i.text for i in context.report.included if i.tier == "facts"]
+    assert not [f for f in facts if "meat" in f or "peanut" in f], facts
+
+
 async def test_a_weight_reported_over_sessions_answers_with_the_latest(memory: Memory) -> None:
     sessions = [
         "I'm 34, I weigh 92 kg and I want to get under 85 by summer.",

@@ -143,8 +143,10 @@ def _asker_is(f: Fact, scope: Scope) -> bool:
     return scope.user is not None and (f.subject or "").casefold() == scope.user.casefold()
 
 
+# what a question about food, cooking or eating out says: what one eats answers it
+_FOOD = "eat food cook meal recipe dinner lunch breakfast restaurant snack"
 #: Words a question about a kind of fact uses that its predicate's name does not ("How
-#: much can I spend?" asks for the ``budget``).
+#: much can I spend?" asks for the ``budget``; "What should I cook tonight?", the diet).
 _KIND_WORDS = {
     "budget": "spend afford cost",
     "drives": "car",
@@ -152,7 +154,9 @@ _KIND_WORDS = {
     "works_as": "job",
     "works_at": "job employer",
     "lives_in": "live home",
-    "allergic_to": "allergy",
+    "allergic_to": f"allergy {_FOOD}",
+    "diet": _FOOD,
+    "does_not_eat": _FOOD,
     "goal": "target want",
 }
 
