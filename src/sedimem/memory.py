@@ -152,7 +152,7 @@ class Memory:
         self.reflection = Reflection(self.episodes, clock=clock)
         self.keys = ApiKeys(longterm_store, clock=clock)
         # one extractor for both paths: ingest reads new turns with it, the facts job the rest
-        extractor = extractor or RuleExtractor()
+        extractor = extractor or RuleExtractor(known=self.facts)
         self.conversations = Conversations(
             longterm_store, embedder, self.facts, extractor, clock=clock
         )

@@ -168,3 +168,44 @@ async def test_a_question_about_yesterday_draws_that_day(drive: Drive) -> None:
             context = await d.assemble(SAM, f"What exciting news did I share {asked}?", 300)
             first = next(line for line in context.splitlines() if line.startswith("- "))
             assert "joined a gym" in first, context
+
+
+FAMILY = [
+    [
+        turn(2, 0, "user", "Hi, I'm Priya. I need help planning weeknight dinners for my family."),
+        turn(2, 1, "assistant", "Happy to help! Who are you cooking for?"),
+        turn(2, 2, "user", "My husband Arjun and our two kids, Maya who is 7 and Dev who is 4. "
+                           "Arjun is vegetarian and Dev can't have dairy."),
+    ],
+    [
+        turn(3, 0, "user", "Arjun started eating fish again, by the way, so he's pescatarian now."),
+    ],
+    [
+        turn(4, 0, "user", "Maya turns 8 next week and wants a unicorn cake."),
+    ],
+]  # fmt: skip
+
+
+async def test_the_family_told_once_is_known_by_name_in_later_sessions(drive: Drive) -> None:
+    """A husband and two children introduced in the first session are spoken of by name
+    afterwards: what is said of them then updates what is known of them, whichever
+    interface asks."""
+    priya = Who(user="priya", agent_type="assistant")
+    async with drive() as d:
+        for n, turns in enumerate(FAMILY, start=1):
+            await d.ingest(priya.in_session(f"family-{n}"), turns)
+        asking = priya.in_session("family-4")
+
+        context = await d.assemble(asking, "What does Arjun eat?", 300)
+        known = [text for _, _, text in items(context, "Known facts")]
+        assert "Arjun is pescatarian." in known, context
+        assert "Arjun is vegetarian." not in known, context
+
+        context = await d.assemble(asking, "How old is Maya?", 300)
+        known = [text for _, _, text in items(context, "Known facts")]
+        assert "Maya is 8 years old." in known, context
+        assert "Maya is 7 years old." not in known, context
+
+        context = await d.assemble(asking, "What should I cook tonight?", 300)
+        known = [text for _, _, text in items(context, "Known facts")]
+        assert "Dev does not eat dairy." in known, context

@@ -122,6 +122,8 @@ MEASURE_SET = re.compile(
 RENAMED_OR_AGED: list[tuple[str, str, str, float]] = [
     (r"^changed (?:my|his|her) name to (?P<o>[A-Z][\w'-]+)$", "name", "name", 0.7),
     (r"^(?:just |finally )?turned (?P<o>\d{1,2})$", "age", "turned", 0.7),
+    # "Maya turns 8 next week", "I'm turning 30 in May": the age from the day it names
+    (r"^(?:turns?|will turn|am turning) (?P<o>\d{1,2})(?:,? and .*)?$", "age", "turned", 0.7),
     (r"^(?:just |finally )?celebrated (?:my|his|her) (?P<o>\d{1,2})(?:st|nd|rd|th) birthday$",
      "age", "turned", 0.7),
 ]  # fmt: skip

@@ -61,6 +61,9 @@ class Clause:
 _CLAUSES = re.compile(
     r";|\s[-\u2013\u2014]\s|,?\s+but\s+|,\s*so\s+|\s+because\s+|\s+'?cause\s+|,\s*which\s+"
     r"|,?\s+and\s+(?=(?:(?:so\s+)?(?:now|these\s+days|nowadays),?\s+)?(?:I|we|my)\b)|[,:]\s*(?=(?:I|we)\b)|:\s*(?=my\b)|,?\s+(?:al)?though\s+"
+    # "Arjun is vegetarian and Dev can't have dairy": a second person, a statement of theirs
+    r"|,?\s+and\s+(?=[A-Z][a-z]+\s+(?:is|was|has|can't|cannot|doesn't|loves|likes|hates|"
+    r"works|lives)\b)"
     # "I love cooking, my favorite dish is ramen": a favorite is a statement of its own
     r"|,\s*(?=my\s+(?:absolute\s+)?(?:favou?rite|fave)\b)"
     # "I'm a nurse and will start nights next week", "... so I'll start": the plan is a

@@ -39,6 +39,7 @@ from sedimem.extraction.clauses import (
     thing_of,
     without_company,
 )
+from sedimem.extraction.family import children_named
 from sedimem.extraction.identity import aspiration, former, identity, target_weight
 from sedimem.extraction.profile import (
     WEIGHT_NEWS,
@@ -194,7 +195,7 @@ def _child_ages(clause: str, speaker: str) -> list[Match]:
 def _my_things(clause: str, speaker: str) -> list[Match]:
     """Clauses about what is the speaker's: pets' names, children's ages, favorites,
     measures."""
-    ages = _child_ages(clause, speaker)
+    ages = _child_ages(clause, speaker) or children_named(clause, speaker)
     if ages:
         return ages
     pets = _NAMED_PETS.match(clause)

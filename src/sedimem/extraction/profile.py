@@ -3,8 +3,8 @@
 Each reader takes the rest of a clause after its subject ("I'm a nurse at X" -> ``rest`` =
 "am a nurse at X", ``subject`` = the user) and returns the triples it states, or nothing.
 They run before the older event and state patterns of :mod:`.patterns` and cover: name,
-occupation and employer, where one is based, diet, allergies and conditions, pets,
-children and their counts, measures (age, height, weight, budget...), habits with their
+occupation and employer, where one is based, diet, allergies and conditions, family and
+pets (:mod:`.family`), measures (age, height, weight, budget...), habits with their
 frequency, dated plans, things one is learning or training for, what one drives, owns and
 uses, and standing negations ("I don't eat chicken").
 """
@@ -21,14 +21,11 @@ from sedimem.extraction.clauses import (
     object_of,
     thing_of,
 )
+from sedimem.extraction.family import family
 from sedimem.extraction.vocabulary import (
     CONDITIONS,
-    FAMILY,
-    FAMILY_WORDS,
     OCCUPATIONS,
     OWNED,
-    PET_WORDS,
-    PETS,
     alternation,
 )
 
@@ -47,9 +44,6 @@ _OCC = alternation(OCCUPATIONS)
 _COND = alternation(CONDITIONS)
 _PLACE = r"(?P<place>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2})"
 _NAMEWORD = r"[A-Z][a-z]+"
-_NAMES = rf"(?P<names>{_NAMEWORD}(?:(?:,| and|, and) {_NAMEWORD}){{0,5}})"
-_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
-_COUNT = r"(?P<n>\d{1,2}|" + "|".join(_COUNTS) + ")"
 _FREQUENCY = re.compile(
     r"\b(?:every (?:day|morning|evening|night|week|weekend|month|year|\w+day)|daily|weekly|"
     r"nightly|monthly|on (?:weekends|the weekends?|\w+days)|each (?:day|morning|evening|week)|"
@@ -73,6 +67,12 @@ _THING_VERBS = {
 _VEHICLE_VERBS = frozenset({"drives", "rides"})
 _NO_VERBS = {"eat": "does_not_eat", "drink": "does_not_drink"}
 _NO_ACTIVITIES = frozenset("ski smoke drive swim cook dance drink eat".split())
+#: What one "can't have" that is food ("Dev can't have dairy"; not "can't have kids")
+_NOT_HAD_FOOD = re.compile(
+    r"^(?:any )?(?:dairy|gluten|lactose|sugar|caffeine|alcohol|nuts|peanuts|eggs|soy|wheat|"
+    r"meat|pork|beef|fish|shellfish|seafood|milk|cheese|spicy food|red meat)"
+    r"(?:(?:,| or| and) .+)?$"
+)
 _PROGRESSIVE = {
     "learning": "learning", "studying": "learning", "training for": "training_for",
     "using": "uses", "reading": "reading", "building": "building", "writing": "writing",
@@ -355,47 +355,6 @@ def _health(rest: str, subject: str) -> list[Match]:
     return []
 
 
-# the relatives whose number is worth noting ("I have a boyfriend" is no count of them)
-_COUNTED = frozenset({"sister", "brother", "son", "daughter", "child"})
-
-
-_NOT_COUNTED = re.compile(r"\b(?:full|of|with|for|to|in|on|at)\b", re.I)
-
-
-def _family(rest: str, subject: str) -> list[Match]:
-    m = re.match(
-        rf"^(?:have got|has got|have|has|got) {_COUNT} (?:[\w-]+ ){{0,3}}?"
-        rf"(?P<thing>{PET_WORDS}|{FAMILY_WORDS}|kids|children|boys|girls)s?"
-        rf"(?: of (?:my|our) own)?(?:,|:| named| called)?(?: {_NAMES})?(?:(?:,| and) .*)?$",
-        rest,
-    )
-    if m is None or _NOT_COUNTED.search(rest[m.end("n") : m.start("thing")]):
-        return []  # "a house full of kids": no count of children
-    raw = m["n"].lower()
-    count = int(raw) if raw.isdigit() else _COUNTS[raw]
-    thing = m["thing"].lower()
-    names = re.split(r",? and |, ", m["names"]) if m["names"] else []
-    singular = thing[:-1] if thing.endswith("s") and thing[:-1] in PETS else thing
-    out: list[Match] = []
-    children = thing in ("kids", "children", "boys", "girls")
-    if children or thing.rstrip("s") in FAMILY or thing in FAMILY:
-        relation = FAMILY.get(thing.rstrip("s"), FAMILY.get(thing, "child"))
-        plural = "children" if relation == "child" else thing.removesuffix("s") + "s"
-        if count > 1:
-            out.append(_m(subject, f"number_of_{plural}", str(count)))
-        elif not names and relation in _COUNTED:  # "I have a brother": one, though unnamed
-            out.append(_m(subject, f"number_of_{plural}", "1"))
-        out.extend(_m(subject, relation, name) for name in names)
-        return out
-    if count > 1:
-        out.append(_m(subject, f"number_of_{singular}s", str(count)))
-    if names:
-        out.extend(_m(subject, "has_pet", f"{singular} named {name}") for name in names)
-    elif count == 1:
-        out.append(_m(subject, "has_pet", singular))
-    return out
-
-
 _OWNED = alternation(OWNED)
 # Words before the thing that are no description of it ("a question about my car", "a
 # dream house", "a friend's boat"): the thing is not the speaker's.
@@ -574,8 +533,10 @@ def _standing_negation(rest: str, subject: str) -> list[Match]:
     if m is None or re.search(r"\b(?:anymore|any more)\b", rest):
         return []
     verb = m["v"]
+    if verb == "have" and m["o"] and _NOT_HAD_FOOD.match(m["o"]):
+        verb = "eat"  # "can't have dairy": does not eat it
     if verb in _NO_VERBS and m["o"]:
-        items = items_of(re.sub(r"\b(?:at all|ever)\b", "", m["o"]).strip(), 3)
+        items = items_of(re.sub(r"^any |\b(?:at all|ever)\b", "", m["o"]).strip(), 3)
         return [_m(subject, _NO_VERBS[verb], item) for item in items]
     if verb in _NO_ACTIVITIES and not m["o"]:
         return [_m(subject, "does_not_do", verb)]
@@ -588,7 +549,7 @@ def match_profile(rest: str, subject: str, *, dated: bool = False) -> list[Match
     rest = rest.strip()
     rest = re.sub(r"\s+(?:myself|as well|right now|now|though|too|currently)$", "", rest)
     readers = (
-        _health, _family, _measure, _tally, _status, _occupation, _standing_negation, _habit,
+        _health, family, _measure, _tally, _status, _occupation, _standing_negation, _habit,
         _has_thing,
     )  # fmt: skip
     for reader in (*readers, _things):

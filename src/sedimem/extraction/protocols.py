@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 
 from sedimem.llm.usage import Usage
+from sedimem.scope import Scope
 from sedimem.types.longterm import Episode, Fact
 
-__all__ = ["EndingExtractor", "Extractor", "MeteredExtractor"]
+__all__ = ["CurrentFacts", "EndingExtractor", "Extractor", "MeteredExtractor"]
 
 
 @runtime_checkable
@@ -29,3 +31,12 @@ class MeteredExtractor(Protocol):
     """An extractor that calls a model and counts it into the caller's :class:`Usage`."""
 
     async def extract_metered(self, episode: Episode, usage: Usage | None) -> list[Fact]: ...
+
+
+class CurrentFacts(Protocol):
+    """What is known now: the semantic memory, as an extractor reads it (who the user's
+    husband is, when a later turn names him)."""
+
+    async def current_of(
+        self, subject: str, predicates: Iterable[str], *, scope: Scope
+    ) -> list[Fact]: ...

@@ -27,8 +27,8 @@ import re
 from datetime import datetime
 
 from sedimem.extraction.changes import pet_endings
-from sedimem.extraction.protocols import EndingExtractor, Extractor
-from sedimem.extraction.statements import Statement, extract_statements
+from sedimem.extraction.protocols import CurrentFacts, EndingExtractor, Extractor
+from sedimem.extraction.statements import RELATION_PREDICATES, Statement, extract_statements
 from sedimem.extraction.subjects import UNNAMED_USER
 from sedimem.types.longterm import Episode, Fact
 
@@ -49,6 +49,7 @@ _PREDICATES = {
     "prefers": "prefers",
 }
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_NAME = re.compile(r"[A-Z][a-z]+")  # a relative known by name ("Arjun"), not "a nurse"
 _SPEAKER = re.compile(r"^(?P<name>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?): (?P<text>.+)$", re.DOTALL)
 
 
@@ -95,11 +96,21 @@ def unique(facts: list[Fact]) -> list[Fact]:
 
 
 class RuleExtractor:
-    """The deterministic, offline default (see the module docstring for the rules)."""
+    """The deterministic, offline default (see the module docstring for the rules).
 
-    # the last episode read and its statements (a class default, so a subclass that defines
-    # its own __init__ without calling this one's still has it)
+    ``known``: what is known now (the semantic memory): a user's turn is read knowing the
+    names of the user's relatives told in earlier turns, so "Arjun is pescatarian now",
+    sessions after "my husband Arjun", is a fact about Arjun. Without it, only names told
+    earlier in the same turn are known.
+    """
+
+    # the last episode read and its statements (class defaults, so a subclass that defines
+    # its own __init__ without calling this one's still has them)
     _last: tuple[Episode, list[Statement]] | None = None
+    _known: CurrentFacts | None = None
+
+    def __init__(self, known: CurrentFacts | None = None) -> None:
+        self._known = known
 
     async def extract(self, episode: Episode) -> list[Fact]:
         facts: list[Fact] = []
@@ -119,23 +130,36 @@ class RuleExtractor:
             line = lesson.strip()
             if line:
                 facts.append(fact_for(episode, line, episode.task_type, "lesson", line, 0.8))
-        for statement in self._statements_of(episode):
+        for statement in await self._statements_of(episode):
             if not statement.ends:
                 facts.append(statement.fact)
         return unique(facts)
 
     async def endings(self, episode: Episode) -> list[Fact]:
         """What the episode's turn says stopped being true ("I no longer eat meat")."""
-        return [f for s in self._statements_of(episode) if s.ends for f in pet_endings(s.fact)]
+        statements = await self._statements_of(episode)
+        return [f for s in statements if s.ends for f in pet_endings(s.fact)]
 
-    def _statements_of(self, episode: Episode) -> list[Statement]:
+    async def _statements_of(self, episode: Episode) -> list[Statement]:
         """The episode's statements, read once for ``extract`` and ``endings`` together
         (callers ask for both, one after the other: the last episode read is kept)."""
         if self._last is not None and self._last[0] is episode:
             return self._last[1]
-        found = self.episode_statements(episode)
+        found = self.episode_statements(episode, await self._people(episode))
         self._last = (episode, found)
         return found
+
+    async def _people(self, episode: Episode) -> frozenset[str]:
+        """The names of the relatives of a user turn's speaker, as known now."""
+        subject = episode.metadata.get("subject")
+        if self._known is None or episode.metadata.get("role") != "user":
+            return frozenset()
+        if not isinstance(subject, str) or not subject:
+            return frozenset()
+        facts = await self._known.current_of(
+            subject, RELATION_PREDICATES, scope=episode.scope.owner
+        )
+        return frozenset(f.object for f in facts if f.object and _NAME.fullmatch(f.object))
 
     @staticmethod
     def statements(
@@ -154,7 +178,9 @@ class RuleExtractor:
         return [episode.description, episode.input_text, episode.output_text]
 
     @staticmethod
-    def episode_statements(episode: Episode) -> list[Statement]:
+    def episode_statements(
+        episode: Episode, people: frozenset[str] = frozenset()
+    ) -> list[Statement]:
         """The statements of an episode's turn, filed like its other facts.
 
         A conversation turn (``metadata["role"]``) is read with its role: the user's words
@@ -175,6 +201,7 @@ class RuleExtractor:
                 addressee=who,
                 scope=episode.scope.owner,
                 source_episode_ids=[episode.id],
+                people=people,
             )
         text = episode.description
         speaker = episode.metadata.get("speaker")

@@ -24,7 +24,7 @@ The statement text is phrased from the triple (:func:`.vocabulary.phrase`).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -44,12 +44,17 @@ from sedimem.extraction.vocabulary import (
 from sedimem.scope import Scope
 from sedimem.types.longterm import Fact
 
-__all__ = ["Statement", "extract_statements"]
+__all__ = ["RELATION_PREDICATES", "Statement", "extract_statements"]
 
-_FUTURE_HINTS = ("next ", "will ", "'ll ", "tomorrow", "starts", "begins", "start ", "am ", "'m ")
-_RELATION_PREDICATES = frozenset(FAMILY.values())
+_FUTURE_HINTS = (
+    "next ", "will ", "'ll ", "tomorrow", "starts", "begins", "start ", "am ", "'m ",
+    "'re ", "are ",  # "we're moving to Manchester in April": the coming April
+)  # fmt: skip
+#: The predicates naming who someone is to the speaker ("spouse" of "my husband Arjun")
+RELATION_PREDICATES = frozenset(FAMILY.values())
 _PERSONAL = re.compile(r"\b(?:I|I'\w+|my|My|we|We|our|Our|your|me|mine)\b")
 _NAMED_WORD = re.compile(r"\b[A-Z][a-z]+\b")
+_PRONOUN = re.compile(r"^(?:[Ss]he|[Hh]e)(?='s |\s)")
 # a clause without one of these words holds no date expression (find_dates is the costly
 # part of reading a clause, so it runs only where a date can be)
 _DATE_WORD = re.compile(
@@ -111,6 +116,20 @@ def _birthday(speaker: str, mention: DateMention, said: re.Match[str]) -> list[M
     return [Match(whose, what, day, f"{what} is", confidence=0.7, dated=False)]
 
 
+def _resolved(clause: str, who: str) -> str:
+    """ "so he's pescatarian now" after "Arjun started eating fish again": "he" or "she"
+    opening a clause is the one known person its sentence named before (the caller knows
+    there was one; none or two, and nobody is guessed)."""
+    m = _PRONOUN.match(clause)
+    if m is None:
+        return clause
+    rest = clause[m.end() :]
+    if rest.startswith("'s "):
+        tail = rest[3:]
+        return f"{who} {'has' if tail.startswith(('been ', 'got ')) else 'is'} {tail}"
+    return who + rest
+
+
 def _key(match: Match) -> tuple[str, str, str, bool]:
     return (
         " ".join(match.subject.lower().split()),
@@ -129,12 +148,15 @@ def extract_statements(
     addressee: str | None = None,
     scope: Scope | None = None,
     source_episode_ids: Sequence[str] = (),
+    people: Iterable[str] = (),
 ) -> list[Statement]:
     """The facts ``text`` states at ``at`` (aware), in order, no duplicates.
 
     ``role="user"`` (or any speaking person): first person is ``speaker`` (without one,
     first-person clauses are skipped: nobody to file them under). ``role="assistant"``:
     only records about ``addressee`` (see the module docstring). Other roles: nothing.
+    ``people``: the names of the speaker's relatives known before this turn (an earlier
+    turn said "my husband Arjun"): a clause about one of them states a fact of theirs.
     """
     if at.tzinfo is None:
         raise ValidationError("at", "must carry a time zone", allowed="an aware datetime")
@@ -143,21 +165,27 @@ def extract_statements(
         return []
     out: list[Statement] = []
     seen: set[tuple[str, str, str, bool]] = set()
-    named: set[str] = set()
+    named: set[str] = set(people)
     job_changed = False  # "I changed jobs, I'm at Spotify now": the next clause's employer
     text = text[:MAX_READ_CHARS] if assistant else as_written(text[:MAX_READ_CHARS])
+    sentence: object = None
+    mentioned: set[str] = set()  # the known people the sentence named so far
     for clause in split_clauses(text, lists=not assistant):
+        if clause.sentence is not sentence:
+            sentence, mentioned = clause.sentence, set()
+        said = clause.text
+        if len(mentioned) == 1 and not assistant:
+            said = _resolved(said, next(iter(mentioned)))
+        mentioned.update(w for w in _NAMED_WORD.findall(said) if w in named)
         # only a clause in first person (or, in an assistant turn, about "your" things), or
         # about someone named earlier in the turn, can state a fact: the rest costs nothing
-        personal = _PERSONAL.search(clause.text) or any(
-            opening.match(clause.text) for opening in SUBJECTLESS
-        )
-        if not (personal or (named and _NAMED_WORD.search(clause.text))):
+        personal = _PERSONAL.search(said) or any(opening.match(said) for opening in SUBJECTLESS)
+        if not (personal or (named and _NAMED_WORD.search(said))):
             continue
-        future = any(hint in clause.text.lower() for hint in _FUTURE_HINTS)
-        dated = _DATE_WORD.search(clause.text) is not None
-        mentions = find_dates(clause.text, at, future=future) if dated else []
-        bare = _cut(clause.text, mentions)
+        future = any(hint in said.lower() for hint in _FUTURE_HINTS)
+        dated = _DATE_WORD.search(said) is not None
+        mentions = find_dates(said, at, future=future) if dated else []
+        bare = _cut(said, mentions)
         if not bare:
             continue
         if assistant:
@@ -183,7 +211,7 @@ def extract_statements(
                     continue
                 if obj != match.object:
                     match = replace(match, object=obj)
-            if match.predicate in _RELATION_PREDICATES and match.object:
+            if match.predicate in RELATION_PREDICATES and match.object:
                 named.add(match.object)
             valid_from = min((d.when for d in mentions), default=at) if match.dated else at
             key = _key(match)

@@ -408,6 +408,21 @@ class SemanticMemory(LongTermService):
         facts = await self.history(subject, predicate, scope=scope)
         return [f for f in facts if f.valid_to is None]
 
+    async def current_of(
+        self, subject: str, predicates: Iterable[str], *, scope: Scope
+    ) -> list[Fact]:
+        """The subject's current facts (see :meth:`current`) of any of ``predicates``."""
+        check_text("subject", subject)
+        flt = RecordFilter(
+            kind=records.FACT,
+            visible_to=scope,
+            subject=records.normalise(subject),
+            predicates=tuple(sorted({records.normalise(p) for p in predicates})),
+            current=True,
+        )
+        facts = [f for f in await self._every(scope.tenant, flt) if f.valid_to is None]
+        return sorted(facts, key=lambda f: (f.valid_from, f.recorded_at))
+
     @observe.operation("recall.facts")
     async def recall(
         self,

@@ -379,6 +379,10 @@ class MemIndex:
         if flt.names is not None:
             codes = np.asarray([self._code(n) for n in flt.names], dtype=text["name"].dtype)
             mask &= np.isin(text["name"], codes)
+        if flt.predicates is not None:
+            column = text["predicate"]
+            codes = np.asarray([self._code(p) for p in flt.predicates], dtype=column.dtype)
+            mask &= np.isin(column, codes)
         if flt.ids is not None:
             by_id = self._slot_of_id()
             mask &= self._select(by_id.get(i) for i in flt.ids)

@@ -125,6 +125,7 @@ class RecordFilter:
     predicate: str | None = None
     name: str | None = None
     names: tuple[str, ...] | None = None  # any of these names (one read for a batch)
+    predicates: tuple[str, ...] | None = None  # any of these predicates
     valid_at: float | None = None  # valid_from <= t and (valid_to is null or valid_to > t)
     known_at: float | None = None  # recorded_at <= t and (invalidated_at is null or > t)
     current: bool = False  # invalidated_at is null

@@ -91,6 +91,8 @@ def record_where(tenant: str, flt: RecordFilter) -> Where:
         where.add(HANDLE_CLAUSE, flt.handle)
     if flt.names is not None:
         where.add("name = ANY(%s::text[])", list(flt.names))
+    if flt.predicates is not None:
+        where.add("predicate = ANY(%s::text[])", list(flt.predicates))
     if flt.occurred_from is not None:
         where.add("occurred_at >= %s", flt.occurred_from)
     if flt.occurred_before is not None:

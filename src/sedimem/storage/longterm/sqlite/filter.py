@@ -64,6 +64,8 @@ def where(tenant: str, flt: RecordFilter, *, ranged: bool = True) -> tuple[str, 
             add(f"r.{field} = ?", value)
     if flt.names is not None:
         add("r.name IN (SELECT value FROM json_each(?))", json.dumps(list(flt.names)))
+    if flt.predicates is not None:
+        add("r.predicate IN (SELECT value FROM json_each(?))", json.dumps(list(flt.predicates)))
     if flt.ids is not None:
         add("r.id IN (SELECT value FROM json_each(?))", json.dumps(list(flt.ids)))
     if flt.handle is not None:

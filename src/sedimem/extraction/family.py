@@ -1,0 +1,85 @@
+"""The speaker's family and pets, counted and named: "I have two kids, Maya (7) and Dev
+(4)", "our two kids, Maya who is 7 and Dev who is 4", "I have three dogs named Rex, Bo and
+Max". A named child's age is a fact of theirs ("Maya is 7 years old")."""
+
+from __future__ import annotations
+
+import re
+
+from sedimem.extraction.clauses import Match
+from sedimem.extraction.vocabulary import FAMILY, FAMILY_WORDS, PET_WORDS, PETS
+
+__all__ = ["children_named", "family"]
+
+_NAMEWORD = r"[A-Z][a-z]+"
+# a child named with an age: "Maya (7)", "Maya who is 7", "Maya, aged 7"
+_AGED = r"(?: \(\d{1,2}\)| who(?: is|'s) \d{1,2}|,? aged \d{1,2})"
+_AGED_NAMES = rf"(?P<names>{_NAMEWORD}{_AGED}?(?:(?:,| and|, and) {_NAMEWORD}{_AGED}?){{0,5}})"
+_NAME_AGE = re.compile(r"(?P<name>[A-Z][a-z]+)(?:\D+(?P<age>\d{1,2}))?")
+_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_COUNT = r"(?P<n>\d{1,2}|" + "|".join(_COUNTS) + ")"
+
+
+def _m(subject: str, predicate: str, obj: str, confidence: float = 0.7) -> Match:
+    return Match(subject, predicate, obj, predicate, confidence=confidence)
+
+
+# the relatives whose number is worth noting ("I have a boyfriend" is no count of them)
+_COUNTED = frozenset({"sister", "brother", "son", "daughter", "child"})
+
+
+_NOT_COUNTED = re.compile(r"\b(?:full|of|with|for|to|in|on|at)\b", re.I)
+
+
+#: "our two kids, Maya who is 7 and Dev who is 4", "my kids are Maya and Dev": named
+#: children anywhere in a clause, as "have two kids, Maya and Dev" says them
+_CHILDREN_NAMED = re.compile(
+    rf"\b(?:[Mm]y|[Oo]ur) (?:{_COUNT} )?(?P<thing>kids|children|sons|daughters|boys|girls)"
+    rf"(?:,|:| are| named| called) {_AGED_NAMES}"
+)
+
+
+def children_named(clause: str, subject: str) -> list[Match]:
+    """The children a clause names ("my two kids are Maya and Dev"), with their ages."""
+    m = _CHILDREN_NAMED.search(clause)
+    if m is None:
+        return []
+    count = m["n"] or str(len(re.split(r",? and |, (?!aged)", m["names"])))
+    return family(f"have {count} {m['thing']}, {m['names']}", subject)
+
+
+def family(rest: str, subject: str) -> list[Match]:
+    m = re.match(
+        rf"^(?:have got|has got|have|has|got) {_COUNT} (?:[\w-]+ ){{0,3}}?"
+        rf"(?P<thing>{PET_WORDS}|{FAMILY_WORDS}|kids|children|boys|girls)s?"
+        rf"(?: of (?:my|our) own)?(?:,|:| named| called)?(?: {_AGED_NAMES})?(?:(?:,| and) .*)?$",
+        rest,
+    )
+    if m is None or _NOT_COUNTED.search(rest[m.end("n") : m.start("thing")]):
+        return []  # "a house full of kids": no count of children
+    raw = m["n"].lower()
+    count = int(raw) if raw.isdigit() else _COUNTS[raw]
+    thing = m["thing"].lower()
+    named = [_NAME_AGE.match(part) for part in re.split(r",? and |, (?!aged)", m["names"] or "")]
+    names = [n["name"] for n in named if n is not None]
+    ages = [(n["name"], n["age"]) for n in named if n is not None and n["age"]]
+    singular = thing[:-1] if thing.endswith("s") and thing[:-1] in PETS else thing
+    out: list[Match] = []
+    children = thing in ("kids", "children", "boys", "girls")
+    if children or thing.rstrip("s") in FAMILY or thing in FAMILY:
+        relation = FAMILY.get(thing.rstrip("s"), FAMILY.get(thing, "child"))
+        plural = "children" if relation == "child" else thing.removesuffix("s") + "s"
+        if count > 1:
+            out.append(_m(subject, f"number_of_{plural}", str(count)))
+        elif not names and relation in _COUNTED:  # "I have a brother": one, though unnamed
+            out.append(_m(subject, f"number_of_{plural}", "1"))
+        out.extend(_m(subject, relation, name) for name in names)
+        out.extend(_m(name, "age", age, 0.7) for name, age in ages)  # "Maya (7)"
+        return out
+    if count > 1:
+        out.append(_m(subject, f"number_of_{singular}s", str(count)))
+    if names:
+        out.extend(_m(subject, "has_pet", f"{singular} named {name}") for name in names)
+    elif count == 1:
+        out.append(_m(subject, "has_pet", singular))
+    return out
