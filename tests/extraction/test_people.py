@@ -133,3 +133,51 @@ async def test_relatives_are_known_across_sessions_and_a_reopened_store(tmp_path
         assert await memory.facts.current_of("Arjun", ["diet"], scope=other) == []
         diet = await memory.facts.current("Arjun", "diet", scope=user)
         assert [f.object for f in diet] == ["pescatarian"]
+
+
+async def test_we_finally_moved_is_the_move_that_was_planned(tmp_path: Path) -> None:
+    """ "We finally moved!" names no place: the move planned before ("we're moving to
+    Manchester in April") is where the user lives now, and the plan is done."""
+    user = Scope(tenant="t", user="priya")
+
+    def turn(month: int, content: str) -> dict[str, object]:
+        return {"role": "user", "content": content,
+                "timestamp": datetime(2026, month, 15, 19, tzinfo=UTC)}  # fmt: skip
+
+    async with await Memory.open(f"sqlite:///{tmp_path}/moves.db") as memory:
+        await memory.ingest([turn(2, "I live in Leeds.")], user.with_session("a"))
+        await memory.ingest(
+            [turn(3, "We're moving to Manchester in April, so I'll be packing a lot.")],
+            user.with_session("b"),
+        )
+        await memory.ingest([turn(4, "We moved the couch into the van.")], user.with_session("c"))
+        lives = await memory.facts.current("priya", "lives_in", scope=user)
+        assert [f.object for f in lives] == ["Leeds"]  # a couch moved is no move
+        await memory.ingest(
+            [turn(5, "We finally moved! The new kitchen is tiny though.")],
+            user.with_session("d"),
+        )
+        lives = await memory.facts.current("priya", "lives_in", scope=user)
+        assert [(f.object, f.valid_from.month) for f in lives] == [("Manchester", 5)]
+        assert await memory.facts.current("priya", "plans", scope=user) == []
+        # said without a plan to go by, a move files nothing
+        other = Scope(tenant="t", user="zoe")
+        await memory.ingest([turn(5, "We finally moved!")], other.with_session("e"))
+        assert await memory.facts.current("zoe", "lives_in", scope=other) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "moved"),
+    [
+        ("We finally moved!", True),
+        ("We've moved in, at last.", True),
+        ("I just moved last week.", True),
+        ("We moved the couch.", False),
+        ("We moved to Leeds.", False),  # a place of its own: read as it says
+        ("We moved on.", False),
+    ],
+)
+def test_a_move_that_names_no_place(text: str, moved: bool) -> None:
+    from sedimem.extraction.changes import MOVED_THERE
+
+    assert (MOVED_THERE.search(text) is not None) is moved

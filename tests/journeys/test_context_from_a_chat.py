@@ -179,17 +179,18 @@ FAMILY = [
     ],
     [
         turn(3, 0, "user", "Arjun started eating fish again, by the way, so he's pescatarian now."),
+        turn(3, 1, "user", "I live in Leeds, but we're moving to Manchester in April."),
     ],
     [
-        turn(4, 0, "user", "Maya turns 8 next week and wants a unicorn cake."),
+        turn(4, 0, "user", "We finally moved! Maya turns 8 next week and wants a unicorn cake."),
     ],
 ]  # fmt: skip
 
 
 async def test_the_family_told_once_is_known_by_name_in_later_sessions(drive: Drive) -> None:
     """A husband and two children introduced in the first session are spoken of by name
-    afterwards: what is said of them then updates what is known of them, whichever
-    interface asks."""
+    afterwards: what is said of them then updates what is known of them, and "we finally
+    moved" is the move planned before, whichever interface asks."""
     priya = Who(user="priya", agent_type="assistant")
     async with drive() as d:
         for n, turns in enumerate(FAMILY, start=1):
@@ -209,3 +210,13 @@ async def test_the_family_told_once_is_known_by_name_in_later_sessions(drive: Dr
         context = await d.assemble(asking, "What should I cook tonight?", 300)
         known = [text for _, _, text in items(context, "Known facts")]
         assert "Dev does not eat dairy." in known, context
+
+        # "We finally moved!" is the move planned a session before
+        context = await d.assemble(asking, "Where do I live?", 300)
+        known = [text for _, _, text in items(context, "Known facts")]
+        assert "priya lives in Manchester." in known, context
+        assert "priya lives in Leeds." not in known, context
+
+        context = await d.assemble(asking, "How many kids do I have?", 300)
+        known = [text for _, _, text in items(context, "Known facts")]
+        assert "priya has 2 children." in known, context

@@ -158,6 +158,17 @@ _KIND_WORDS = {
     "diet": _FOOD,
     "does_not_eat": _FOOD,
     "goal": "target want",
+    # "How many kids do I have?", "Who is in my family?"
+    "number_of_children": "kids family",
+    "child": "kids family",
+    "son": "kids family",
+    "daughter": "kids family",
+    "spouse": "husband wife married family",
+    "partner": "family",
+    "mother": "mom family",
+    "father": "dad family",
+    "sister": "family",
+    "brother": "family",
 }
 
 

@@ -29,7 +29,9 @@ from sedimem.types.longterm import Fact
 __all__ = [
     "JOB_CHANGED",
     "MEASURE_SET",
+    "MOVED_THERE",
     "MOVES",
+    "MOVING_TO",
     "NAME_GONE",
     "NO_LONGER_DIET",
     "RENAMED_OR_AGED",
@@ -46,6 +48,19 @@ __all__ = [
     "switched",
     "switched_job",
 ]
+
+#: "We finally moved!", "we've moved in": a move that names no place (where to is the
+#: plan told before, if any: see :class:`~.rules.RuleExtractor`); not "we moved the couch"
+MOVED_THERE = re.compile(
+    r"\b(?:[Ww]e|I)(?:'ve| have)? (?:finally |just |officially |now )*moved(?: in| house)?"
+    r"(?=\s*(?:[.!,;)]|$| (?:last|this|yesterday|today|over the weekend|a (?:week|month) ago|"
+    r"\w+ (?:days|weeks|months) ago)\b))"
+)
+#: A plan to move somewhere, as filed ("plans": "moving to Manchester")
+MOVING_TO = re.compile(
+    r"^(?:moving|relocating) (?:back )?to (?P<place>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2})$"
+)
+
 
 # "my dog Rex passed away", "we had to put our cat down": the pet is no longer the speaker's
 _PET_GONE = re.compile(

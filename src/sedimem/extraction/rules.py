@@ -26,10 +26,11 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from sedimem.extraction.changes import pet_endings
+from sedimem.extraction.changes import MOVED_THERE, MOVING_TO, pet_endings
 from sedimem.extraction.protocols import CurrentFacts, EndingExtractor, Extractor
 from sedimem.extraction.statements import RELATION_PREDICATES, Statement, extract_statements
 from sedimem.extraction.subjects import UNNAMED_USER
+from sedimem.extraction.vocabulary import cardinality_of, phrase
 from sedimem.types.longterm import Episode, Fact
 
 __all__ = ["EndingExtractor", "Extractor", "RuleExtractor", "fact_for", "unique"]
@@ -146,20 +147,57 @@ class RuleExtractor:
         if self._last is not None and self._last[0] is episode:
             return self._last[1]
         found = self.episode_statements(episode, await self._people(episode))
+        if not any(s.fact.predicate == "lives_in" for s in found):
+            found += await self._moved_as_planned(episode)
         self._last = (episode, found)
         return found
 
-    async def _people(self, episode: Episode) -> frozenset[str]:
-        """The names of the relatives of a user turn's speaker, as known now."""
+    def _user(self, episode: Episode) -> str | None:
+        """Who speaks a user's turn, when what is known can be read (else None)."""
         subject = episode.metadata.get("subject")
         if self._known is None or episode.metadata.get("role") != "user":
-            return frozenset()
-        if not isinstance(subject, str) or not subject:
+            return None
+        return subject if isinstance(subject, str) and subject else None
+
+    async def _people(self, episode: Episode) -> frozenset[str]:
+        """The names of the relatives of a user turn's speaker, as known now."""
+        subject = self._user(episode)
+        if subject is None or self._known is None:
             return frozenset()
         facts = await self._known.current_of(
             subject, RELATION_PREDICATES, scope=episode.scope.owner
         )
         return frozenset(f.object for f in facts if f.object and _NAME.fullmatch(f.object))
+
+    async def _moved_as_planned(self, episode: Episode) -> list[Statement]:
+        """ "We finally moved!" after "we're moving to Manchester in April": the user lives
+        in Manchester now, and the plan is done (it ends)."""
+        subject = self._user(episode)
+        if subject is None or self._known is None:
+            return []
+        if not MOVED_THERE.search(episode.input_text or ""):
+            return []
+        owner = episode.scope.owner
+        plans = await self._known.current_of(subject, ("plans",), scope=owner)
+        planned = [(p, m) for p in plans if (m := MOVING_TO.match(p.object or ""))]
+        if not planned:
+            return []
+        plan, moving = planned[-1]  # the latest plan to move
+        at, sources = episode.occurred_at, [episode.id]
+        moved = extract_statements(
+            f"I moved to {moving['place']}.", subject, at, scope=owner, source_episode_ids=sources
+        )
+        done = Fact(
+            statement=phrase(subject, "plans", plan.object, ended=True),
+            subject=subject,
+            predicate="plans",
+            object=plan.object,
+            valid_from=at,
+            scope=owner,
+            source_episode_ids=sources,
+            metadata={"ends": True},
+        )
+        return [*moved, Statement(done, ends=True, cardinality=cardinality_of("plans"))]
 
     @staticmethod
     def statements(
