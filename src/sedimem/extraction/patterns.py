@@ -41,6 +41,7 @@ from sedimem.extraction.clauses import (
 )
 from sedimem.extraction.family import children_named
 from sedimem.extraction.identity import aspiration, former, identity, target_weight
+from sedimem.extraction.milestones import GRADUATED, milestone
 from sedimem.extraction.profile import (
     WEIGHT_NEWS,
     body_state,
@@ -250,6 +251,7 @@ SUBJECTLESS: tuple[re.Pattern[str], ...] = (
     NAME_GONE,  # "Luna passed away": the speaker's pet, if any
     WEIGHT_NEWS,  # "Down to 89 kg!"
     ANSWER_REQUEST,  # "Please keep your answers short"
+    GRADUATED,  # "Finally graduated!"
 )
 # What follows a place is rarely part of it: "moved to Porto for a job at X", "live in
 # Leeds with my wife", "moved to Lisbon to study". (" to the", " to a" stay: "next to the
@@ -516,6 +518,7 @@ def _match_whole(
         or born(clause, speaker)
         or weight_news(clause, speaker)
         or body_state(clause, speaker)
+        or milestone(clause, speaker, dated)
     )
     if owned:
         return found + owned

@@ -49,6 +49,7 @@ __all__ = ["RELATION_PREDICATES", "Statement", "extract_statements"]
 _FUTURE_HINTS = (
     "next ", "will ", "'ll ", "tomorrow", "starts", "begins", "start ", "am ", "'m ",
     "'re ", "are ",  # "we're moving to Manchester in April": the coming April
+    "appointment", "interview", "exam", " due",  # "I have an exam on Friday": this Friday
 )  # fmt: skip
 #: The predicates naming who someone is to the speaker ("spouse" of "my husband Arjun")
 RELATION_PREDICATES = frozenset(FAMILY.values())

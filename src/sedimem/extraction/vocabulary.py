@@ -91,6 +91,8 @@ _PHRASES: dict[str, str] = {
     "working_on": "{s} is working on {o}",
     "preparing_for": "{s} is preparing for {o}",
     "has_booking": "{s} has a booking: {o}",
+    "has_appointment": "{s} has {o}",
+    "due": "{s}'s {o} is due",
     "does_not_eat": "{s} does not eat {o}",
     "does_not_drink": "{s} does not drink {o}",
     "does_not_do": "{s} does not {o}",

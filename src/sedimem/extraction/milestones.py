@@ -1,0 +1,55 @@
+"""Milestones of a user's calendar: an appointment or a deadline set for a day, and a
+graduation told without its school.
+
+- "I have a dentist appointment on Friday", "I've got a job interview next Tuesday", "I
+  have an exam on May 3" -> ``has_appointment`` ("a dentist appointment"), dated on that
+  day; only with the day (the clause named a date, cut before it is read): "I have an
+  appointment" alone says nothing worth keeping;
+- "My thesis is due on May 3", "my tax return is due next week" -> ``due`` ("thesis"),
+  dated alike;
+- "I graduated!", "Finally graduated!" (no school named) end being a student; the school,
+  when named, is read with the event ("graduated from TU Delft").
+"""
+
+from __future__ import annotations
+
+import re
+
+from sedimem.extraction.clauses import Match
+
+__all__ = ["GRADUATED", "milestone"]
+
+_APPOINTMENT = re.compile(
+    r"^I(?:'ve| have)?(?: got)? (?:a|an|my) (?P<o>(?:[\w'-]+ ){0,2}?(?:appointment|interview|"
+    r"exam|check-?up|surgery|operation|flight|hearing|viva|defen[cs]e|deadline))"
+    r"(?: with (?P<with>(?:my |the |a |an )?[\w'-]+(?: [\w'-]+)?))?$",
+    re.IGNORECASE,
+)
+_DUE = re.compile(
+    r"^[Mm]y (?P<o>(?:[\w-]+ ){0,2}?(?:thesis|dissertation|essay|report|paper|assignment|"
+    r"project|application|tax return|taxes|presentation|homework|proposal|visa renewal))"
+    r"(?: is| are|'s) (?:due|to be submitted|to be handed in)$"
+)
+#: "Finally graduated!", "I graduated": a graduation that names no school
+GRADUATED = re.compile(
+    r"^(?:I(?:'ve| have)? )?(?:(?:just|finally|officially) )*graduated$", re.IGNORECASE
+)
+
+
+def milestone(clause: str, speaker: str, dated: bool) -> list[Match]:
+    """What a clause sets for a day (``dated``: it named one) or the end of studies."""
+    if GRADUATED.match(clause):
+        return [Match(speaker, "works_as", "student", "works as", negated=True, confidence=0.6)]
+    if not dated:
+        return []
+    appointment = _APPOINTMENT.match(clause)
+    if appointment:
+        what = appointment["o"].lower()
+        if appointment["with"]:
+            what += f" with {re.sub(r'^my ', 'the ', appointment['with'])}"  # the doctor
+        article = "an" if what[0] in "aeiou" else "a"
+        return [Match(speaker, "has_appointment", f"{article} {what}", "has", confidence=0.7)]
+    due = _DUE.match(clause)
+    if due:
+        return [Match(speaker, "due", due["o"].lower(), "is due", confidence=0.7)]
+    return []
