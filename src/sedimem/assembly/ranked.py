@@ -158,6 +158,10 @@ _KIND_WORDS = {
     "diet": _FOOD,
     "does_not_eat": _FOOD,
     "goal": "target want",
+    # "Where did I travel?", "Where have I been?"
+    "returned_from": "travel trip been",
+    "traveled_to": "trip been",
+    "visited": "travel trip been",
     # "How many kids do I have?", "Who is in my family?"
     "number_of_children": "kids family",
     "child": "kids family",

@@ -216,8 +216,29 @@ _SWITCHED_JOB = re.compile(
 )
 
 
+#: "I left Spotify last week": the employer ends (a place left ends no employer: nothing
+#: is filed, and only a current ``works_at`` of that name can end)
+_LEFT = re.compile(rf"^(?:left|quit|resigned from) (?P<old>{_ORG})$")
+#: "I start at Klarna in May", "(I'm) starting at Klarna as a staff engineer", "I'm joining
+#: Klarna as a designer": the new employer, from the day the clause names
+_STARTING = re.compile(
+    rf"^(?i:(?:am |will )?(?:start|starts|starting) (?:work )?at|(?:am |will )?(?:join|joining)) "
+    rf"(?P<new>{_ORG})(?: as (?:an? )?(?P<role>[^,!.]+?))?$"
+)
+
+
 def switched_job(rest: str, subject: str) -> list[Match]:
-    """ "left Google and joined Stripe": the new employer (and the old one ended)."""
+    """ "left Google and joined Stripe": the new employer (and the old one ended); "left
+    Spotify" (the old one ended); "starting at Klarna as a staff engineer" (the new one)."""
+    left = _LEFT.match(rest)
+    if left:
+        return [Match(subject, "works_at", left["old"], "works at", negated=True)]
+    starting = _STARTING.match(rest)
+    if starting and (starting["role"] or not rest.lower().startswith(("join", "am join"))):
+        out = [Match(subject, "works_at", starting["new"], "works at", confidence=0.7)]
+        if starting["role"] and (role := object_of(starting["role"])) is not None:
+            out.append(Match(subject, "works_as", role, "works as", confidence=0.7))
+        return out
     switched = _SWITCHED_JOB.match(rest)
     if switched is None:
         return []

@@ -54,11 +54,12 @@ from sedimem.extraction.requests import ANSWER_REQUEST, answer_style
 from sedimem.extraction.subjects import NOT_NAMES, possessive
 from sedimem.extraction.vocabulary import EVENT_VERBS, FAMILY, FAMILY_WORDS, PET_WORDS, alternation
 
-__all__ = ["SUBJECTLESS", "match_assistant", "match_clause"]
+__all__ = ["SUBJECTLESS", "match_clause"]
 
 _SKIP = re.compile(
     r"\b(?:you|your|yours|would|'d|could|might|should|if|hope|hoping|wish|want|wanna|"
-    r"gonna|going to|plan|planning|thinking|maybe|perhaps|let's|let me|can't wait|"
+    r"gonna|going to|plan|planning(?! (?:a|an|my|our) (?:trip|holiday|vacation|visit)\b)|"
+    r"thinking|maybe|perhaps|let's|let me|can't wait|"
     r"someday|dream|dreaming|trying to|try to|need to|have to|gotta|will|'ll|used to|"
     r"probably|wondering|not sure|i guess|i think|i bet|kind of|sort of|unless|whether)\b"
     # "I don't either": what the other speaker said, denied; its subject is theirs
@@ -219,30 +220,12 @@ def _my_things(clause: str, speaker: str) -> list[Match]:
     return []
 
 
-_BOOKED = re.compile(
-    r"^I(?:'ve| have)? (?:just |now |also )?(?P<v>booked|reserved|scheduled|ordered|"
-    r"set up|renewed|registered|signed you up for|added)"
-    r" (?:a |an |the )?(?:your |you (?:a |an )?)(?P<o>.+)$",
-    re.IGNORECASE,
-)
-
-
-def match_assistant(clause: str, user: str) -> list[Match]:
-    """What an assistant turn records that the user did or decided ("I've booked your table
-    for two at Luigi's"): the only facts an assistant turn gives, all about the user."""
-    m = _BOOKED.match(clause)
-    if m is None:
-        return []
-    obj = object_of(m["o"], max_words=10)
-    if obj is None:
-        return []
-    return [Match(user, "has_booking", f"{m['v'].lower()} {obj}", "has a booking")]
-
-
 _EVENTS = alternation(EVENT_VERBS)
 #: A clause opening on a past event verb ("Just signed up for ...") has the speaker as its
 #: subject, though it names nobody.
-EVENT_OPENING = re.compile(rf"^(?:just\s+)?(?:{_EVENTS}|lost|quit|started|got)\b", re.I)
+EVENT_OPENING = re.compile(
+    rf"^(?:just\s+)?(?:(?:{_EVENTS}|lost|quit|started|got)\b|starting at [A-Z])", re.I
+)
 #: Openings of a clause that states something of its speaker without a personal word
 #: ("I", "my", "we"): a clause with neither is not read at all (reading costs), so every
 #: reader of such a clause has its opening here, once.

@@ -20,6 +20,7 @@ from sedimem.extraction.clauses import (
     items_of,
     object_of,
     thing_of,
+    without_company,
 )
 from sedimem.extraction.family import family
 from sedimem.extraction.vocabulary import (
@@ -80,7 +81,7 @@ _PROGRESSIVE = {
     "working on": "working_on",
 }  # fmt: skip
 _PLAN_VERBS = (
-    r"(?:flying|going|travel+ing|moving|driving|heading|visiting|starting|getting|having|"
+    r"(?:flying|going|travel+ing|moving|driving|heading|visiting|starting|getting|having|planning|"
     r"taking|seeing|meeting|attending|leaving|running|hosting|celebrating)"
 )
 _NOT_A_NAME = frozenset(
@@ -431,9 +432,27 @@ def weight_news(clause: str, subject: str) -> list[Match]:
     return [] if m is None else [_m(subject, "weight", m["v"], 0.8)]
 
 
+_HOW_ONE_IS = re.compile(r"^ (?:great|well|fine|good|okay|ok|better|worse|alright|badly|so)\b")
+
+
+def _base(gerund: str) -> str | None:
+    """The habit verb of a gerund ("doing" -> "do", "running" -> "run"), if it is one."""
+    stem = gerund.removesuffix("ing")
+    for verb in (stem, stem + "e", stem[:-1]):
+        if verb in _HABIT_VERBS:
+            return verb
+    return None
+
+
 def _habit(rest: str, subject: str) -> list[Match]:
     if not _FREQUENCY.search(rest):
         return []
+    # "I've been doing yoga three times a week" (read as "am doing ..."): "do yoga ..."
+    ongoing = re.match(r"^am (?P<v>[a-z]+ing)\b(?P<tail>.*)$", rest)
+    if ongoing and _HOW_ONE_IS.match(ongoing["tail"]):
+        return []  # "I'm doing great every day": how one is, no habit
+    if ongoing and (verb := _base(ongoing["v"])) is not None:
+        rest = verb + ongoing["tail"]
     m = re.match(r"^(?:(?:usually|often|always|regularly|mostly|also|still|normally) )*"
                  r"(?P<v>[a-z]+)\b(?P<tail>.*)$", rest)  # fmt: skip
     if m is None or m["v"] not in _HABIT_VERBS:
@@ -474,7 +493,7 @@ def _doing(rest: str, subject: str, dated: bool) -> list[Match]:
             return [_m(subject, "uses", o) for o in re.split(r" on | and ", obj) if o]
         return [_m(subject, _PROGRESSIVE[verb], obj)]
     if dated and re.match(_PLAN_VERBS, verb):
-        obj = object_of(f"{verb} {prog['o']}", max_words=8)
+        obj = object_of(without_company(f"{verb} {prog['o']}"), max_words=8)
         if obj is None or re.search(r"\b(?:there|here|it|that|this|them)\b", obj):
             return []  # "heading there": where, is in another turn
         if _ONLY_WHEN.match(obj[len(verb) :].strip()):

@@ -29,11 +29,12 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from sedimem.errors import ValidationError
+from sedimem.extraction.assistant import match_assistant
 from sedimem.extraction.casual import as_written
 from sedimem.extraction.changes import JOB_CHANGED
 from sedimem.extraction.clauses import Match, split_clauses, stated_object
 from sedimem.extraction.dates import DateMention, find_dates
-from sedimem.extraction.patterns import SUBJECTLESS, match_assistant, match_clause
+from sedimem.extraction.patterns import SUBJECTLESS, match_clause
 from sedimem.extraction.vocabulary import (
     FAMILY,
     FAMILY_WORDS,
@@ -50,6 +51,7 @@ _FUTURE_HINTS = (
     "next ", "will ", "'ll ", "tomorrow", "starts", "begins", "start ", "am ", "'m ",
     "'re ", "are ",  # "we're moving to Manchester in April": the coming April
     "appointment", "interview", "exam", " due",  # "I have an exam on Friday": this Friday
+    "starting", "joining",  # "Starting at Klarna in May": the coming May
 )  # fmt: skip
 #: The predicates naming who someone is to the speaker ("spouse" of "my husband Arjun")
 RELATION_PREDICATES = frozenset(FAMILY.values())

@@ -126,6 +126,7 @@ EVENT_VERBS: dict[str, str] = {
     "adopted": "adopted",
     "bought": "bought",
     "got back from": "returned_from",
+    "back from": "returned_from",  # "Back from Lisbon!"
     "came back from": "returned_from",
     "joined": "joined",
     "graduated from": "graduated_from",
@@ -162,6 +163,8 @@ GERUNDS: dict[str, str] = {
     "smoke": "smokes",
     "playing": "plays",
     "play": "plays",
+    "doing": "does",  # "I no longer do yoga": the habit "does yoga ..." ends
+    "do": "does",
     "working at": "works_at",
     "working for": "works_at",
     "work at": "works_at",
