@@ -27,6 +27,8 @@ SUNDAY = datetime(2026, 6, 28, 10, tzinfo=UTC)
          "ana has an appointment with the doctor.", "2026-06-29"),
         ("My thesis is due on May 3.", "ana's thesis is due.", "2027-05-03"),
         ("My tax return is due next week.", "ana's tax return is due.", "2026-06-29"),
+        ("I have an exam tomorrow.", "ana has an exam.", "2026-06-29"),
+        ("My son turns 5 tomorrow!", "ana's son is 5 years old.", "2026-06-29"),
     ],
 )  # fmt: skip
 def test_an_appointment_or_a_deadline_is_dated_on_its_day(

@@ -291,7 +291,8 @@ _COMPANION = (
     r"with (?:my|our|his|her|their|the|\w+'s) (?:\w+ )?(?:family|friends?|kids|children|parents"
     r"|husband|wife|partner|boyfriend|girlfriend|son|sons|daughters?|brothers?|sisters?"
     r"|mom|dad|mother|father|grandparents|grandma|grandpa|cousins?|dogs?|team|colleagues"
-    r"|coworkers|classmates|neighbou?rs?|roommates?)(?:,? (?-i:[A-Z][a-z]+))?|with friends|with family"
+    r"|coworkers|classmates|neighbou?rs?|roommates?)(?:,? (?-i:[A-Z][a-z]+))?"  # "... Elena"
+    r"|with friends|with family"
 )
 _WHEN = (
     r"every (?:single )?\w+|each \w+|daily|weekly|nightly|monthly|most (?:days|mornings|"

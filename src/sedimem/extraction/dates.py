@@ -82,7 +82,11 @@ _FORMS: list[tuple[str, re.Pattern[str]]] = [
         ("season", rf"(?P<which>last|this|next|past) {_SEASON}"),
         ("mon", rf"(?P<which>last|this|next|in|since) {MONTH}(?! \d)"),
         ("year", rf"(?:in|since|back in) {_YEAR}"),
-        ("word", r"(?P<word>yesterday|today|tonight|this morning|last night|the other day)"),
+        (
+            "word",
+            r"(?P<word>yesterday|today|tonight|tomorrow|this morning|last night|"
+            r"the other day)",
+        ),
     ]
 ]
 
@@ -204,6 +208,8 @@ def _resolve(
         return today - timedelta(days=1), "day"
     if word == "the other day":
         return today - timedelta(days=2), "week"
+    if word == "tomorrow":
+        return today + timedelta(days=1), "day"
     return today, "day"
 
 

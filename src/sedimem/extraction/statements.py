@@ -62,7 +62,7 @@ _PRONOUN = re.compile(r"^(?:[Ss]he|[Hh]e)(?='s |\s)")
 # part of reading a clause, so it runs only where a date can be)
 _DATE_WORD = re.compile(
     r"\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun|"
-    r"yesterday|today|tonight|morning|night|ago|back|last|this|next|past|since|other day|"
+    r"yesterday|today|tonight|tomorrow|morning|night|ago|back|last|this|next|past|since|other day|"
     r"a few|several|couple|one|two|three|four|five|six|seven|eight|nine|ten|an? (?:day|week|"
     r"month|year))",
     re.IGNORECASE,
