@@ -16,3 +16,8 @@ def said(text: str, role: str = "user", speaker: str = "ana") -> list[str]:
         s.fact.statement
         for s in extract_statements(text, speaker, AT, role=role, addressee=speaker)
     ]
+
+
+def user_turn(content: str, at: datetime) -> dict[str, object]:
+    """A user's chat turn as ``Memory.ingest`` takes it."""
+    return {"role": "user", "content": content, "timestamp": at}

@@ -12,7 +12,7 @@ import pytest
 from sedimem.extraction import extract_statements
 from sedimem.memory import Memory
 from sedimem.scope import Scope
-from tests.extraction.said import AT, said
+from tests.extraction.said import AT, said, user_turn
 
 
 def knowing(text: str, *people: str) -> list[str]:
@@ -108,8 +108,7 @@ async def test_relatives_are_known_across_sessions_and_a_reopened_store(tmp_path
     user = Scope(tenant="t", user="priya")
 
     def turn(day: int, content: str) -> dict[str, object]:
-        return {"role": "user", "content": content,
-                "timestamp": datetime(2026, 2, day, 19, tzinfo=UTC)}  # fmt: skip
+        return user_turn(content, datetime(2026, 2, day, 19, tzinfo=UTC))
 
     async with await Memory.open(url) as memory:
         await memory.ingest(
@@ -141,8 +140,7 @@ async def test_we_finally_moved_is_the_move_that_was_planned(tmp_path: Path) -> 
     user = Scope(tenant="t", user="priya")
 
     def turn(month: int, content: str) -> dict[str, object]:
-        return {"role": "user", "content": content,
-                "timestamp": datetime(2026, month, 15, 19, tzinfo=UTC)}  # fmt: skip
+        return user_turn(content, datetime(2026, month, 15, 19, tzinfo=UTC))
 
     async with await Memory.open(f"sqlite:///{tmp_path}/moves.db") as memory:
         await memory.ingest([turn(2, "I live in Leeds.")], user.with_session("a"))

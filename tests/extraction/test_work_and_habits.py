@@ -11,7 +11,7 @@ import pytest
 from sedimem.extraction import extract_statements
 from sedimem.memory import Memory
 from sedimem.scope import Scope
-from tests.extraction.said import said
+from tests.extraction.said import said, user_turn
 
 MARCH = datetime(2026, 3, 25, 10, tzinfo=UTC)
 
@@ -63,8 +63,7 @@ async def test_where_one_works_and_what_one_does_follow_the_changes(tmp_path: Pa
     user = Scope(tenant="t", user="mia")
 
     def turn(month: int, content: str) -> dict[str, object]:
-        return {"role": "user", "content": content,
-                "timestamp": datetime(2026, month, 5, 10, tzinfo=UTC)}  # fmt: skip
+        return user_turn(content, datetime(2026, month, 5, 10, tzinfo=UTC))
 
     async with await Memory.open(f"sqlite:///{tmp_path}/mia.db") as memory:
         await memory.ingest(

@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from tests.journeys.conftest import Drive
-from tests.journeys.drivers.base import Who
+from tests.journeys.drivers.base import Driver, Who
 
 pytestmark = pytest.mark.slow  # real server processes, six runs
 
@@ -187,6 +187,12 @@ FAMILY = [
 ]  # fmt: skip
 
 
+async def known_facts(d: Driver, asking: Who, question: str) -> tuple[str, list[str]]:
+    """The context for ``question`` (300 tokens) and the texts of its known facts."""
+    context = await d.assemble(asking, question, 300)
+    return context, [text for _, _, text in items(context, "Known facts")]
+
+
 async def test_the_family_told_once_is_known_by_name_in_later_sessions(drive: Drive) -> None:
     """A husband and two children introduced in the first session are spoken of by name
     afterwards: what is said of them then updates what is known of them, and "we finally
@@ -197,26 +203,21 @@ async def test_the_family_told_once_is_known_by_name_in_later_sessions(drive: Dr
             await d.ingest(priya.in_session(f"family-{n}"), turns)
         asking = priya.in_session("family-4")
 
-        context = await d.assemble(asking, "What does Arjun eat?", 300)
-        known = [text for _, _, text in items(context, "Known facts")]
+        context, known = await known_facts(d, asking, "What does Arjun eat?")
         assert "Arjun is pescatarian." in known, context
         assert "Arjun is vegetarian." not in known, context
 
-        context = await d.assemble(asking, "How old is Maya?", 300)
-        known = [text for _, _, text in items(context, "Known facts")]
+        context, known = await known_facts(d, asking, "How old is Maya?")
         assert "Maya is 8 years old." in known, context
         assert "Maya is 7 years old." not in known, context
 
-        context = await d.assemble(asking, "What should I cook tonight?", 300)
-        known = [text for _, _, text in items(context, "Known facts")]
+        context, known = await known_facts(d, asking, "What should I cook tonight?")
         assert "Dev does not eat dairy." in known, context
 
         # "We finally moved!" is the move planned a session before
-        context = await d.assemble(asking, "Where do I live?", 300)
-        known = [text for _, _, text in items(context, "Known facts")]
+        context, known = await known_facts(d, asking, "Where do I live?")
         assert "priya lives in Manchester." in known, context
         assert "priya lives in Leeds." not in known, context
 
-        context = await d.assemble(asking, "How many kids do I have?", 300)
-        known = [text for _, _, text in items(context, "Known facts")]
+        context, known = await known_facts(d, asking, "How many kids do I have?")
         assert "priya has 2 children." in known, context
