@@ -27,9 +27,10 @@ import re
 from datetime import datetime
 
 from sedimem.extraction.changes import MOVED_THERE, MOVING_TO, pet_endings
+from sedimem.extraction.clauses import FUNCTION_WORDS
 from sedimem.extraction.protocols import CurrentFacts, EndingExtractor, Extractor
 from sedimem.extraction.statements import RELATION_PREDICATES, Statement, extract_statements
-from sedimem.extraction.subjects import UNNAMED_USER
+from sedimem.extraction.subjects import NOT_NAMES, UNNAMED_USER
 from sedimem.extraction.vocabulary import cardinality_of, phrase
 from sedimem.types.longterm import Episode, Fact
 
@@ -51,6 +52,7 @@ _PREDICATES = {
 }
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _NAME = re.compile(r"[A-Z][a-z]+")  # a relative known by name ("Arjun"), not "a nurse"
+_WORD = re.compile(r"\b[A-Z][a-z]+\b")
 _SPEAKER = re.compile(r"^(?P<name>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?): (?P<text>.+)$", re.DOTALL)
 
 
@@ -164,6 +166,9 @@ class RuleExtractor:
         subject = self._user(episode)
         if subject is None or self._known is None:
             return frozenset()
+        words = _WORD.findall(episode.input_text or "")
+        if all(w in NOT_NAMES or w.lower() in FUNCTION_WORDS for w in words):
+            return frozenset()  # no word of the turn can be a name: nothing to read for
         facts = await self._known.current_of(
             subject, RELATION_PREDICATES, scope=episode.scope.owner
         )

@@ -45,7 +45,9 @@ def where(tenant: str, flt: RecordFilter, *, ranged: bool = True) -> tuple[str, 
         params.extend(values)
 
     if flt.kind is not None:
-        add(f"{lead}r.kind = ?", flt.kind)
+        # a subject names a handful of rows: its (tenant, subject, predicate) index must
+        # lead, not the kind's (see SqliteLongTermStore.find)
+        add(f"{'+' if flt.subject is not None else lead}r.kind = ?", flt.kind)
     scope = flt.visible_to
     if scope is not None:
         for field in VISIBILITY_FIELDS:
@@ -65,7 +67,9 @@ def where(tenant: str, flt: RecordFilter, *, ranged: bool = True) -> tuple[str, 
     if flt.names is not None:
         add("r.name IN (SELECT value FROM json_each(?))", json.dumps(list(flt.names)))
     if flt.predicates is not None:
-        add("r.predicate IN (SELECT value FROM json_each(?))", json.dumps(list(flt.predicates)))
+        # placeholders, not json_each: the (tenant, subject, predicate) index can serve them
+        marks = ", ".join("?" * len(flt.predicates))
+        add(f"r.predicate IN ({marks})", *flt.predicates)
     if flt.ids is not None:
         add("r.id IN (SELECT value FROM json_each(?))", json.dumps(list(flt.ids)))
     if flt.handle is not None:

@@ -270,7 +270,11 @@ class SqliteLongTermStore:
         if after is not None:
             extra = " AND r.id < ?" if newest_first else " AND r.id > ?"
             params.append(after)
-        extra += " ORDER BY r.id" + (" DESC" if newest_first else "") + " LIMIT ?"
+        # A subject names a handful of rows: they are read by its (tenant, subject,
+        # predicate) index and sorted, not found by walking the tenant in id order (a
+        # user's relatives, read for each of their turns: 2 ms at 1k facts, and growing).
+        order = "+r.id" if flt.subject is not None else "r.id"
+        extra += f" ORDER BY {order}" + (" DESC" if newest_first else "") + " LIMIT ?"
         params.append(limit)
         return await self._db.run(
             lambda conn: select_records(
