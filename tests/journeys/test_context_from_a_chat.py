@@ -8,7 +8,9 @@ Redis + PostgreSQL (the ``drive`` fixture):
 - every fact and episode shows its date, and no fact points at something said elsewhere;
 - what the user is and means to become, said in passing, describes them in any context;
 - what the user has, and a car sold for another: the new one is driven, the old turn earlier;
-- a question naming a day, with its year or relative to now ("yesterday"), draws that day.
+- a question naming a day, with its year or relative to now ("yesterday"), draws that day;
+- a family named once is known by name later, and "we finally moved" is the planned move;
+- chat typed casually, a standing request about answers and a weight told as progress.
 """
 
 from __future__ import annotations
@@ -221,3 +223,31 @@ async def test_the_family_told_once_is_known_by_name_in_later_sessions(drive: Dr
 
         context, known = await known_facts(d, asking, "How many kids do I have?")
         assert "priya has 2 children." in known, context
+
+
+CASUAL = [
+    [
+        turn(2, 0, "user", "hey! im ana, i live in leeds and im a nurse btw"),
+        turn(2, 1, "assistant", "Nice to meet you, Ana! How can I help today?"),
+        turn(2, 2, "user", "Please keep your answers short. im at 88 kg now"),
+    ],
+    [turn(3, 0, "user", "Down to 85 kg!")],
+]
+
+
+async def test_chat_typed_casually_and_a_standing_request(drive: Drive) -> None:
+    """Turns typed as people chat ("im a nurse btw"), a standing request about answers and
+    a weight reported as progress, told through any interface, are in later contexts."""
+    ana = Who(user="ana", agent_type="assistant")
+    async with drive() as d:
+        for n, turns in enumerate(CASUAL, start=1):
+            await d.ingest(ana.in_session(f"casual-{n}"), turns)
+        asking = ana.in_session("casual-3")
+        context, known = await known_facts(d, asking, "How much do I weigh now?")
+        assert "ana weighs 85 kg." in known, context
+        assert "ana weighs 88 kg." not in known, context
+        context, known = await known_facts(d, asking, "What do I do for work?")
+        assert "ana works as nurse." in known, context
+        # how to answer is part of every context, whatever is asked
+        context, known = await known_facts(d, asking, "Any tips for my garden?")
+        assert "ana prefers short answers." in known, context
