@@ -82,6 +82,11 @@ def test_a_second_person_after_and_is_a_clause_of_its_own() -> None:
         ("I can't have dairy.", ["ana does not eat dairy."]),
         ("I can't have dairy or gluten.", ["ana does not eat dairy.", "ana does not eat gluten."]),
         ("I can't have any sugar right now.", ["ana does not eat sugar."]),
+        (
+            "My wife Mei doesn't eat raw fish.",
+            ["ana's spouse is Mei.", "Mei does not eat raw fish."],
+        ),
+        ("My son doesn't eat meat.", ["ana's son does not eat meat."]),
         ("I can't have kids.", []),  # not food
         ("I don't have any siblings.", []),
         ("I turn 40 next month.", ["ana is 40 years old."]),

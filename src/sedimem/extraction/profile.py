@@ -547,7 +547,9 @@ def _things(rest: str, subject: str) -> list[Match]:
 def _standing_negation(rest: str, subject: str) -> list[Match]:
     """ "don't eat chicken", "don't ski": a standing fact, not the end of one."""
     m = re.match(
-        r"^(?:do not|don't|never|can't|cannot|can not) (?P<v>[a-z]+)(?: (?P<o>.+))?$", rest
+        r"^(?:do not|don't|does not|doesn't|never|can't|cannot|can not) (?P<v>[a-z]+)"
+        r"(?: (?P<o>.+))?$",
+        rest,
     )
     if m is None or re.search(r"\b(?:anymore|any more)\b", rest):
         return []
