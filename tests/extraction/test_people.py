@@ -87,6 +87,10 @@ def test_a_second_person_after_and_is_a_clause_of_its_own() -> None:
             ["ana's spouse is Mei.", "Mei does not eat raw fish."],
         ),
         ("My son doesn't eat meat.", ["ana's son does not eat meat."]),
+        ("I'm vegan and gluten-free.", ["ana is vegan.", "ana does not eat gluten."]),
+        ("My daughter is dairy-free.", ["ana's daughter does not eat dairy."]),
+        ("I work remotely from Lisbon.", ["ana lives in Lisbon."]),
+        ("I work remotely from home.", []),
         ("I can't have kids.", []),  # not food
         ("I don't have any siblings.", []),
         ("I turn 40 next month.", ["ana is 40 years old."]),

@@ -294,6 +294,10 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
          "lives in", 0.7),
         *RENAMED_OR_AGED,
         (r"^(?:am|is) (?:a |an )?(?P<o>vegetarian|vegan|pescatarian)\b", "diet", "is", 0.8),
+        # "I'm gluten-free": what one does not eat (a diet of its own would replace "vegan")
+        (r"^(?:am|is) (?:completely |strictly |mostly )?(?P<o>gluten|dairy|sugar|meat|soy)-free$",
+         "does_not_eat", "does not eat", 0.8),
+        (rf"^work{verb_s} remotely from (?P<o>(?-i:[A-Z]).*)", "lives_in", "lives in", 0.6),
         (r"^(?:went|gone|became|become|turned|switched to being) (?:a |an |fully |full )?"
          r"(?P<o>vegetarian|vegan|pescatarian)\b", "diet", "is", 0.8),
         (r"^(?:am|is) (?:an? )(?P<o>[\w ]+?)(?: \w+ing\b[\w ]*?)? (?:at|for) (?P<at>.+)",
