@@ -376,13 +376,10 @@ class MemIndex:
             value = getattr(flt, field)
             if value is not None:
                 mask &= text[field] == self._code(value)
-        if flt.names is not None:
-            codes = np.asarray([self._code(n) for n in flt.names], dtype=text["name"].dtype)
-            mask &= np.isin(text["name"], codes)
-        if flt.predicates is not None:
-            column = text["predicate"]
-            codes = np.asarray([self._code(p) for p in flt.predicates], dtype=column.dtype)
-            mask &= np.isin(column, codes)
+        for field, values in (("name", flt.names), ("predicate", flt.predicates)):
+            if values is not None:  # any of these
+                codes = np.asarray([self._code(v) for v in values], dtype=text[field].dtype)
+                mask &= np.isin(text[field], codes)
         if flt.ids is not None:
             by_id = self._slot_of_id()
             mask &= self._select(by_id.get(i) for i in flt.ids)
@@ -396,8 +393,7 @@ class MemIndex:
             mask &= num["occurred_at"] < flt.occurred_before
         if flt.min_importance is not None:
             mask &= num["importance"] >= flt.min_importance
-        # NaN (NULL) compares false, as NULL does in SQL: a record without valid_from is
-        # never "valid at" a time; only the open ends are spelled out.
+        # NaN (NULL) compares false, as in SQL: without valid_from, never "valid at" a time
         if flt.valid_at is not None:
             t = flt.valid_at
             mask &= (num["valid_from"] <= t) & (np.isnan(num["valid_to"]) | (num["valid_to"] > t))
