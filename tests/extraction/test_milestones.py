@@ -28,6 +28,8 @@ SUNDAY = datetime(2026, 6, 28, 10, tzinfo=UTC)
         ("My thesis is due on May 3.", "ana's thesis is due.", "2027-05-03"),
         ("My tax return is due next week.", "ana's tax return is due.", "2026-06-29"),
         ("I have an exam tomorrow.", "ana has an exam.", "2026-06-29"),
+        ("My passport expires in June 2027.", "ana's passport expires.", "2027-06-01"),
+        ("My lease ends in August.", "ana's lease expires.", "2026-08-01"),
         ("My son turns 5 tomorrow!", "ana's son is 5 years old.", "2026-06-29"),
     ],
 )  # fmt: skip
@@ -47,6 +49,8 @@ def test_an_appointment_or_a_deadline_is_dated_on_its_day(
         "Do I have an exam on Monday?",
         "I had an exam on Friday.",
         "The report is due Friday.",  # whose?
+        "The offer expires Friday.",
+        "My membership expires.",  # no day
     ],
 )
 def test_no_day_or_no_owner_files_nothing(text: str) -> None:

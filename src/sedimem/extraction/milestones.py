@@ -6,7 +6,7 @@ graduation told without its school.
   day; only with the day (the clause named a date, cut before it is read): "I have an
   appointment" alone says nothing worth keeping;
 - "My thesis is due on May 3", "my tax return is due next week" -> ``due`` ("thesis"),
-  dated alike;
+  and "My passport expires in June 2027" -> ``expires`` ("passport"), dated alike;
 - "I graduated!", "Finally graduated!" (no school named) end being a student; the school,
   when named, is read with the event ("graduated from TU Delft").
 """
@@ -24,6 +24,11 @@ _APPOINTMENT = re.compile(
     r"exam|check-?up|surgery|operation|flight|hearing|viva|defen[cs]e|deadline))"
     r"(?: with (?P<with>(?:my |the |a |an )?[\w'-]+(?: [\w'-]+)?))?$",
     re.IGNORECASE,
+)
+_EXPIRES = re.compile(
+    r"^[Mm]y (?P<o>(?:[\w'-]+ ){0,2}?(?:passport|visa|license|licence|ID|ID card|lease|contract|"
+    r"membership|subscription|insurance|warranty|permit|green card))"
+    r" (?:expires|runs out|ends|is expiring|will expire)$"
 )
 _DUE = re.compile(
     r"^[Mm]y (?P<o>(?:[\w-]+ ){0,2}?(?:thesis|dissertation|essay|report|paper|assignment|"
@@ -52,4 +57,8 @@ def milestone(clause: str, speaker: str, dated: bool) -> list[Match]:
     due = _DUE.match(clause)
     if due:
         return [Match(speaker, "due", due["o"].lower(), "is due", confidence=0.7)]
+    expires = _EXPIRES.match(clause)
+    if expires:
+        what = expires["o"] if expires["o"].startswith("ID") else expires["o"].lower()
+        return [Match(speaker, "expires", what, "expires", confidence=0.7)]
     return []

@@ -50,7 +50,7 @@ __all__ = ["RELATION_PREDICATES", "Statement", "extract_statements"]
 _FUTURE_HINTS = (
     "next ", "will ", "'ll ", "tomorrow", "starts", "begins", "start ", "am ", "'m ",
     "'re ", "are ",  # "we're moving to Manchester in April": the coming April
-    "appointment", "interview", "exam", " due",  # "I have an exam on Friday": this Friday
+    "appointment", "interview", "exam", " due", "expire", " ends ", "runs out",  # the coming day
     "starting", "joining",  # "Starting at Klarna in May": the coming May
 )  # fmt: skip
 #: The predicates naming who someone is to the speaker ("spouse" of "my husband Arjun")

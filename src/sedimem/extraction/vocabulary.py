@@ -93,6 +93,7 @@ _PHRASES: dict[str, str] = {
     "has_booking": "{s} has a booking: {o}",
     "has_appointment": "{s} has {o}",
     "due": "{s}'s {o} is due",
+    "expires": "{s}'s {o} expires",
     "does_not_eat": "{s} does not eat {o}",
     "does_not_drink": "{s} does not drink {o}",
     "does_not_do": "{s} does not {o}",
