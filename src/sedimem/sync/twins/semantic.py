@@ -88,6 +88,10 @@ class SyncSemanticMemory(Twin[SemanticMemory]):
         """Blocking :meth:`sedimem.longterm.semantic.SemanticMemory.current`."""
         return self._runner.run(self._target.current(subject, predicate, scope=scope))
 
+    def current_of(self, subject: str, predicates: Iterable[str], *, scope: Scope) -> list[Fact]:
+        """Blocking :meth:`sedimem.longterm.semantic.SemanticMemory.current_of`."""
+        return self._runner.run(self._target.current_of(subject, predicates, scope=scope))
+
     def recall(
         self,
         query: str,
