@@ -49,12 +49,14 @@ __all__ = ["RELATION_PREDICATES", "Statement", "extract_statements"]
 
 _FUTURE_HINTS = (
     "next ", "will ", "'ll ", "tomorrow", "starts", "begins", "start ", "am ", "'m ",
-    "'re ", "are ",  # "we're moving to Manchester in April": the coming April
     "appointment", "interview", "exam", " due", "expire", " ends ", "runs out",  # the coming day
     "starting", "joining",  # "Starting at Klarna in May": the coming May
 )  # fmt: skip
 #: The predicates naming who someone is to the speaker ("spouse" of "my husband Arjun")
 RELATION_PREDICATES = frozenset(FAMILY.values())
+# "we're moving to Manchester in April": a plan, the coming April ("those photos are from
+# May" is no plan: only a progressive points forward)
+_PLANNED = re.compile(r"\b(?:are|'re) \w+ing\b", re.IGNORECASE)
 _PERSONAL = re.compile(r"\b(?:I|I'\w+|my|My|we|We|our|Our|your|me|mine)\b")
 _NAMED_WORD = re.compile(r"\b[A-Z][a-z]+\b")
 _PRONOUN = re.compile(r"^(?:[Ss]he|[Hh]e)(?='s |\s)")
@@ -185,7 +187,8 @@ def extract_statements(
         personal = _PERSONAL.search(said) or any(opening.match(said) for opening in SUBJECTLESS)
         if not (personal or (named and _NAMED_WORD.search(said))):
             continue
-        future = any(hint in said.lower() for hint in _FUTURE_HINTS)
+        lowered = said.lower()
+        future = any(h in lowered for h in _FUTURE_HINTS) or _PLANNED.search(said) is not None
         dated = _DATE_WORD.search(said) is not None
         mentions = find_dates(said, at, future=future) if dated else []
         bare = _cut(said, mentions)

@@ -405,8 +405,8 @@ class SemanticMemory(LongTermService):
 
     async def current(self, subject: str, predicate: str, *, scope: Scope) -> list[Fact]:
         """The values believed now and not ended in the world."""
-        facts = await self.history(subject, predicate, scope=scope)
-        return [f for f in facts if f.valid_to is None]
+        check_text("predicate", predicate)
+        return await self.current_of(subject, (predicate,), scope=scope)
 
     async def current_of(
         self, subject: str, predicates: Iterable[str], *, scope: Scope
