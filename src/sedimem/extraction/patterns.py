@@ -39,6 +39,7 @@ from sedimem.extraction.clauses import (
     thing_of,
     without_company,
 )
+from sedimem.extraction.everyday import rather
 from sedimem.extraction.family import children_named
 from sedimem.extraction.identity import aspiration, former, identity, target_weight
 from sedimem.extraction.milestones import GRADUATED, milestone
@@ -490,7 +491,12 @@ def _match_whole(
         return found + named_now
     # "I love dogs too": agreeing with the other speaker still says it of oneself
     clause = _ECHO.sub("", clause)
-    aimed = aspiration(clause, speaker) or former(clause, speaker) or target_weight(clause, speaker)
+    aimed = (
+        aspiration(clause, speaker)
+        or former(clause, speaker)
+        or target_weight(clause, speaker)
+        or (rather(clause, speaker) if not dated else [])
+    )
     if aimed:  # "I want to be a doctor", "I used to be a nurse": before wishes are skipped
         return found + aimed
     requested = answer_style(clause, speaker)

@@ -22,6 +22,7 @@ from sedimem.extraction.clauses import (
     thing_of,
     without_company,
 )
+from sedimem.extraction.everyday import everyday
 from sedimem.extraction.family import family
 from sedimem.extraction.vocabulary import (
     CONDITIONS,
@@ -141,7 +142,7 @@ def job_facts(
         occupation = re.sub(r"^(?:an?|the)\s+", "", occupation.strip(), flags=re.I)
         if not bad_object(occupation):
             out.append(_m(subject, "works_as", occupation, confidence))
-    if org and not bad_object(org):
+    if org and not bad_object(org) and not _NO_EMPLOYER.match(org):
         out.append(_m(subject, "works_at", org.strip(), confidence))
     if place:
         out.append(_m(subject, "lives_in", place.strip(), 0.6))
@@ -169,6 +170,12 @@ _NEW_JOB = re.compile(
 )
 
 
+_NO_EMPLOYER = re.compile(r"^(?:the|this|that|my) (?:field|industry|business|sector|area)$")
+#: how long one has had a job ("a teacher for 12 years"): no part of the job's name
+_FOR_YEARS = re.compile(
+    r" (?:for|over) (?:about |almost |nearly |over |more than )?(?:\d+|[a-z]+|a few) "
+    r"(?:years?|months?|decades?)$"
+)
 # "My father was a police officer", "I was a nurse for twenty years": a job once held
 _WAS_JOB = re.compile(
     rf"^was (?:an? )(?P<occ>(?:[\w-]+ ){{0,2}}?(?:{_OCC}))"
@@ -183,7 +190,7 @@ def _occupation(rest: str, subject: str) -> list[Match]:
         job = was["occ"].lower()
         return [_m(subject, "used_to", f"be {'an' if job[0] in 'aeiou' else 'a'} {job}", 0.6)]
     for pattern in (_NEW_JOB, _JOB_AT, _JOB_AS):
-        m = pattern.match(rest)
+        m = pattern.match(_FOR_YEARS.sub("", rest))
         if m is None:
             continue
         groups = m.groupdict()
@@ -211,6 +218,10 @@ _STATUS = re.compile(
     r"widowed))(?: to [A-Z][\w'-]+| from [\w ]+)?(?: and (?:looking|searching|hoping|"
     r"trying)\b.*)?$"
 )
+_WITH_KIDS = re.compile(
+    r" with (?P<k>(?:a|an|one|two|three|four|five|six|\d) (?:little |young |grown )?"
+    r"(?:kids?|children|child|sons?|daughters?|boys?|girls?))$"
+)
 # "I got married last year", "I just got engaged!": the status changed (dated by the clause)
 _STATUS_CHANGED = re.compile(
     r"^(?:just |finally |recently )?got (?P<o>married|engaged|divorced)(?: to [A-Z][\w'-]+)?"
@@ -229,9 +240,11 @@ _ON_A_DIET = re.compile(
 
 def _status(rest: str, subject: str) -> list[Match]:
     """ "I'm retired", "I'm married", "I grew up on a farm", "I'm afraid of dogs"."""
-    status = _STATUS.match(rest)
+    kids = _WITH_KIDS.search(rest)  # "I'm married with three kids"
+    status = _STATUS.match(rest[: kids.start()] if kids else rest)
     if status:
-        return [_m(subject, "marital_status" if status["m"] else "status", status["o"])]
+        found = [_m(subject, "marital_status" if status["m"] else "status", status["o"])]
+        return found + (family(f"have {kids['k']}", subject) if kids else [])
     changed = _STATUS_CHANGED.match(rest)
     if changed:
         return [_m(subject, "marital_status", changed["o"])]
@@ -569,9 +582,12 @@ def match_profile(rest: str, subject: str, *, dated: bool = False) -> list[Match
     it wins)."""
     rest = rest.strip()
     rest = re.sub(r"\s+(?:myself|as well|right now|now|though|too|currently)$", "", rest)
+    lived = re.match(rf"^(?:have|has) (?:lived|been living) in {_PLACE}$", rest)
+    if dated and lived:  # "I've lived in Chicago since 2015": the date was cut; still there
+        return [_m(subject, "lives_in", lived["place"], 0.8)]
     readers = (
-        _health, family, _measure, _tally, _status, _occupation, _standing_negation, _habit,
-        _has_thing,
+        _health, everyday, family, _measure, _tally, _status, _occupation, _standing_negation,
+        _habit, _has_thing,
     )  # fmt: skip
     for reader in (*readers, _things):
         found = reader(rest, subject)

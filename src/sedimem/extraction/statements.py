@@ -75,6 +75,7 @@ _BIRTHDAY = re.compile(
     rf"^(?:[Mm]y|[Oo]ur) (?:(?P<rel>{FAMILY_WORDS})(?: (?P<name>[A-Z][a-z]+))?'s )?"
     r"(?P<what>birthday|(?:wedding )?anniversary)(?:'s| is| falls)(?: on)?(?:,.*)?$"
 )  # "my mom's birthday is June 5th", ", by the way"; "our anniversary is October 12"
+_BORN = re.compile(r"^I was born$")  # its date cut: "I was born in 1990"
 #: a turn longer than this is read only in its first part (a fact is stated early, and
 #: extraction must stay cheap on a 32,000-character paste)
 MAX_READ_CHARS = 8000
@@ -119,6 +120,15 @@ def _birthday(speaker: str, mention: DateMention, said: re.Match[str]) -> list[M
         whose = f"{speaker}'s {FAMILY[said['rel'].lower()]}"  # as any clause about "my mom"
     what = "birthday" if said["what"] == "birthday" else "anniversary"
     return [Match(whose, what, day, f"{what} is", confidence=0.7, dated=False)]
+
+
+def _born(speaker: str, mention: DateMention) -> list[Match]:
+    """ "I was born in 1990", "on March 3, 1990": the year (and the birthday, given a day)."""
+    found = [Match(speaker, "born_in", str(mention.when.year), "was born in", dated=False)]
+    if mention.granularity == "day":
+        day = f"{mention.when:%B} {mention.when.day}"
+        found.append(Match(speaker, "birthday", day, "birthday is", confidence=0.7, dated=False))
+    return found
 
 
 def _resolved(clause: str, who: str) -> str:
@@ -199,6 +209,8 @@ def extract_statements(
             matches = match_assistant(bare, addressee)
         elif len(mentions) == 1 and (birthday := _BIRTHDAY.match(bare)):
             matches = _birthday(speaker or "\x00", mentions[0], birthday)
+        elif len(mentions) == 1 and _BORN.match(bare):
+            matches = _born(speaker or "\x00", mentions[0])
         else:
             matches = match_clause(
                 bare,

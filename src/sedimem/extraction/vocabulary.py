@@ -102,6 +102,8 @@ _PHRASES: dict[str, str] = {
     "marital_status": "{s} is {o}",
     "afraid_of": "{s} is afraid of {o}",
     "grew_up_in": "{s} grew up in {o}",
+    "born_in": "{s} was born in {o}",
+    "job_offer": "{s} has a job offer {o}",
     "died": "{s} passed away",
 }
 #: The relation predicates read "{s}'s <relation> is {o}".
@@ -365,7 +367,7 @@ CONDITIONS = frozenset(
 KNOWN_PREDICATES = frozenset(
     set(_PHRASES) | _RELATIONS | SINGLE_VALUED | set(EVENT_VERBS.values()) | set(GERUNDS.values())
     | {"likes", "dislikes", "prefers", "plays", "uses", "owns", "drives", "teaches", "starts",
-       "volunteers_at", "rides", "speaks", "collects", "used_to"}
+       "volunteers_at", "rides", "speaks", "collects", "used_to", "takes"}
 )  # fmt: skip
 
 

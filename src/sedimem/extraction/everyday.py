@@ -1,0 +1,210 @@
+"""What people tell an assistant about their days in passing: the medicine they take, when
+they get up, how they get to work, their shifts, what they save for, what they always book,
+what makes them ill, a trait ("I'm left-handed"), a job offer, a trip's budget, how long
+they have worked somewhere, and what they would rather do.
+
+:func:`everyday` reads the part of a clause after its subject ("take metformin for my
+diabetes"), as the other profile readers do; :func:`rather` reads a whole clause, because
+"I'd rather ..." is a wish the statement reader otherwise skips (and a dated one, "I'd
+rather stay in tonight", is no standing preference: the caller passes only undated
+clauses).
+"""
+
+from __future__ import annotations
+
+import re
+
+from sedimem.extraction.clauses import Match, bad_object
+from sedimem.extraction.vocabulary import alternation
+
+__all__ = ["MEDICINES", "everyday", "rather"]
+
+#: Medicines named by themselves ("I take metformin"): a word list, because "I take notes"
+#: or "I take the bus" must not read as one.
+MEDICINES = frozenset(
+    """metformin insulin ibuprofen aspirin paracetamol acetaminophen lisinopril atorvastatin
+    simvastatin statins levothyroxine thyroxine sertraline zoloft prozac fluoxetine lexapro
+    escitalopram citalopram wellbutrin bupropion adderall ritalin vyvanse concerta
+    methylphenidate melatonin warfarin eliquis antihistamines antidepressants antibiotics
+    amoxicillin prednisone inhalers ozempic wegovy semaglutide omeprazole gabapentin
+    lithium propranolol amlodipine losartan""".split()
+)  # fmt: skip
+_MEDICINE = alternation(MEDICINES)
+
+_MEDICATION = re.compile(
+    rf"^(?:take|takes|am taking|am on|is on|is taking) (?:daily |some )?(?P<med>{_MEDICINE})"
+    r"(?: (?:every|each|twice|once|daily)\b[\w ]*?)?"
+    r"(?: for (?:my |his |her |the )?(?P<cond>[a-z][\w' -]{1,30}?))?$",
+    re.IGNORECASE,
+)
+_WAKE = re.compile(
+    r"^(?:usually |always |normally |often )?(?:wake|wakes|get|gets) up "
+    r"(?:at|around|by|before) (?:about |around )?"
+    r"(?P<t>\d{1,2}(?:[:.]\d{2})? ?(?:am|pm|a\.m\.|p\.m\.)?|dawn|sunrise|noon)"
+    r"(?: (?:every day|on weekdays|most days|each day))?$",
+    re.IGNORECASE,
+)
+_COMMUTE = re.compile(
+    r"^(?:usually |always |mostly |often )?(?P<how>bike|cycle|walk|drive|run|commute|"
+    r"take the (?:bus|train|subway|tube|metro|tram|ferry))"
+    r"(?: by (?P<by>bike|car|train|bus|ferry))? to (?P<to>work|school|the office|campus)$",
+    re.IGNORECASE,
+)
+_SHIFTS = re.compile(
+    r"^(?:usually |mostly |now |often )?(?:work|works|am working|is working) "
+    r"(?:the |a lot of |mostly )?(?P<o>(?:night|early|late|day|evening|weekend|double|12-hour|"
+    r"rotating) shifts?)$",
+    re.IGNORECASE,
+)
+_SAVING = re.compile(
+    r"^(?:am|is|are) (?:currently |still |now )?saving (?:up )?(?:for|to buy|to afford) "
+    r"(?P<o>(?:a|an|my|our|the|his|her) [\w' -]{2,40})$",
+    re.IGNORECASE,
+)
+_ALWAYS = re.compile(
+    r"^(?:(?:always|only|usually) )?(?P<v>fly|travel|book|stay|shop|bank|order) "
+    r"(?P<prep>with|at|on|in|through|from) (?P<o>[A-Z][\w&'.-]*(?: [A-Z][\w&'.-]*){0,2})$"
+)
+_GERUND = {
+    "fly": "flying", "travel": "traveling", "book": "booking", "stay": "staying",
+    "shop": "shopping", "bank": "banking", "order": "ordering",
+}  # fmt: skip
+_SICK = re.compile(
+    r"^(?:get|gets|am|is) (?:really |very |easily |quite |so )?"
+    r"(?P<o>motion sick|motion sickness|carsick|car sick|seasick|sea sick|airsick|travel sick|"
+    r"migraines|cluster headaches|panic attacks|hay fever|nosebleeds)"
+    r"(?: (?P<where>on|in) (?P<what>boats?|planes?|cars?|buses|trains|flights?|ships?))?$",
+    re.IGNORECASE,
+)
+_SICKNESS = {
+    "motion sick": "motion sickness", "carsick": "motion sickness", "car sick": "motion sickness",
+    "seasick": "seasickness", "sea sick": "seasickness", "airsick": "motion sickness",
+    "travel sick": "motion sickness",
+}  # fmt: skip
+_TRAIT = re.compile(
+    r"^(?:am|is) (?:an? )?(?:(?:real|big|total|complete|true) )?"
+    r"(?P<o>left-handed|right-handed|ambidextrous|night owl|early bird|morning person|"
+    r"introvert|extrovert|introverted|extroverted|light sleeper|heavy sleeper|picky eater|"
+    r"early riser|homebody|neat freak)$",
+    re.IGNORECASE,
+)
+_OFFER = re.compile(
+    r"^(?:just |finally )?(?:got|received|have|has) (?:an? )?(?:job )?offer "
+    r"(?:from|at) (?P<org>[A-Z][\w&'.-]*(?: [A-Z][\w&'.-]*){0,2})"
+    r"(?: (?:as|for) (?:an? |the )?(?P<role>[a-z][\w -]{2,30}?)(?: role| position)?)?$"
+)
+_BUDGET = re.compile(
+    r"^(?:am|is|are) on a (?:tight |strict )?budget of (?:about |around |roughly |maybe )?"
+    r"(?P<v>[$€£]\s?\d[\d,.]*k?|\d[\d,.]*k? ?(?:dollars|euros|pounds|usd|eur|gbp))"
+    r"(?: (?P<per>a|per) (?P<unit>month|week|day|night|year|person))?"
+    r"(?: for (?P<what>(?:the|this|my|our) [\w -]{2,25}))?$",
+    re.IGNORECASE,
+)
+
+
+#: "I've worked at Google for 5 years": there still (the tense says so only with how long)
+_TENURE = re.compile(
+    r"^(?:have|has) (?:worked|been working) (?:at|for) "
+    r"(?P<org>[A-Z][\w&'.-]*(?: [A-Z][\w&'.-]*){0,3})"
+    r"(?: as (?:an? )?(?P<occ>[a-z][\w -]{2,30}?))? (?:for|over) (?:about |almost |nearly |"
+    r"over |more than )?(?:\d+|[a-z]+|a few) (?:years?|months?|decades?)$"
+)
+
+
+def _m(subject: str, predicate: str, obj: str, confidence: float = 0.7) -> Match:
+    return Match(subject, predicate, obj, predicate, confidence=confidence)
+
+
+def everyday(rest: str, subject: str) -> list[Match]:
+    """The facts of one's days that ``rest`` states about ``subject`` (none when it states
+    none of them)."""
+    medication = _MEDICATION.match(rest)
+    if medication:
+        out = [_m(subject, "takes", medication["med"].lower(), 0.7)]
+        condition = (medication["cond"] or "").lower()
+        if condition and not bad_object(condition):
+            out.append(_m(subject, "has_condition", condition, 0.6))
+        return out
+    tenure = _TENURE.match(rest)
+    if tenure and not bad_object(tenure["org"]):
+        out = [_m(subject, "works_at", tenure["org"], 0.7)]
+        if tenure["occ"] and not bad_object(tenure["occ"]):
+            out.append(_m(subject, "works_as", tenure["occ"], 0.7))
+        return out
+    wake = _WAKE.match(rest)
+    if wake:
+        return [_m(subject, "habit", f"wakes up at {wake['t'].replace(' ', '')}", 0.7)]
+    commute = _COMMUTE.match(rest)
+    if commute:
+        how = commute["how"].lower()
+        if how.startswith("take the"):
+            verb = f"takes{how[4:]}"
+        elif how == "commute":
+            verb = f"commutes by {commute['by']}" if commute["by"] else "commutes"
+        else:
+            verb = f"{how}s"
+        return [_m(subject, "habit", f"{verb} to {commute['to'].lower()}", 0.7)]
+    shifts = _SHIFTS.match(rest)
+    if shifts:
+        return [_m(subject, "habit", f"works {shifts['o'].lower()}", 0.7)]
+    saving = _SAVING.match(rest)
+    if saving and not bad_object(saving["o"]):
+        return [_m(subject, "goal", f"save for {saving['o']}", 0.6)]
+    always = _ALWAYS.match(rest)
+    if always:
+        doing = _GERUND[always["v"]]
+        return [_m(subject, "prefers", f"{doing} {always['prep']} {always['o']}", 0.6)]
+    sick = _SICK.match(rest)
+    if sick:
+        said = sick["o"].lower()
+        condition = _SICKNESS.get(said, said)
+        if sick["what"]:
+            condition = f"{condition} ({sick['where'].lower()} {sick['what'].lower()})"
+        return [_m(subject, "has_condition", condition, 0.7)]
+    trait = _TRAIT.match(rest)
+    if trait:
+        word = trait["o"].lower()
+        article = "an " if word[0] in "aeiou" else "a "
+        if word.endswith(("ed", "ous")) or "-" in word:
+            article = ""  # "left-handed", "introverted": no noun to count
+        return [_m(subject, "status", f"{article}{word}", 0.6)]
+    offer = _OFFER.match(rest)
+    if offer:
+        what = f"from {offer['org']}"
+        if offer["role"]:
+            what = f"{what} as {offer['role']}"
+        return [_m(subject, "job_offer", what, 0.6)]
+    budget = _BUDGET.match(rest)
+    if budget:
+        value = budget["v"]
+        if budget["unit"]:
+            value = f"{value} per {budget['unit'].lower()}"
+        if budget["what"]:
+            value = f"{value} for {budget['what']}"
+        return [_m(subject, "budget", value, 0.7)]
+    return []
+
+
+_RATHER = re.compile(
+    r"^I(?:'d| would) (?:much |really |definitely )?rather (?P<a>(?:not )?[a-z][\w' -]+?)"
+    r"(?: than (?P<b>[a-z][\w' -]+?))?\s*[.!]*$"
+)
+#: what one would rather do now is no standing preference ("I'd rather stay in tonight");
+#: nor is what one would rather not discuss
+_TRANSIENT = re.compile(
+    r"\b(?:tonight|today|tomorrow|now|this|that|it|you|your|him|her|them|talk|discuss|"
+    r"say|answer|think about)\b"
+)
+
+
+def rather(clause: str, speaker: str) -> list[Match]:
+    """ "I'd rather take the train than fly": the speaker prefers the one to the other."""
+    m = _RATHER.match(clause)
+    if m is None or _TRANSIENT.search(clause.lower().replace("'d rather", "")):
+        return []
+    first = m["a"]
+    verb = "not to " + first[4:] if first.startswith("not ") else f"to {first}"
+    what = f"{verb} rather than {m['b']}" if m["b"] else verb
+    if len(what.split()) > 12:
+        return []
+    return [Match(speaker, "prefers", what, "prefers", confidence=0.6)]

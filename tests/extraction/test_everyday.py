@@ -1,0 +1,125 @@
+"""The facts of one's days told in passing: medicine, routines, shifts, savings, what one
+always books, what makes one ill, traits, job offers, a trip's budget, how long one has
+worked somewhere, when one was born, and what one would rather do."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from sedimem.extraction import extract_statements
+from sedimem.memory import Memory
+from sedimem.scope import Scope
+from tests.extraction.said import AT, said, user_turn
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        ("I take metformin for my diabetes.", ["ana takes metformin.", "ana has diabetes."]),
+        ("I'm on antidepressants.", ["ana takes antidepressants."]),
+        ("I take notes every day.", ["ana takes notes every day."]),  # a habit, no medicine
+        ("I take the bus.", []),
+        ("I usually wake up at 6am.", ["ana wakes up at 6am."]),
+        ("I bike to work.", ["ana bikes to work."]),
+        ("I take the train to work.", ["ana takes the train to work."]),
+        ("I work night shifts.", ["ana works night shifts."]),
+        ("I'm saving for a house.", ["ana aims to save for a house."]),
+        ("I always fly with KLM.", ["ana prefers flying with KLM."]),
+        ("I shop at Trader Joe's.", ["ana prefers shopping at Trader Joe's."]),
+        ("I fly with my kids.", []),  # no airline
+        ("I get motion sick on boats.", ["ana has motion sickness (on boats)."]),
+        ("I get seasick.", ["ana has seasickness."]),
+        ("I'm left-handed.", ["ana is left-handed."]),
+        ("I'm a night owl.", ["ana is a night owl."]),
+        ("I'm an introvert.", ["ana is an introvert."]),
+        ("I got a job offer from Stripe!", ["ana has a job offer from Stripe."]),
+        ("I got an offer from Stripe as a staff engineer.",
+         ["ana has a job offer from Stripe as staff engineer."]),
+        ("I'm on a budget of about $1,500 for the trip.",
+         ["ana's budget is $1,500 for the trip."]),
+        ("I'm on a budget of 2000 euros a month.", ["ana's budget is 2000 euros per month."]),
+    ],
+)  # fmt: skip
+def test_the_facts_of_ones_days(text: str, statements: list[str]) -> None:
+    assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        ("I'd rather take the train than fly.",
+         ["ana prefers to take the train rather than fly."]),
+        ("I would much rather drive than fly.", ["ana prefers to drive rather than fly."]),
+        ("I'd rather not fly.", ["ana prefers not to fly."]),
+        ("I'd rather not talk about it.", []),
+        ("I'd rather stay in tonight.", []),  # tonight: no standing preference
+        ("I'd rather you kept it short.", []),
+    ],
+)  # fmt: skip
+def test_what_one_would_rather_do(text: str, statements: list[str]) -> None:
+    assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        ("I've worked at Google for 5 years.", ["ana works at Google."]),
+        ("I've been working for Acme Corp as a data analyst for three years.",
+         ["ana works as data analyst.", "ana works at Acme Corp."]),
+        ("I've been a teacher for 12 years.", ["ana works as teacher."]),  # 12 years: no employer
+        ("I've been working in the field for over 12 years.", []),
+        ("I have worked at Google before.", []),  # once, maybe no longer
+        ("I'm married with three kids.", ["ana is married.", "ana has 3 children."]),
+        ("I'm divorced with a daughter.", ["ana is divorced.", "ana has one daughter."]),
+        ("I was born in 1990.", ["ana was born in 1990."]),
+        ("I was born on March 3, 1990.", ["ana was born in 1990.", "ana's birthday is March 3."]),
+        ("I've lived in Chicago since 2015.", ["ana lives in Chicago."]),
+        ("I've lived in Chicago for five years.", ["ana lives in Chicago."]),
+    ],
+)  # fmt: skip
+def test_work_family_and_home_told_with_how_long(text: str, statements: list[str]) -> None:
+    assert said(text) == statements
+
+
+def test_a_home_since_a_year_holds_from_that_year() -> None:
+    (found,) = extract_statements("I've lived in Chicago since 2015.", "ana", AT)
+    assert found.fact.valid_from == datetime(2015, 1, 1, tzinfo=UTC)
+    (born,) = extract_statements("I was born in 1990.", "ana", AT)
+    assert born.fact.valid_from == AT  # the year is the fact's value, not when it began
+
+
+async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Path) -> None:
+    user = Scope(tenant="t", user="ana")
+    told = [
+        user_turn(said, AT)
+        for said in [
+            "I take metformin for my diabetes, by the way.",
+            "I usually wake up at 6am and I bike to work.",
+            "I'd rather take the train than fly.",
+            # the rest of what she told: the answers must stand out among them
+            "I'm a nurse at St. Mary's.", "I have a dog named Rex.", "I'm learning Spanish.",
+            "I play guitar.", "I hate cilantro.", "I'm afraid of heights.", "I'm 34.",
+            "I drive a Tesla Model 3.", "I'm married with three kids.", "I use VS Code.",
+            "I have two sisters.", "I'm training for a marathon in October.",
+            "I work from home on Fridays.", "I grew up in Texas.", "I prefer aisle seats.",
+        ]
+    ]  # fmt: skip
+    async with await Memory.open(f"sqlite:///{tmp_path}/ana.db") as memory:
+        await memory.ingest(told, user.with_session("march"))
+    async with await Memory.open(f"sqlite:///{tmp_path}/ana.db") as memory:  # a restart
+        taken = await memory.facts.current("ana", "takes", scope=user)
+        assert [f.object for f in taken] == ["metformin"]
+        for question, answer in [
+            ("What medication do I take?", "ana takes metformin."),
+            ("How do I get to work?", "ana bikes to work."),
+            ("Do I have any health issues?", "ana has diabetes."),
+            ("When do I wake up?", "ana wakes up at 6am."),
+            ("Should I book a flight or a train to Paris?",
+             "ana prefers to take the train rather than fly."),
+        ]:  # fmt: skip
+            context = await memory.assemble(question, user.with_session("may"), 150)
+            known = [i.text for i in context.report.included if i.tier == "facts"]
+            assert answer in known, (question, known)
