@@ -225,12 +225,13 @@ async def test_a_weight_reported_over_sessions_answers_with_the_latest(memory: M
 
 
 def test_profile_predicates_are_ones_the_extractor_files() -> None:
-    from sedimem.assembly.ranked import _KIND_WORDS, PROFILE
+    from sedimem.assembly.kinds import KIND_WORDS
+    from sedimem.assembly.ranked import PROFILE
     from sedimem.extraction.vocabulary import KNOWN_PREDICATES
 
     assert PROFILE <= KNOWN_PREDICATES
     # "number_of_<things>" is filed for any thing counted ("has 2 children")
-    assert {p for p in _KIND_WORDS if not p.startswith("number_of_")} <= KNOWN_PREDICATES
+    assert {p for p in KIND_WORDS if not p.startswith("number_of_")} <= KNOWN_PREDICATES
 
 
 async def test_a_long_assistant_answer_contributes_its_passage(memory: Memory) -> None:

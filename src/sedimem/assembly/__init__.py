@@ -31,7 +31,8 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from sedimem import observe
-from sedimem.assembly.question import read_question
+from sedimem.assembly.kinds import asked
+from sedimem.assembly.question import Question, read_question
 from sedimem.assembly.ranked import (
     SESSION_BOOST,
     Candidates,
@@ -48,8 +49,8 @@ from sedimem.embed.base import Embedder
 from sedimem.longterm.arguments import check_query
 from sedimem.retrieval.index.analyzer import Analyzer
 from sedimem.scope import Scope
-from sedimem.types.longterm import Episode
-from sedimem.types.search import Hit
+from sedimem.types.longterm import Episode, Fact
+from sedimem.types.search import Hit, ScoreBreakdown
 
 if TYPE_CHECKING:
     from sedimem.memory import Memory
@@ -64,6 +65,8 @@ _FACTS_PROFILED = 10
 #: Facts searched for a question about the asker as a whole ("What do you know about me?").
 _FACTS_ABOUT_ASKER = 15
 _PROCEDURES = 5
+#: The asker's facts of the kinds a question asks for, read beside the search (the newest).
+_OF_KIND = 3
 #: The best episodes whose next turn (the reply) is fetched to stand beside them.
 NEIGHBOURS = 5
 #: How long after a turn its reply may come.
@@ -118,13 +121,11 @@ async def assemble(
     analyzer = _analyzer()
     question = read_question(query, analyzer, now)
     depth = episode_depth(budget_tokens) if isinstance(budget_tokens, int) else 20
-    blocks, working, procedures, facts, episodes, dated = await asyncio.gather(
+    blocks, working, procedures, (facts, matched), episodes, dated = await asyncio.gather(
         block_items(memory, scope),
         working_items(memory, scope),
         memory.procedures.find_matching(query, scope=scope.owner, k=_PROCEDURES),
-        memory.facts.recall(
-            query, scope=scope, k=_FACTS_ABOUT_ASKER if question.about_asker else _FACTS_PROFILED
-        ),
+        _facts(memory, query, scope, question),
         memory.episodes.recall(query, scope=scope, k=depth),
         _dated(memory, query, scope, question.dates[:_DATES]),
     )
@@ -146,7 +147,7 @@ async def assemble(
         "blocks": blocks,
         "working": working,
         "procedures": procedure_items(found),
-        "facts": fact_items(found, scope, _FACTS),
+        "facts": fact_items(found, scope, matched),
         "episodes": episode_items(found, scope, analyzer, counter, replies, outdated),
     }
     return pack(
@@ -170,6 +171,41 @@ async def _dated(
         *(memory.episodes.recall(query, scope=scope, k=_DATED_DEPTH, time_range=r) for r in dates)
     )
     return [h for hits in found for h in hits]
+
+
+async def _facts(
+    memory: Memory, query: str, scope: Scope, question: Question
+) -> tuple[list[Hit[Fact]], int]:
+    """The facts found for ``query``, and how many of the first may match it."""
+    k = _FACTS_ABOUT_ASKER if question.about_asker else _FACTS_PROFILED
+    found, of_kind = await asyncio.gather(
+        memory.facts.recall(query, scope=scope, k=k), _of_kind(memory, scope, question)
+    )
+    return _with_kind(found, of_kind)
+
+
+async def _of_kind(memory: Memory, scope: Scope, question: Question) -> list[Fact]:
+    """The asker's current facts of the kinds the question's words ask for ("What
+    medication am I on?": ``takes``), which a search for its words may not reach."""
+    kinds = asked(question)
+    if not kinds or scope.user is None or question.about_asker:
+        return []  # a question about the asker as a whole searches for all they said
+    return await memory.facts.current_of(scope.user, kinds, scope=scope)
+
+
+def _with_kind(found: list[Hit[Fact]], of_kind: Sequence[Fact]) -> tuple[list[Hit[Fact]], int]:
+    """The facts found, with the newest ``_OF_KIND`` facts of the kinds asked for among
+    those that may match the question (scored as the best fact found: they answer what it
+    asks); and how many may match."""
+    matching = {h.record.id for h in found[:_FACTS]}
+    brought = [f for f in of_kind if f.id not in matching][-_OF_KIND:]
+    if not brought:
+        return found, _FACTS
+    ids = {f.id for f in brought}
+    best = found[0].score if found else 1.0
+    hits = [Hit(record=f, score=best, explain=ScoreBreakdown(score=best)) for f in brought]
+    rest = [h for h in found[_FACTS:] if h.record.id not in ids]
+    return [*found[:_FACTS], *hits, *rest], _FACTS + len(hits)
 
 
 async def _replies(

@@ -29,6 +29,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from sedimem.assembly import passages as _passages
+from sedimem.assembly.kinds import kind_of
 from sedimem.assembly.question import Question
 from sedimem.assembly.relevance import Pool
 from sedimem.context.diversity import diversify
@@ -124,7 +125,7 @@ class Candidates:
         ]
         # a fact is also found by what kind of fact it is: "has a dog named Biscuit" is
         # what "Do I have any pets?" asks (``has_pet``)
-        texts += [f"{h.record.statement} {_kind(h.record)}" for h in facts]
+        texts += [f"{h.record.statement} {kind_of(h.record)}" for h in facts]
         texts += [_speech(h.record)[1] for h in episodes]
         named = {s for h in episodes if (s := _speech(h.record)[0]) and question.named(s)}
         hits: list[Hit[Procedure] | Hit[Fact] | Hit[Episode]] = [*procedures, *facts, *episodes]
@@ -141,46 +142,6 @@ def _boosted(scope: Scope, hit: Hit[Fact] | Hit[Episode]) -> float:
 def _asker_is(f: Fact, scope: Scope) -> bool:
     """Whether ``f`` is about the asking user by their id (what chat extraction files)."""
     return scope.user is not None and (f.subject or "").casefold() == scope.user.casefold()
-
-
-# what a question about food, cooking or eating out says: what one eats answers it
-_FOOD = "eat food cook meal recipe dinner lunch breakfast restaurant snack"
-#: Words a question about a kind of fact uses that its predicate's name does not ("How
-#: much can I spend?" asks for the ``budget``; "What should I cook tonight?", the diet).
-_KIND_WORDS = {
-    "budget": "spend afford cost",
-    "drives": "car",
-    "rides": "bike",
-    "works_as": "job",
-    "works_at": "job employer",
-    "lives_in": "live home",
-    "allergic_to": f"allergy {_FOOD}",
-    "diet": _FOOD,
-    "does_not_eat": _FOOD,
-    "goal": "target want",
-    # "Where did I travel?", "Where have I been?"
-    "returned_from": "travel trip been",
-    "traveled_to": "trip been",
-    "visited": "travel trip been",
-    # "How many kids do I have?", "Who is in my family?"
-    "number_of_children": "kids family",
-    "child": "kids family",
-    "son": "kids family",
-    "daughter": "kids family",
-    "spouse": "husband wife married family",
-    "partner": "family",
-    "mother": "mom family",
-    "father": "dad family",
-    "sister": "family",
-    "brother": "family",
-}
-
-
-def _kind(f: Fact) -> str:
-    """The words of a fact's predicate ("has_pet" -> "has pet"; none when unnamed), and
-    those a question about such a fact uses (:data:`_KIND_WORDS`)."""
-    predicate = f.predicate or ""
-    return f"{predicate.replace('_', ' ')} {_KIND_WORDS.get(predicate, '')}".strip()
 
 
 def _procedure_text(p: Procedure) -> str:

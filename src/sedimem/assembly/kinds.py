@@ -1,0 +1,83 @@
+"""What kind of fact a question asks for, by the words it uses: "How many kids do I have?"
+asks for ``number_of_children``, "What medication am I on?" for ``takes``, though neither
+names the predicate.
+
+A fact's candidate text is weighed with its kind's words (:func:`kind_of`), and
+:func:`asked` names the predicates a question's words ask for, so that assembly can read
+the asker's current facts of those kinds directly: a search for the question's words does
+not find "ana takes metformin" for "What medication am I on?", which shares none of them.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from sedimem.assembly.question import Question
+from sedimem.retrieval.index.analyzer import Analyzer
+from sedimem.types.longterm import Fact
+
+__all__ = ["KIND_WORDS", "asked", "kind_of"]
+
+# what a question about food, cooking or eating out says: what one eats answers it
+_FOOD = "eat food cook meal recipe dinner lunch breakfast restaurant snack"
+#: Words a question about a kind of fact uses that its predicate's name does not ("How
+#: much can I spend?" asks for the ``budget``; "What should I cook tonight?", the diet).
+KIND_WORDS = {
+    "budget": "spend afford cost",
+    "drives": "car",
+    "rides": "bike",
+    "works_as": "job",
+    "works_at": "job employer",
+    "lives_in": "live home",
+    "allergic_to": f"allergy {_FOOD}",
+    "diet": _FOOD,
+    "does_not_eat": _FOOD,
+    "goal": "target want",
+    # "Where did I travel?", "Where have I been?"
+    "returned_from": "travel trip been",
+    "traveled_to": "trip been",
+    "visited": "travel trip been",
+    # "What medication am I on?", "Any health issues I should mention?"
+    "takes": "medication medicine meds pills prescription",
+    "has_condition": "health medical condition",
+    "job_offer": "job offer",
+    "born_in": "born old age birthday",
+    # "How do I get to work?", "When do I get up?"
+    "habit": "routine usually wake",
+    "marital_status": "married family",
+    # "How many kids do I have?", "Who is in my family?"
+    "number_of_children": "kids family",
+    "child": "kids family",
+    "son": "kids family",
+    "daughter": "kids family",
+    "spouse": "husband wife married family",
+    "partner": "family",
+    "mother": "mom family",
+    "father": "dad family",
+    "sister": "family",
+    "brother": "family",
+}
+
+
+def kind_of(f: Fact) -> str:
+    """The words of a fact's predicate ("has_pet" -> "has pet"; none when unnamed), and
+    those a question about such a fact uses (:data:`KIND_WORDS`)."""
+    predicate = f.predicate or ""
+    return f"{predicate.replace('_', ' ')} {KIND_WORDS.get(predicate, '')}".strip()
+
+
+@cache
+def _kinds_by_stem() -> dict[str, frozenset[str]]:
+    """Each stem of :data:`KIND_WORDS` and the predicates it asks for."""
+    analyzer = Analyzer()
+    found: dict[str, set[str]] = {}
+    for predicate, words in KIND_WORDS.items():
+        for stem in analyzer.terms(words):
+            found.setdefault(stem, set()).add(predicate)
+    return {stem: frozenset(predicates) for stem, predicates in found.items()}
+
+
+def asked(question: Question) -> frozenset[str]:
+    """The predicates whose kind ``question``'s words ask for (none for most questions)."""
+    kinds = _kinds_by_stem()
+    return frozenset(p for stem in question.stems for p in kinds.get(stem, ()))

@@ -1,0 +1,54 @@
+"""What kind of fact a question asks for, and the asker's facts of that kind read beside
+the search."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from sedimem.assembly.kinds import asked
+from sedimem.assembly.question import read_question
+from sedimem.memory import Memory
+from sedimem.retrieval.index.analyzer import Analyzer
+from sedimem.scope import Scope
+
+AT = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("question", "kinds"),
+    [
+        ("What medication am I on?", {"takes", "has_condition"}),  # "medic"
+        ("How many kids do I have?", {"number_of_children", "child", "son", "daughter"}),
+        ("What should I cook tonight?", {"allergic_to", "diet", "does_not_eat"}),
+        ("What did Caroline research about adoption agencies?", set()),
+        ("?", set()),
+    ],
+)
+def test_the_kinds_a_question_asks_for(question: str, kinds: set[str]) -> None:
+    assert asked(read_question(question, Analyzer())) == kinds
+
+
+def turn(content: str) -> dict[str, object]:
+    return {"role": "user", "content": content, "timestamp": AT}
+
+
+async def test_the_askers_facts_of_the_kind_asked_and_nobody_elses(tmp_path: Path) -> None:
+    ana, ben = Scope(tenant="t", user="ana"), Scope(tenant="t", user="ben")
+    async with await Memory.open(f"sqlite:///{tmp_path}/m.db") as memory:
+        await memory.ingest(
+            [turn("I take metformin for my diabetes."), turn("I play guitar on weekends."),
+             turn("I'm a nurse at St. Mary's."), turn("I have a dog named Rex.")],
+            ana.with_session("a"),
+        )  # fmt: skip
+        await memory.ingest([turn("I take ibuprofen for my back pain.")], ben.with_session("b"))
+        context = await memory.assemble("What medication am I on?", ana.with_session("s"), 120)
+        facts = [i.text for i in context.report.included if i.tier == "facts"]
+        assert "ana takes metformin." in facts
+        assert not [f for f in facts if "ibuprofen" in f]  # ben's, never ana's context
+        context = await memory.assemble("What medication am I on?", ben.with_session("s"), 120)
+        facts = [i.text for i in context.report.included if i.tier == "facts"]
+        assert "ben takes ibuprofen." in facts
+        assert not [f for f in facts if "metformin" in f]
