@@ -105,6 +105,25 @@ async def test_multi_valued_predicates_accumulate(facts: SemanticMemory) -> None
     assert not facts.is_single_valued("speaks")
 
 
+async def test_the_newest_of_many_current_facts_are_read_alone(facts: SemanticMemory) -> None:
+    scope = Scope(tenant="a", user="ana")
+    for n in range(12):
+        await facts.learn(
+            Fact(scope=scope, statement=f"Ana visited Town{n}", subject="Ana",
+                 predicate="visited", object=f"Town{n}", valid_from=Y[0] + timedelta(days=n))
+        )  # fmt: skip
+    await facts.learn(Fact(scope=scope, statement="Ana ran", subject="Ana", predicate="ran"))
+    every = await facts.current_of("Ana", ["visited", "returned_from"], scope=scope)
+    assert [f.object for f in every] == [f"Town{n}" for n in range(12)]
+    newest = await facts.current_of("Ana", ["visited", "returned_from"], scope=scope, newest=3)
+    assert [f.object for f in newest] == ["Town9", "Town10", "Town11"]
+    other = Scope(tenant="a", user="ben")
+    assert await facts.current_of("Ana", ["visited"], scope=other, newest=3) == []
+    for bad in (0, -1, True):
+        with pytest.raises(ValidationError, match="newest"):
+            await facts.current_of("Ana", ["visited"], scope=scope, newest=bad)
+
+
 async def test_late_learned_older_value_splits_the_timeline(facts: SemanticMemory) -> None:
     scope = Scope(tenant="a")
     await facts.learn(lives(scope, "Lisbon", Y[0]))

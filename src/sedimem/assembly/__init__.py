@@ -67,6 +67,9 @@ _FACTS_ABOUT_ASKER = 15
 _PROCEDURES = 5
 #: The asker's facts of the kinds a question asks for, read beside the search (the newest).
 _OF_KIND = 3
+#: How many of them are read (the newest recorded): a traveller's hundred ``visited``
+#: facts are not all read for "Where did I travel?".
+_OF_KIND_READ = 20
 #: The best episodes whose next turn (the reply) is fetched to stand beside them.
 NEIGHBOURS = 5
 #: How long after a turn its reply may come.
@@ -190,7 +193,7 @@ async def _of_kind(memory: Memory, scope: Scope, question: Question) -> list[Fac
     kinds = asked(question)
     if not kinds or scope.user is None or question.about_asker:
         return []  # a question about the asker as a whole searches for all they said
-    return await memory.facts.current_of(scope.user, kinds, scope=scope)
+    return await memory.facts.current_of(scope.user, kinds, scope=scope, newest=_OF_KIND_READ)
 
 
 def _with_kind(found: list[Hit[Fact]], of_kind: Sequence[Fact]) -> tuple[list[Hit[Fact]], int]:

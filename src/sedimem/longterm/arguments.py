@@ -24,9 +24,9 @@ _SESSION_ID = re.compile(rf"[^\x00-\x1f\x7f]{{1,{MAX_SCOPE_CHARS}}}")  # as a sc
 _QUERY_ALLOWED = f"1..{MAX_QUERY_CHARS} characters"
 
 
-def check_k(k: int) -> int:
+def check_k(k: int, field: str = "k") -> int:
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
-        raise ValidationError("k", f"{k!r} is out of range", allowed=f"1..{MAX_K}")
+        raise ValidationError(field, f"{k!r} is out of range", allowed=f"1..{MAX_K}")
     return k
 
 

@@ -409,10 +409,14 @@ class SemanticMemory(LongTermService):
         return await self.current_of(subject, (predicate,), scope=scope)
 
     async def current_of(
-        self, subject: str, predicates: Iterable[str], *, scope: Scope
+        self, subject: str, predicates: Iterable[str], *, scope: Scope, newest: int | None = None
     ) -> list[Fact]:
-        """The subject's current facts (see :meth:`current`) of any of ``predicates``."""
+        """The subject's current facts (see :meth:`current`) of any of ``predicates``;
+        ``newest``: only the last ``newest`` recorded (a bounded read however many there
+        are)."""
         check_text("subject", subject)
+        if newest is not None:
+            check_k(newest, "newest")
         flt = RecordFilter(
             kind=records.FACT,
             visible_to=scope,
@@ -420,7 +424,12 @@ class SemanticMemory(LongTermService):
             predicates=tuple(sorted({records.normalise(p) for p in predicates})),
             current=True,
         )
-        facts = [f for f in await self._every(scope.tenant, flt) if f.valid_to is None]
+        if newest is None:
+            read = await self._every(scope.tenant, flt)
+        else:
+            rows = await self._store.find(scope.tenant, flt, limit=newest, newest_first=True)
+            read = [records.fact_from_row(r) for r in rows]
+        facts = [f for f in read if f.valid_to is None]
         return sorted(facts, key=lambda f: (f.valid_from, f.recorded_at))
 
     @observe.operation("recall.facts")

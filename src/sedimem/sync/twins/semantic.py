@@ -88,9 +88,13 @@ class SyncSemanticMemory(Twin[SemanticMemory]):
         """Blocking :meth:`sedimem.longterm.semantic.SemanticMemory.current`."""
         return self._runner.run(self._target.current(subject, predicate, scope=scope))
 
-    def current_of(self, subject: str, predicates: Iterable[str], *, scope: Scope) -> list[Fact]:
+    def current_of(
+        self, subject: str, predicates: Iterable[str], *, scope: Scope, newest: int | None = None
+    ) -> list[Fact]:
         """Blocking :meth:`sedimem.longterm.semantic.SemanticMemory.current_of`."""
-        return self._runner.run(self._target.current_of(subject, predicates, scope=scope))
+        return self._runner.run(
+            self._target.current_of(subject, predicates, scope=scope, newest=newest)
+        )
 
     def recall(
         self,
