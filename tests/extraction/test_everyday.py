@@ -50,6 +50,33 @@ def test_the_facts_of_ones_days(text: str, statements: list[str]) -> None:
 @pytest.mark.parametrize(
     ("text", "statements"),
     [
+        ("I'm on the data team.", ["ana is on the data team."]),
+        ("I'm on the team.", []),
+        ("I'm in the Eastern time zone.", ["ana is in the Eastern time zone."]),
+        ("I'm in the same time zone.", []),
+        ("I pay $2,100 in rent.", ["ana's rent is $2,100 a month."]),
+        ("I make around 85k a year.", ["ana's income is 85k a year."]),
+        ("I make 20 dollars an hour.", ["ana's income is 20 dollars a hour."]),
+        ("I'm doing a master's in computer science part-time.",
+         ["ana is studying for a master's in computer science."]),
+        ("My husband works in construction.", ["ana's spouse works in construction."]),
+        ("I work in a bank.", ["ana works at a bank."]),  # a place, not a trade
+        ("My go-to editor is Neovim.", ["ana's favorite editor is Neovim."]),
+        ("I don't eat pork for religious reasons.", ["ana does not eat pork."]),
+        ("I'm trying to lose 10 pounds before my wedding.",
+         ["ana aims to lose 10 pounds before ana's wedding."]),
+        ("I'm trying to quit smoking.", ["ana aims to quit smoking."]),
+        ("I'm trying to book a flight.", []),  # a task, no goal
+        ("I'm trying to eat healthier this month.", []),  # dated: for now
+    ],
+)  # fmt: skip
+def test_work_money_study_and_goals(text: str, statements: list[str]) -> None:
+    assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
         ("I'd rather take the train than fly.",
          ["ana prefers to take the train rather than fly."]),
         ("I would much rather drive than fly.", ["ana prefers to drive rather than fly."]),
@@ -57,6 +84,7 @@ def test_the_facts_of_ones_days(text: str, statements: list[str]) -> None:
         ("I'd rather not talk about it.", []),
         ("I'd rather stay in tonight.", []),  # tonight: no standing preference
         ("I'd rather you kept it short.", []),
+        ("I'd rather take my car than fly.", ["ana prefers to take ana's car rather than fly."]),
     ],
 )  # fmt: skip
 def test_what_one_would_rather_do(text: str, statements: list[str]) -> None:

@@ -41,6 +41,12 @@ KIND_WORDS = {
     "takes": "medication medicine meds pills prescription",
     "has_condition": "health medical condition",
     "job_offer": "job offer",
+    "works_in": "job work industry",
+    "team": "job work",
+    "income": "salary earn money",
+    "rent": "apartment housing",
+    "time_zone": "zone timezone",
+    "studying_for": "study school degree",
     "born_in": "born old age birthday",
     # "How do I get to work?", "When do I get up?"
     "habit": "routine usually wake",

@@ -15,9 +15,10 @@ from __future__ import annotations
 import re
 
 from sedimem.extraction.clauses import Match, bad_object
+from sedimem.extraction.subjects import possessive
 from sedimem.extraction.vocabulary import alternation
 
-__all__ = ["MEDICINES", "everyday", "rather"]
+__all__ = ["MEDICINES", "everyday", "go_to", "rather", "trying"]
 
 #: Medicines named by themselves ("I take metformin"): a word list, because "I take notes"
 #: or "I take the bus" must not read as one.
@@ -111,6 +112,31 @@ _TENURE = re.compile(
 )
 
 
+_TEAM = re.compile(r"^(?:am|is) (?:on|in|part of) (?:the|our|my) (?P<o>[\w-]+(?: [\w-]+)?) team$")
+_ZONE = re.compile(
+    r"^(?:am|is) (?:in|on) (?:the )?(?P<o>(?:Eastern|Central|Mountain|Pacific|Atlantic)|"
+    r"[A-Z]{2,4}|(?:GMT|UTC) ?[+-] ?\d{1,2}(?::\d{2})?) (?:time(?: zone)?|timezone)$"
+)
+_RENT = re.compile(
+    r"^pay (?:about |around |roughly )?(?P<v>[$€£]\s?\d[\d,.]*k?)(?: a month| per month)? "
+    r"(?:in|for) rent(?: a month| per month)?$"
+)
+_PAID = re.compile(
+    r"^(?:make|earn) (?:about |around |roughly |over |almost )?"
+    r"(?P<v>[$€£]?\s?\d[\d,.]*k?(?: dollars| euros| pounds)?) (?:a|an|per) (?P<u>year|month|hour)$"
+)
+_DEGREE = re.compile(
+    r"^am (?:doing|pursuing|working on|studying for|taking) (?:a|an|my) "
+    r"(?P<o>(?:master's|masters|bachelor's|PhD|doctorate|MBA|degree|diploma)(?: degree)?"
+    r"(?: in [\w ]{3,40}?)?)(?: (?:part-time|full-time|online|remotely|at night))?$"
+)
+_INDUSTRY = re.compile(
+    r"^(?:work|works|am working|is working) in (?P<o>(?!the\b|a\b|an\b)[a-z][a-z -]{2,30})$"
+)
+# "my go-to editor is Neovim": a favourite ("go-to" a noun's mark, never a place to go)
+_GO_TO = re.compile(r"^[Mm]y go-to (?P<c>[a-z]+(?: [a-z]+)?) (?:is|are) (?P<o>[\w'.+ -]{2,40})$")
+
+
 def _m(subject: str, predicate: str, obj: str, confidence: float = 0.7) -> Match:
     return Match(subject, predicate, obj, predicate, confidence=confidence)
 
@@ -174,6 +200,24 @@ def everyday(rest: str, subject: str) -> list[Match]:
         if offer["role"]:
             what = f"{what} as {offer['role']}"
         return [_m(subject, "job_offer", what, 0.6)]
+    team = _TEAM.match(rest)
+    if team and not bad_object(team["o"]):
+        return [_m(subject, "team", team["o"], 0.7)]
+    zone = _ZONE.match(rest)
+    if zone:
+        return [_m(subject, "time_zone", zone["o"], 0.8)]
+    rent = _RENT.match(rest)
+    if rent:
+        return [_m(subject, "rent", f"{rent['v']} a month", 0.7)]
+    paid = _PAID.match(rest)
+    if paid:
+        return [_m(subject, "income", f"{paid['v']} a {paid['u']}", 0.7)]
+    degree = _DEGREE.match(rest)
+    if degree:
+        return [_m(subject, "studying_for", f"a {degree['o']}", 0.7)]
+    industry = _INDUSTRY.match(rest)
+    if industry and not bad_object(industry["o"]):
+        return [_m(subject, "works_in", industry["o"], 0.6)]
     budget = _BUDGET.match(rest)
     if budget:
         value = budget["v"]
@@ -207,4 +251,29 @@ def rather(clause: str, speaker: str) -> list[Match]:
     what = f"{verb} rather than {m['b']}" if m["b"] else verb
     if len(what.split()) > 12:
         return []
-    return [Match(speaker, "prefers", what, "prefers", confidence=0.6)]
+    return [Match(speaker, "prefers", possessive(what, speaker), "prefers", confidence=0.6)]
+
+
+def go_to(clause: str, speaker: str) -> list[Match]:
+    """ "My go-to editor is Neovim": the speaker's favourite of that kind."""
+    m = _GO_TO.match(clause)
+    if m is None or bad_object(m["o"]):
+        return []
+    category = m["c"].replace(" ", "_")
+    return [Match(speaker, f"favorite_{category}", m["o"].strip(), "favorite", confidence=0.7)]
+
+
+_TRYING = re.compile(
+    r"^I(?:'m| am) (?:really |still |now )?trying (?:hard )?to (?P<o>(?:lose|gain|save|quit|"
+    r"cut down on|cut back on|eat|drink|sleep|run|walk|read|learn|pay off|stop|exercise|"
+    r"meditate|spend less|get fit|get in shape|get better at)\b[\w'$,. -]{0,60})$"
+)
+
+
+def trying(clause: str, speaker: str) -> list[Match]:
+    """ "I'm trying to lose 10 pounds": what the speaker works towards (a goal)."""
+    m = _TRYING.match(clause)
+    if m is None or _TRANSIENT.search(m["o"].lower()):
+        return []
+    goal = possessive(m["o"].strip(" ,."), speaker)
+    return [Match(speaker, "goal", goal, "aims to", confidence=0.6)]

@@ -39,7 +39,7 @@ from sedimem.extraction.clauses import (
     thing_of,
     without_company,
 )
-from sedimem.extraction.everyday import rather
+from sedimem.extraction.everyday import go_to, rather, trying
 from sedimem.extraction.family import children_named
 from sedimem.extraction.identity import aspiration, former, identity, target_weight
 from sedimem.extraction.milestones import GRADUATED, milestone
@@ -495,7 +495,8 @@ def _match_whole(
         aspiration(clause, speaker)
         or former(clause, speaker)
         or target_weight(clause, speaker)
-        or (rather(clause, speaker) if not dated else [])
+        or (rather(clause, speaker) + trying(clause, speaker) if not dated else [])
+        or go_to(clause, speaker)
     )
     if aimed:  # "I want to be a doctor", "I used to be a nurse": before wishes are skipped
         return found + aimed

@@ -582,6 +582,7 @@ def match_profile(rest: str, subject: str, *, dated: bool = False) -> list[Match
     it wins)."""
     rest = rest.strip()
     rest = re.sub(r"\s+(?:myself|as well|right now|now|though|too|currently)$", "", rest)
+    rest = re.sub(r",? for (?:religious|health|ethical|medical|personal) reasons$", "", rest)
     lived = re.match(rf"^(?:have|has) (?:lived|been living) in {_PLACE}$", rest)
     if dated and lived:  # "I've lived in Chicago since 2015": the date was cut; still there
         return [_m(subject, "lives_in", lived["place"], 0.8)]

@@ -48,7 +48,7 @@ SINGLE_VALUED = frozenset(
     {
         "name", "lives_in", "works_at", "works_as", "diet", "spouse", "comes_from", "age",
         "height", "weight", "budget", "rent", "salary", "income", "savings", "marital_status",
-        "birthday", "anniversary",
+        "birthday", "anniversary", "team", "time_zone",
     }
 )  # fmt: skip
 
@@ -104,6 +104,9 @@ _PHRASES: dict[str, str] = {
     "grew_up_in": "{s} grew up in {o}",
     "born_in": "{s} was born in {o}",
     "job_offer": "{s} has a job offer {o}",
+    "team": "{s} is on the {o} team",
+    "time_zone": "{s} is in the {o} time zone",
+    "studying_for": "{s} is studying for {o}",
     "died": "{s} passed away",
 }
 #: The relation predicates read "{s}'s <relation> is {o}".
@@ -367,7 +370,8 @@ CONDITIONS = frozenset(
 KNOWN_PREDICATES = frozenset(
     set(_PHRASES) | _RELATIONS | SINGLE_VALUED | set(EVENT_VERBS.values()) | set(GERUNDS.values())
     | {"likes", "dislikes", "prefers", "plays", "uses", "owns", "drives", "teaches", "starts",
-       "volunteers_at", "rides", "speaks", "collects", "used_to", "takes"}
+       "volunteers_at", "rides", "speaks", "collects", "used_to", "takes",
+       "works_in"}
 )  # fmt: skip
 
 
