@@ -112,6 +112,47 @@ def test_work_family_and_home_told_with_how_long(text: str, statements: list[str
     assert said(text) == statements
 
 
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        ("I'm up to 15 books now.", ["ana's count of books is 15."]),
+        ("I'm up to the task.", []),
+        ("We adopted a third cat, Soba!",
+         ["ana has 3 cats.", "ana has a cat named Soba.", "ana adopted a cat named Soba."]),
+        ("I adopted a second puppy.",
+         ["ana has 2 puppies.", "ana has a puppy.", "ana adopted a puppy."]),
+        ("Change of plans, we're going to Spain in June instead of Italy.",
+         ["ana is going to Spain."]),
+        ("I'm going to Paris next week.", ["ana is going to Paris."]),
+        ("I'm going to learn Spanish.", []),  # "going to" a deed: a wish, skipped
+        ("I'm going to Paris.", []),  # no date: no plan
+    ],
+)  # fmt: skip
+def test_counts_pets_and_plans_that_change(text: str, statements: list[str]) -> None:
+    assert said(text) == statements
+
+
+async def test_the_newer_count_and_plan_answer(tmp_path: Path) -> None:
+    user = Scope(tenant="t", user="kim")
+    sessions = [
+        (datetime(2026, 1, 10, tzinfo=UTC), "I've read 12 books so far this year."),
+        (datetime(2026, 2, 14, tzinfo=UTC), "We have 2 cats, Miso and Tofu."),
+        (datetime(2026, 4, 2, tzinfo=UTC), "I'm up to 15 books now."),
+        (datetime(2026, 4, 20, tzinfo=UTC), "We adopted a third cat, Soba!"),
+    ]
+    async with await Memory.open(f"sqlite:///{tmp_path}/kim.db") as memory:
+        for n, (day, content) in enumerate(sessions):
+            await memory.ingest([user_turn(content, day)], user.with_session(f"s{n}"))
+        for question, answer, older in [
+            ("How many books have I read this year?", "kim's count of books is 15.", "12"),
+            ("How many cats do I have?", "kim has 3 cats.", "2 cats"),
+        ]:  # fmt: skip
+            context = await memory.assemble(question, user.with_session("now"), 200)
+            facts = [i.text for i in context.report.included if i.tier == "facts"]
+            assert facts[0] == answer, facts
+            assert not [f for f in facts if older in f], facts
+
+
 def test_a_home_since_a_year_holds_from_that_year() -> None:
     (found,) = extract_statements("I've lived in Chicago since 2015.", "ana", AT)
     assert found.fact.valid_from == datetime(2015, 1, 1, tzinfo=UTC)

@@ -1,6 +1,6 @@
 """What people tell an assistant about their days in passing: the medicine they take, when
 they get up, how they get to work, their shifts, what they save for, what they always book,
-what makes them ill, a trait ("I'm left-handed"), a job offer, a trip's budget, how long
+what makes them ill, a trait ("I'm left-handed"), one more pet, a job offer, a trip's budget, how long
 they have worked somewhere, and what they would rather do.
 
 :func:`everyday` reads the part of a clause after its subject ("take metformin for my
@@ -16,7 +16,7 @@ import re
 
 from sedimem.extraction.clauses import Match, bad_object
 from sedimem.extraction.subjects import possessive
-from sedimem.extraction.vocabulary import alternation
+from sedimem.extraction.vocabulary import PET_WORDS, alternation
 
 __all__ = ["MEDICINES", "everyday", "go_to", "rather", "trying"]
 
@@ -137,6 +137,15 @@ _INDUSTRY = re.compile(
 _GO_TO = re.compile(r"^[Mm]y go-to (?P<c>[a-z]+(?: [a-z]+)?) (?:is|are) (?P<o>[\w'.+ -]{2,40})$")
 
 
+_NTH = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6}
+#: "We adopted a third cat, Soba!": one more pet, so the count is that ordinal
+_NTH_PET = re.compile(
+    rf"^(?:just |finally )?(?P<v>adopted|got|rescued|brought home) (?:a|our|my) "
+    rf"(?P<nth>{'|'.join(_NTH)}) (?P<pet>{PET_WORDS})(?:,? (?:named |called )?"
+    r"(?P<name>[A-Z][a-z]+))?$"
+)
+
+
 def _m(subject: str, predicate: str, obj: str, confidence: float = 0.7) -> Match:
     return Match(subject, predicate, obj, predicate, confidence=confidence)
 
@@ -150,6 +159,16 @@ def everyday(rest: str, subject: str) -> list[Match]:
         condition = (medication["cond"] or "").lower()
         if condition and not bad_object(condition):
             out.append(_m(subject, "has_condition", condition, 0.6))
+        return out
+    nth = _NTH_PET.match(rest)
+    if nth:
+        pet = nth["pet"].lower()
+        many = f"{pet[:-1]}ies" if pet.endswith("y") else f"{pet}s"  # "puppies"
+        out = [_m(subject, f"number_of_{many}", str(_NTH[nth["nth"]]), 0.7)]
+        named = f"{pet} named {nth['name']}" if nth["name"] else pet
+        out.append(_m(subject, "has_pet", named, 0.7))
+        if nth["v"] == "adopted":
+            out.append(_m(subject, "adopted", f"a {named}", 0.7))
         return out
     tenure = _TENURE.match(rest)
     if tenure and not bad_object(tenure["org"]):

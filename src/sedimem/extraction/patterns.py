@@ -42,15 +42,9 @@ from sedimem.extraction.clauses import (
 from sedimem.extraction.everyday import go_to, rather, trying
 from sedimem.extraction.family import children_named
 from sedimem.extraction.identity import aspiration, former, identity, target_weight
+from sedimem.extraction.measures import WEIGHT_NEWS, weight_news
 from sedimem.extraction.milestones import GRADUATED, milestone
-from sedimem.extraction.profile import (
-    WEIGHT_NEWS,
-    body_state,
-    job_facts,
-    match_name,
-    match_profile,
-    weight_news,
-)
+from sedimem.extraction.profile import body_state, job_facts, match_name, match_profile
 from sedimem.extraction.requests import ANSWER_REQUEST, answer_style
 from sedimem.extraction.subjects import NOT_NAMES, possessive
 from sedimem.extraction.vocabulary import EVENT_VERBS, FAMILY, FAMILY_WORDS, PET_WORDS, alternation
@@ -59,7 +53,9 @@ __all__ = ["SUBJECTLESS", "match_clause"]
 
 _SKIP = re.compile(
     r"\b(?:you|your|yours|would|'d|could|might|should|if|hope|hoping|wish|want|wanna|"
-    r"gonna|going to|plan|planning(?! (?:a|an|my|our) (?:trip|holiday|vacation|visit)\b)|"
+    # "going to" a named place is a trip ("we're going to Spain in June"), not a wish
+    r"gonna|going to(?!(?-i: [A-Z]))|plan|"
+    r"planning(?! (?:a|an|my|our) (?:trip|holiday|vacation|visit)\b)|"
     r"thinking|maybe|perhaps|let's|let me|can't wait|"
     r"someday|dream|dreaming|trying to|try to|need to|have to|gotta|will|'ll|used to|"
     r"probably|wondering|not sure|i guess|i think|i bet|kind of|sort of|unless|whether)\b"

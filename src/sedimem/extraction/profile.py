@@ -24,6 +24,7 @@ from sedimem.extraction.clauses import (
 )
 from sedimem.extraction.everyday import everyday
 from sedimem.extraction.family import family
+from sedimem.extraction.measures import measure, tally
 from sedimem.extraction.vocabulary import (
     CONDITIONS,
     OCCUPATIONS,
@@ -33,13 +34,11 @@ from sedimem.extraction.vocabulary import (
 
 __all__ = [
     "BODY_STATE",
-    "WEIGHT_NEWS",
     "body_state",
     "job_facts",
     "match_name",
     "match_profile",
     "third_person",
-    "weight_news",
 ]
 
 _OCC = alternation(OCCUPATIONS)
@@ -411,40 +410,6 @@ def _has_thing(rest: str, subject: str) -> list[Match]:
     return [] if obj is None else [_m(subject, "owns", obj, 0.6)]
 
 
-def _measure(rest: str, subject: str) -> list[Match]:
-    age = re.match(
-        r"^(?:am|is) (?:an? )?(?P<v>\d{1,2})(?:[- ]years?[- ]old\b.*| yo\b.*|,.*| and\b.*)?$", rest
-    )
-    if age and 5 <= int(age["v"]) <= 110:
-        return [_m(subject, "age", age["v"], 0.8)]
-    height = re.match(
-        r"^(?:am|is) (?:about |around )?(?P<v>\d'\s?\d{1,2}\"?|\d{3} ?cm|[12][.,]\d{1,2} ?m|"
-        r"[4-7] (?:feet|foot|ft)(?: \d{1,2}(?: inches)?)?)(?: tall)?$",
-        rest,
-    )
-    if height:
-        return [_m(subject, "height", height["v"], 0.8)]
-    weight = _WEIGHT.match(rest)
-    if weight:
-        return [_m(subject, "weight", weight["v"], 0.8)]
-    return []
-
-
-_KILOS = r"(?P<v>\d{2,3}(?:[.,]\d)? ?(?:kg|kgs|kilos|lbs|pounds))"
-_WEIGHT = re.compile(
-    r"^(?:(?:weigh|weighs) (?:about |around )?|(?:am|is) (?:now )?(?:(?:down|up) to |at )?)"
-    rf"{_KILOS}(?: now)?$"
-)
-#: "Down to 89 kg!", said of oneself without a subject (a progress report)
-WEIGHT_NEWS = re.compile(rf"^(?:(?:now|finally|just) )?(?:down|up) to {_KILOS}(?: now)?$", re.I)
-
-
-def weight_news(clause: str, subject: str) -> list[Match]:
-    """ "Down to 89 kg!": the speaker's weight now."""
-    m = WEIGHT_NEWS.match(clause)
-    return [] if m is None else [_m(subject, "weight", m["v"], 0.8)]
-
-
 _HOW_ONE_IS = re.compile(r"^ (?:great|well|fine|good|okay|ok|better|worse|alright|badly|so)\b")
 
 
@@ -515,28 +480,6 @@ def _doing(rest: str, subject: str, dated: bool) -> list[Match]:
     return []
 
 
-# "I've counted 32 bird species so far", "I've read 12 books this year": a running count,
-# which the next count replaces.
-_TALLY = re.compile(
-    r"^(?:have |has |'ve )?(?:now |already |just )?(?P<v>counted|seen|spotted|logged|identified|"
-    r"read|visited|finished|completed|collected|planted|written|climbed) "
-    r"(?:about |over |almost |nearly |exactly |around )?(?P<n>\d{1,6}(?:,\d{3})*) "
-    r"(?P<thing>[a-z][a-z -]{1,30}?)"
-    r"(?: (?:so far|in total|total|altogether|now|already|to date))?$",
-    re.IGNORECASE,
-)
-
-
-def _tally(rest: str, subject: str) -> list[Match]:
-    m = _TALLY.match(rest)
-    if m is None:
-        return []
-    thing = re.sub(r"\s+", " ", m["thing"].lower()).strip()
-    if bad_object(thing) or len(thing.split()) > 3:
-        return []
-    return [_m(subject, "tally_" + thing.replace(" ", "_"), m["n"].replace(",", ""), 0.7)]
-
-
 def _things(rest: str, subject: str) -> list[Match]:
     verbs = "|".join(sorted(_THING_VERBS, key=len, reverse=True))
     m = re.match(rf"^(?:also |mostly |still )?(?P<v>{verbs})s? (?P<o>.+)$", rest)
@@ -582,12 +525,16 @@ def match_profile(rest: str, subject: str, *, dated: bool = False) -> list[Match
     it wins)."""
     rest = rest.strip()
     rest = re.sub(r"\s+(?:myself|as well|right now|now|though|too|currently)$", "", rest)
-    rest = re.sub(r",? for (?:religious|health|ethical|medical|personal) reasons$", "", rest)
+    rest = re.sub(  # why, or what it replaced: "(going to Spain) instead of Italy"
+        r",? (?:for (?:religious|health|ethical|medical|personal) reasons|instead of [\w' ]+)$",
+        "",
+        rest,
+    )
     lived = re.match(rf"^(?:have|has) (?:lived|been living) in {_PLACE}$", rest)
     if dated and lived:  # "I've lived in Chicago since 2015": the date was cut; still there
         return [_m(subject, "lives_in", lived["place"], 0.8)]
     readers = (
-        _health, everyday, family, _measure, _tally, _status, _occupation, _standing_negation,
+        _health, everyday, family, measure, tally, _status, _occupation, _standing_negation,
         _habit, _has_thing,
     )  # fmt: skip
     for reader in (*readers, _things):
