@@ -77,6 +77,29 @@ def test_work_money_study_and_goals(text: str, statements: list[str]) -> None:
 @pytest.mark.parametrize(
     ("text", "statements"),
     [
+        ("Our API is written in Go.", ["ana's API is written in Go."]),
+        ("Our repo uses pnpm.", ["ana's repo uses pnpm."]),
+        ("Our main database is Postgres 15.", ["ana's database is Postgres 15."]),
+        ("Our CI runs on GitHub Actions.", ["ana's CI runs on GitHub Actions."]),
+        ("My project is called Atlas.", ["ana's project's name is Atlas."]),
+        ("Our API is slow.", []),  # how it is, not what
+        ("My project is a mess.", []),
+        ("I'm on macOS Sonoma.", ["ana uses macOS Sonoma."]),
+        ("I'm on Main Street.", []),
+        ("My Python version is 3.11.", ["ana uses Python 3.11."]),
+        ("My laptop is a ThinkPad X1.", ["ana uses a ThinkPad X1 laptop."]),
+        ("My car is a Honda Civic.", ["ana drives a Honda Civic."]),
+        ("I'm a beginner at Rust.", ["ana is a beginner at Rust."]),  # a skill, no job
+        ("I'm a nurse at St. Mary's.", ["ana works as nurse.", "ana works at St. Mary's."]),
+    ],
+)  # fmt: skip
+def test_what_ones_work_is_made_of(text: str, statements: list[str]) -> None:
+    assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
         ("I'd rather take the train than fly.",
          ["ana prefers to take the train rather than fly."]),
         ("I would much rather drive than fly.", ["ana prefers to drive rather than fly."]),
@@ -174,6 +197,7 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
             "I drive a Tesla Model 3.", "I'm married with three kids.", "I use VS Code.",
             "I have two sisters.", "I'm training for a marathon in October.",
             "I work from home on Fridays.", "I grew up in Texas.", "I prefer aisle seats.",
+            "Our API is written in Go.", "Our CI runs on GitHub Actions.",
         ]
     ]  # fmt: skip
     async with await Memory.open(f"sqlite:///{tmp_path}/ana.db") as memory:
@@ -186,6 +210,7 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
             ("How do I get to work?", "ana bikes to work."),
             ("Do I have any health issues?", "ana has diabetes."),
             ("When do I wake up?", "ana wakes up at 6am."),
+            ("What language is our API in?", "ana's API is written in Go."),
             ("Should I book a flight or a train to Paris?",
              "ana prefers to take the train rather than fly."),
         ]:  # fmt: skip

@@ -47,6 +47,11 @@ KIND_WORDS = {
     "rent": "apartment housing",
     "time_zone": "zone timezone",
     "studying_for": "study school degree",
+    # "What language is our API in?", "Where do we deploy?": the user's project
+    "written_in": "language",
+    "built_with": "framework stack",
+    "hosted_on": "deploy deployed hosting",
+    "uses": "tools software stack",
     "born_in": "born old age birthday",
     # "How do I get to work?", "When do I get up?"
     "habit": "routine usually wake",

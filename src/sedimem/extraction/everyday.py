@@ -1,7 +1,7 @@
 """What people tell an assistant about their days in passing: the medicine they take, when
 they get up, how they get to work, their shifts, what they save for, what they always book,
-what makes them ill, a trait ("I'm left-handed"), one more pet, a job offer, a trip's budget, how long
-they have worked somewhere, and what they would rather do.
+what makes them ill, a trait ("I'm left-handed"), one more pet, a job offer, a trip's
+budget, how long they have worked somewhere, and what they would rather do.
 
 :func:`everyday` reads the part of a clause after its subject ("take metformin for my
 diabetes"), as the other profile readers do; :func:`rather` reads a whole clause, because

@@ -45,6 +45,7 @@ from sedimem.extraction.identity import aspiration, former, identity, target_wei
 from sedimem.extraction.measures import WEIGHT_NEWS, weight_news
 from sedimem.extraction.milestones import GRADUATED, milestone
 from sedimem.extraction.profile import body_state, job_facts, match_name, match_profile
+from sedimem.extraction.projects import project
 from sedimem.extraction.requests import ANSWER_REQUEST, answer_style
 from sedimem.extraction.subjects import NOT_NAMES, possessive
 from sedimem.extraction.vocabulary import EVENT_VERBS, FAMILY, FAMILY_WORDS, PET_WORDS, alternation
@@ -63,6 +64,7 @@ _SKIP = re.compile(
     r"|\beither\s*[!.]*$",
     re.IGNORECASE,
 )
+_SKILL = r"(?:(?:complete|total|absolute) )?(?:beginner|novice|newbie|expert|pro|natural|whiz)\b"
 _PRONOUNS = frozenset({"his", "hers", "theirs", "yours", "mine", "ours", "him", "her", "them"})
 _NOT_A_FAN = re.compile(
     r"^am not (?:really |much of )?(?:a (?:big |huge |great )?)?fan of (?P<o>.+)$", re.IGNORECASE
@@ -297,8 +299,9 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
         (rf"^work{verb_s} remotely from (?P<o>(?-i:[A-Z]).*)", "lives_in", "lives in", 0.6),
         (r"^(?:went|gone|became|become|turned|switched to being) (?:a |an |fully |full )?"
          r"(?P<o>vegetarian|vegan|pescatarian)\b", "diet", "is", 0.8),
-        (r"^(?:am|is) (?:an? )(?P<o>[\w ]+?)(?: \w+ing\b[\w ]*?)? (?:at|for) (?P<at>.+)",
-         "works_as", "works as", 0.6),
+        # "a nurse at St. Mary's"; "a beginner at Rust" is a skill, no job (``_SKILL``)
+        (rf"^(?:am|is) (?:an? )(?!{_SKILL})(?P<o>[\w ]+?)(?: \w+ing\b[\w ]*?)? (?:at|for) "
+         r"(?P<at>.+)", "works_as", "works as", 0.6),
         (
             rf"^(?:do |does )?(?:love{verb_s}|like{verb_s}|enjoy{verb_s}|adore{verb_s}) "
             r"(?P<o>.+)",
@@ -509,6 +512,7 @@ def _match_whole(
         or weight_news(clause, speaker)
         or body_state(clause, speaker)
         or milestone(clause, speaker, dated)
+        or project(clause, speaker)
     )
     if owned:
         return found + owned

@@ -107,6 +107,9 @@ _PHRASES: dict[str, str] = {
     "team": "{s} is on the {o} team",
     "time_zone": "{s} is in the {o} time zone",
     "studying_for": "{s} is studying for {o}",
+    "written_in": "{s} is written in {o}",
+    "built_with": "{s} is built with {o}",
+    "hosted_on": "{s} is hosted on {o}",
     "died": "{s} passed away",
 }
 #: The relation predicates read "{s}'s <relation> is {o}".
@@ -371,7 +374,7 @@ KNOWN_PREDICATES = frozenset(
     set(_PHRASES) | _RELATIONS | SINGLE_VALUED | set(EVENT_VERBS.values()) | set(GERUNDS.values())
     | {"likes", "dislikes", "prefers", "plays", "uses", "owns", "drives", "teaches", "starts",
        "volunteers_at", "rides", "speaks", "collects", "used_to", "takes",
-       "works_in"}
+       "works_in", "runs_on", "is"}
 )  # fmt: skip
 
 
