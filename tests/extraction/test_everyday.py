@@ -149,6 +149,11 @@ def test_work_family_and_home_told_with_how_long(text: str, statements: list[str
         ("I'm going to Paris next week.", ["ana is going to Paris."]),
         ("I'm going to learn Spanish.", []),  # "going to" a deed: a wish, skipped
         ("I'm going to Paris.", []),  # no date: no plan
+        ("I no longer work at Google; I'm at Meta now.",
+         ["ana no longer works at Google.", "ana works at Meta."]),
+        ("I'm at the gym now.", []),  # where one is, no employer
+        ("I stopped taking metformin.",
+         ["ana no longer takes metformin.", "ana no longer takes metformin."]),  # and the habit
     ],
 )  # fmt: skip
 def test_counts_pets_and_plans_that_change(text: str, statements: list[str]) -> None:
@@ -174,6 +179,16 @@ async def test_the_newer_count_and_plan_answer(tmp_path: Path) -> None:
             facts = [i.text for i in context.report.included if i.tier == "facts"]
             assert facts[0] == answer, facts
             assert not [f for f in facts if older in f], facts
+
+
+async def test_a_medicine_stopped_is_no_longer_taken(tmp_path: Path) -> None:
+    user = Scope(tenant="t", user="ana")
+    async with await Memory.open(f"sqlite:///{tmp_path}/ana.db") as memory:
+        await memory.ingest([user_turn("I take metformin for my diabetes.", AT)], user)
+        later = datetime(2026, 6, 1, tzinfo=UTC)
+        await memory.ingest([user_turn("I stopped taking metformin.", later)], user)
+        assert await memory.facts.current("ana", "takes", scope=user) == []
+        assert [f.object for f in await memory.facts.current("ana", "has_condition", scope=user)]
 
 
 def test_a_home_since_a_year_holds_from_that_year() -> None:

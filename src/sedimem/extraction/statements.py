@@ -219,7 +219,12 @@ def extract_statements(
                 dated=bool(mentions),
                 job_changed=job_changed,
             )
-            job_changed = job_changed or JOB_CHANGED.match(bare) is not None
+            # "I changed jobs", "I no longer work at Google": "I'm at Meta now" is the new one
+            job_changed = (
+                job_changed
+                or JOB_CHANGED.match(bare) is not None
+                or any(m.predicate == "works_at" and m.negated for m in matches)
+            )
         for match in matches:
             if "\x00" in match.subject or "\x00" in (match.object or ""):
                 continue

@@ -172,6 +172,7 @@ GERUNDS: dict[str, str] = {
     "smoke": "smokes",
     "playing": "plays",
     "play": "plays",
+    "taking": "takes",  # "I stopped taking metformin"
     "doing": "does",  # "I no longer do yoga": the habit "does yoga ..." ends
     "do": "does",
     "working at": "works_at",
