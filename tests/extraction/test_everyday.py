@@ -232,3 +232,42 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
             context = await memory.assemble(question, user.with_session("may"), 150)
             known = [i.text for i in context.report.included if i.tier == "facts"]
             assert answer in known, (question, known)
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        ("hey! so i just got back from lisbon lol, it was amazing. anyway i need help planning "
+         "my sister's bday party, she's turning 30 next saturday",
+         ["ana returned from lisbon.", "ana's sister is 30 years old."]),
+        ("Looking for a gift for my husband, he's really into golf and whiskey.",
+         ["ana's spouse likes golf.", "ana's spouse likes whiskey."]),
+        ("My son is 14 and he's obsessed with Minecraft.",
+         ["ana's son is 14 years old.", "ana's son likes Minecraft."]),
+        ("My husband Arjun is a chef, he's vegetarian.",
+         ["ana's spouse is Arjun.", "Arjun works as chef.", "Arjun is vegetarian."]),
+        ("My wife loves Paris, he is great.", ["ana's spouse likes Paris."]),  # he: not her
+        ("My sister and my brother visited, she's a nurse.", []),  # which of them: nobody
+        ("my daughter has a peanut allergy so nothing with nuts please",
+         ["ana's daughter is allergic to peanuts."]),
+        ("We're a family of four and our budget for groceries is about $150 a week.",
+         ["ana's budget is $150 a week for groceries."]),
+        ("I need a workout plan. I'm 45, I have a bad knee, and I can only train three days a "
+         "week.", ["ana is 45 years old.", "ana has a bad knee."]),
+        ("I just moved to Austin from Seattle and I don't know anyone here.",
+         ["ana lives in Austin."]),
+        ("My flight to Tokyo is on March 12th, can you help me pack?",
+         ["ana has a booking: a flight to Tokyo."]),
+        ("I have a job interview at Google on Friday!", ["ana has a job interview at Google."]),
+        ("I live alone with my two cats.", ["ana has 2 cats."]),
+        ("I've been sober for 2 years now.", ["ana does not drink alcohol."]),
+        ("I work 9 to 5 Monday to Friday.", ["ana works 9 to 5 Monday to Friday."]),
+    ],
+)  # fmt: skip
+def test_facts_told_in_passing_in_a_chatty_turn(text: str, statements: list[str]) -> None:
+    assert said(text) == statements
+
+
+def test_a_journey_booked_is_dated_on_its_day() -> None:
+    (found,) = extract_statements("My flight to Tokyo is on March 12th.", "ana", AT)
+    assert found.fact.valid_from == datetime(2026, 3, 12, tzinfo=UTC)

@@ -60,7 +60,7 @@ class Clause:
 
 _CLAUSES = re.compile(
     r";|\s[-\u2013\u2014]\s|,?\s+but\s+|,\s*so\s+|\s+because\s+|\s+'?cause\s+|,\s*which\s+"
-    r"|,?\s+and\s+(?=(?:(?:so\s+)?(?:now|these\s+days|nowadays),?\s+)?(?:I|we|my)\b)|[,:]\s*(?=(?:I|we)\b)|:\s*(?=my\b)|,?\s+(?:al)?though\s+"
+    r"|,?\s+and\s+(?=(?:(?:so\s+)?(?:now|these\s+days|nowadays),?\s+)?(?:I|we|my|our|he|she)\b)|[,:]\s*(?=(?:I|we|he|she)\b)|:\s*(?=my\b)|,?\s+(?:al)?though\s+"
     # "Arjun is vegetarian and Dev can't have dairy": a second person, a statement of theirs
     r"|,?\s+and\s+(?=[A-Z][a-z]+\s+(?:is|was|has|can't|cannot|doesn't|loves|likes|hates|"
     r"works|lives)\b)"
@@ -68,7 +68,10 @@ _CLAUSES = re.compile(
     r"|,\s*(?=my\s+(?:absolute\s+)?(?:favou?rite|fave)\b)"
     # "I'm a nurse and will start nights next week", "... so I'll start": the plan is a
     # clause of its own (skipped as a plan), so the fact before it is still read
-    r"|,?\s+and\s+(?=(?:will|shall|won't|am\s+going\s+to|gonna)\b)|\s+so\s+(?=(?:I|we)\b)",
+    r"|,?\s+and\s+(?=(?:will|shall|won't|am\s+going\s+to|gonna)\b)"
+    # "my daughter has a peanut allergy so nothing with nuts please": what follows is a
+    # consequence (or a request) of its own
+    r"|\s+so\s+(?=(?:I|we|he|she|they|nothing|no|please)\b)",
     re.IGNORECASE,
 )
 _LEAD = re.compile(

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from sedimem.extraction.clauses import Match, bad_object
+from sedimem.extraction.family import family
 from sedimem.extraction.subjects import possessive
 from sedimem.extraction.vocabulary import PET_WORDS, alternation
 
@@ -82,6 +83,21 @@ _SICKNESS = {
     "seasick": "seasickness", "sea sick": "seasickness", "airsick": "motion sickness",
     "travel sick": "motion sickness",
 }  # fmt: skip
+# "I have a bad knee": a body part that troubles one (a condition)
+_BAD_PART = re.compile(
+    r"^(?:have|has) (?P<a>a |two )?(?P<how>bad|weak|dodgy|injured|sore|stiff|broken) "
+    r"(?P<part>knees?|back|hips?|shoulders?|ankles?|wrists?|elbows?|neck|feet|foot|hands?)$"
+)
+_SOBER = re.compile(r"^(?:am|is|have been|has been) (?:now )?sober(?: for [\w ]{1,20})?$")
+_HOURS = re.compile(
+    r"^(?:usually |mostly |normally )?(?:work|works) (?P<o>(?:\d{1,2}(?::\d{2})? ?(?:am|pm)? "
+    r"(?:to|-) \d{1,2}(?::\d{2})? ?(?:am|pm)?|nights|weekends|part-time|full-time)"
+    r"(?:,? (?:Monday|Mon|weekdays)[\w -]*)?)$"
+)
+# "I live alone with my two cats": the count of the pets one lives with
+_LIVES_WITH_PETS = re.compile(
+    rf"^live (?:alone )?with (?:my|our) (?P<n>two|three|four|five|\d) (?P<pet>{PET_WORDS})$"
+)
 _TRAIT = re.compile(
     r"^(?:am|is) (?:an? )?(?:(?:real|big|total|complete|true) )?"
     r"(?P<o>left-handed|right-handed|ambidextrous|night owl|early bird|morning person|"
@@ -206,6 +222,18 @@ def everyday(rest: str, subject: str) -> list[Match]:
         if sick["what"]:
             condition = f"{condition} ({sick['where'].lower()} {sick['what'].lower()})"
         return [_m(subject, "has_condition", condition, 0.7)]
+    bad = _BAD_PART.match(rest)
+    if bad:
+        article = bad["a"] or "a "
+        return [_m(subject, "has_condition", f"{article}{bad['how']} {bad['part']}", 0.7)]
+    if _SOBER.match(rest):
+        return [_m(subject, "does_not_drink", "alcohol", 0.7)]
+    hours = _HOURS.match(rest)
+    if hours:
+        return [_m(subject, "habit", f"works {hours['o']}", 0.7)]
+    pets = _LIVES_WITH_PETS.match(rest)
+    if pets:
+        return family(f"have {pets['n']} {pets['pet']}", subject)
     trait = _TRAIT.match(rest)
     if trait:
         word = trait["o"].lower()

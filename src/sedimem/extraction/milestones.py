@@ -5,6 +5,7 @@ graduation told without its school.
   have an exam on May 3" -> ``has_appointment`` ("a dentist appointment"), dated on that
   day; only with the day (the clause named a date, cut before it is read): "I have an
   appointment" alone says nothing worth keeping;
+- "My flight to Tokyo is on March 12th" -> ``has_booking`` ("a flight to Tokyo"), that day;
 - "My thesis is due on May 3", "my tax return is due next week" -> ``due`` ("thesis"),
   and "My passport expires in June 2027" -> ``expires`` ("passport"), dated alike;
 - "I graduated!", "Finally graduated!" (no school named) end being a student; the school,
@@ -22,8 +23,14 @@ __all__ = ["GRADUATED", "milestone"]
 _APPOINTMENT = re.compile(
     r"^I(?:'ve| have)?(?: got)? (?:a|an|my) (?P<o>(?:[\w'-]+ ){0,2}?(?:appointment|interview|"
     r"exam|check-?up|surgery|operation|flight|hearing|viva|defen[cs]e|deadline))"
-    r"(?: with (?P<with>(?:my |the |a |an )?[\w'-]+(?: [\w'-]+)?))?$",
+    r"(?: with (?P<with>(?:my |the |a |an )?[\w'-]+(?: [\w'-]+)?))?"
+    r"(?: (?:at|with) (?P<at>(?-i:[A-Z])[\w&'.-]*(?: (?-i:[A-Z])[\w&'.-]*){0,2}))?$",
     re.IGNORECASE,
+)
+#: "My flight to Tokyo is on March 12th" (the date cut): a journey booked for that day
+_JOURNEY = re.compile(
+    r"^[Mm]y (?P<o>flight|train|bus|ferry|cruise) (?P<dir>to|from|home from) "
+    r"(?P<to>[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}) (?:is|leaves|departs|lands)$"
 )
 _EXPIRES = re.compile(
     r"^[Mm]y (?P<o>(?:[\w'-]+ ){0,2}?(?:passport|visa|license|licence|ID|ID card|lease|contract|"
@@ -52,8 +59,14 @@ def milestone(clause: str, speaker: str, dated: bool) -> list[Match]:
         what = appointment["o"].lower()
         if appointment["with"]:
             what += f" with {re.sub(r'^my ', 'the ', appointment['with'])}"  # the doctor
+        if appointment["at"]:
+            what += f" at {appointment['at']}"  # "a job interview at Google"
         article = "an" if what[0] in "aeiou" else "a"
         return [Match(speaker, "has_appointment", f"{article} {what}", "has", confidence=0.7)]
+    journey = _JOURNEY.match(clause)
+    if journey:
+        booked = f"a {journey['o']} {journey['dir']} {journey['to']}"
+        return [Match(speaker, "has_booking", booked, "has", confidence=0.7)]
     due = _DUE.match(clause)
     if due:
         return [Match(speaker, "due", due["o"].lower(), "is due", confidence=0.7)]

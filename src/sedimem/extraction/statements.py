@@ -51,6 +51,7 @@ _FUTURE_HINTS = (
     "next ", "will ", "'ll ", "tomorrow", "starts", "begins", "start ", "am ", "'m ",
     "appointment", "interview", "exam", " due", "expire", " ends ", "runs out",  # the coming day
     "starting", "joining",  # "Starting at Klarna in May": the coming May
+    "flight", "train to", " is on ",  # "My flight to Tokyo is on March 12th"
 )  # fmt: skip
 #: The predicates naming who someone is to the speaker ("spouse" of "my husband Arjun")
 RELATION_PREDICATES = frozenset(FAMILY.values())
@@ -59,7 +60,13 @@ RELATION_PREDICATES = frozenset(FAMILY.values())
 _PLANNED = re.compile(r"\b(?:are|'re) \w+ing\b", re.IGNORECASE)
 _PERSONAL = re.compile(r"\b(?:I|I'\w+|my|My|we|We|our|Our|your|me|mine)\b")
 _NAMED_WORD = re.compile(r"\b[A-Z][a-z]+\b")
-_PRONOUN = re.compile(r"^(?:[Ss]he|[Hh]e)(?='s |\s)")
+_PRONOUN = re.compile(r"^(?P<p>[Ss]he|[Hh]e)(?='s |\s)")
+# a relative named by kind only ("my husband", "my sister's party"), whom "he" or "she" may
+# be; one followed by a name ("my husband Arjun") is known by the name
+_HE = "husband|son|brother|father|dad|boyfriend|grandfather|grandpa|uncle|nephew|fiance"
+_SHE = "wife|daughter|sister|mother|mom|mum|girlfriend|grandmother|grandma|aunt|niece|fiancee"
+_UNNAMED = re.compile(rf"\b[Mm]y (?P<rel>{_HE}|{_SHE}|partner)\b(?!,? [A-Z][a-z]+\b)(?:'s)?")
+_GENDER = {**dict.fromkeys(_HE.split("|"), "he"), **dict.fromkeys(_SHE.split("|"), "she")}
 # a clause without one of these words holds no date expression (find_dates is the costly
 # part of reading a clause, so it runs only where a date can be)
 _DATE_WORD = re.compile(
@@ -133,11 +140,15 @@ def _born(speaker: str, mention: DateMention) -> list[Match]:
 
 def _resolved(clause: str, who: str) -> str:
     """ "so he's pescatarian now" after "Arjun started eating fish again": "he" or "she"
-    opening a clause is the one known person its sentence named before (the caller knows
-    there was one; none or two, and nobody is guessed)."""
+    opening a clause is the one known person its sentence named before, or the one relative
+    it spoke of by kind ("my husband, he's into golf"; "she" is no husband) (the caller
+    knows there was one; none or two, and nobody is guessed)."""
     m = _PRONOUN.match(clause)
     if m is None:
         return clause
+    kind = _GENDER.get(who.removeprefix("my "), m["p"].lower()) if who.startswith("my ") else ""
+    if kind and kind != m["p"].lower():
+        return clause  # "my wife ..., he's ...": someone else
     rest = clause[m.end() :]
     if rest.startswith("'s "):
         tail = rest[3:]
@@ -192,6 +203,7 @@ def extract_statements(
         if len(mentioned) == 1 and not assistant:
             said = _resolved(said, next(iter(mentioned)))
         mentioned.update(w for w in _NAMED_WORD.findall(said) if w in named)
+        mentioned.update(f"my {m['rel'].lower()}" for m in _UNNAMED.finditer(said))
         # only a clause in first person (or, in an assistant turn, about "your" things), or
         # about someone named earlier in the turn, can state a fact: the rest costs nothing
         personal = _PERSONAL.search(said) or any(opening.match(said) for opening in SUBJECTLESS)
@@ -236,6 +248,7 @@ def extract_statements(
                     match = replace(match, object=obj)
             if match.predicate in RELATION_PREDICATES and match.object:
                 named.add(match.object)
+                mentioned.add(match.object)  # "my husband Arjun is a chef, he's ..."
             valid_from = min((d.when for d in mentions), default=at) if match.dated else at
             key = _key(match)
             if key in seen:
