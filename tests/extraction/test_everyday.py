@@ -271,3 +271,21 @@ def test_facts_told_in_passing_in_a_chatty_turn(text: str, statements: list[str]
 def test_a_journey_booked_is_dated_on_its_day() -> None:
     (found,) = extract_statements("My flight to Tokyo is on March 12th.", "ana", AT)
     assert found.fact.valid_from == datetime(2026, 3, 12, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        ("I ended up booking the hotel near the station.",
+         ["ana booked the hotel near the station."]),
+        ("We decided to go with the blue sofa in the end.", ["ana chose the blue sofa."]),
+        ("I bought the Sony headphones you recommended.", ["ana bought the Sony headphones."]),
+        ("I canceled my Netflix subscription.", ["ana canceled ana's Netflix subscription."]),
+        ("We chose Lisbon for our honeymoon.", ["ana chose Lisbon for ana's honeymoon."]),
+        ("I went with my sister.", []),  # company, no choice
+        ("I picked up my kids.", []),
+        ("Did you recommend the Sony headphones?", []),
+    ],
+)  # fmt: skip
+def test_what_one_settled_on(text: str, statements: list[str]) -> None:
+    assert said(text) == statements

@@ -47,6 +47,10 @@ KIND_WORDS = {
     "rent": "apartment housing",
     "time_zone": "zone timezone",
     "studying_for": "study school degree",
+    # "What did we decide on for the sofa?", "Which hotel did I book?"
+    "chose": "decide decided decision choice pick",
+    "booked": "book booking reservation",
+    "bought": "buy purchase",
     # "What language is our API in?", "Where do we deploy?": the user's project
     "written_in": "language",
     "built_with": "framework stack",

@@ -14,17 +14,19 @@ wrongly, so each reader takes one narrow shape and refuses the rest:
   reading as the present.
 - **What one means to become** (``goal``): "I want to be / hope to become / my dream is to
   be <a person>", and "I'm hoping to be a teacher". Only being or becoming someone: "I want
-  to try that place" is a passing wish, not a fact.
+  to try that place" is a passing wish, not a fact. "My goal is to X" is one too, and
+  "X and Y are my main hobbies" what one likes (:func:`possessions`).
 """
 
 from __future__ import annotations
 
 import re
 
-from sedimem.extraction.clauses import Match, object_of, stated_object
+from sedimem.extraction.clauses import Match, bad_object, object_of, stated_object
+from sedimem.extraction.subjects import possessive
 from sedimem.extraction.vocabulary import OCCUPATIONS
 
-__all__ = ["aspiration", "former", "identity", "target_weight"]
+__all__ = ["aspiration", "former", "identity", "possessions", "target_weight"]
 
 # Head nouns that name a person without an agent ending.
 _PEOPLE = frozenset(
@@ -193,3 +195,28 @@ def target_weight(clause: str, speaker: str) -> list[Match]:
     how = "of" if how == "down to" else how
     goal = f"reach a weight {how} {m['v']}{unit}{by}"
     return [Match(speaker, "goal", goal, "aims to", confidence=0.6, dated=False)]
+
+
+_LIKED = re.compile(
+    r"^(?P<o>[\w' -]+?) (?:is|are) (?:one of )?my (?:main |favorite |fave |top |biggest )?"
+    r"(?:hobbies|hobby|passions?|favorites?|faves?|top pick)$",
+    re.IGNORECASE,
+)
+_GOAL = re.compile(r"^(?:one of )?my (?:main |biggest )?goals? (?:is|are) to (?P<o>.+)$", re.I)
+
+
+def possessions(clause: str, speaker: str) -> list[Match]:
+    """ "X and Y are my main hobbies", "my goal is to X": what the speaker likes and aims at."""
+    liked = _LIKED.match(clause)
+    if liked:
+        items = re.split(r",\s*(?:and\s+)?|\s+and\s+", liked["o"])
+        return [
+            Match(speaker, "likes", item.strip(), "likes")
+            for item in items
+            if item.strip() and not bad_object(item)
+        ]
+    goal = _GOAL.match(clause)
+    if goal:
+        obj = object_of(goal["o"], max_words=10)
+        return [] if obj is None else [Match(speaker, "goal", possessive(obj, speaker), "aims to")]
+    return []

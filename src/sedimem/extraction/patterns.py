@@ -31,7 +31,6 @@ from sedimem.extraction.changes import (
 )
 from sedimem.extraction.clauses import (
     Match,
-    bad_object,
     deictic,
     items_of,
     listed,
@@ -41,7 +40,7 @@ from sedimem.extraction.clauses import (
 )
 from sedimem.extraction.everyday import go_to, rather, trying
 from sedimem.extraction.family import children_named
-from sedimem.extraction.identity import aspiration, former, identity, target_weight
+from sedimem.extraction.identity import aspiration, former, identity, possessions, target_weight
 from sedimem.extraction.measures import WEIGHT_NEWS, weight_news
 from sedimem.extraction.milestones import GRADUATED, milestone
 from sedimem.extraction.profile import body_state, job_facts, match_name, match_profile
@@ -65,6 +64,10 @@ _SKIP = re.compile(
     re.IGNORECASE,
 )
 _SKILL = r"(?:(?:complete|total|absolute) )?(?:beginner|novice|newbie|expert|pro|natural|whiz)\b"
+_YOUR_ADVICE = re.compile(
+    r"\s+(?:that |which )?you (?:recommended|suggested|mentioned|gave me|sent me|showed me|"
+    r"told me about|found|picked)\b(?= |$|,)"
+)
 _PRONOUNS = frozenset({"his", "hers", "theirs", "yours", "mine", "ours", "him", "her", "them"})
 _NOT_A_FAN = re.compile(
     r"^am not (?:really |much of )?(?:a (?:big |huge |great )?)?fan of (?P<o>.+)$", re.IGNORECASE
@@ -398,6 +401,7 @@ def _event(rest: str, subject: str) -> list[Match]:
     if obj is None:
         return []
     obj = without_company(obj)  # "went to the gym with my brother": the gym
+    obj = re.sub(r"\s+(?:in the end|after all|eventually)$", "", obj)
     predicate = EVENT_VERBS[verb]
     out = [Match(subject, predicate, obj, verb, confidence=0.6)]
     if predicate == "graduated_from":
@@ -502,11 +506,13 @@ def _match_whole(
     requested = answer_style(clause, speaker)
     if requested:  # "Please keep your answers short": said to "you", and the user's own
         return found + requested
+    # "I bought the headphones you recommended": what was done, the advice aside
+    clause = _YOUR_ADVICE.sub("", clause)
     if _SKIP.search(clause):
         return found
     owned = (
         _my_things(clause, speaker)
-        or _possessions(clause, speaker)
+        or possessions(clause, speaker)
         or expecting(clause, speaker)
         or born(clause, speaker)
         or weight_news(clause, speaker)
@@ -567,28 +573,3 @@ def _match_whole(
         )
         for m in matches
     ]
-
-
-_LIKED = re.compile(
-    r"^(?P<o>[\w' -]+?) (?:is|are) (?:one of )?my (?:main |favorite |fave |top |biggest )?"
-    r"(?:hobbies|hobby|passions?|favorites?|faves?|top pick)$",
-    re.IGNORECASE,
-)
-_GOAL = re.compile(r"^(?:one of )?my (?:main |biggest )?goals? (?:is|are) to (?P<o>.+)$", re.I)
-
-
-def _possessions(clause: str, speaker: str) -> list[Match]:
-    """ "X and Y are my main hobbies", "my goal is to X": what the speaker likes and aims at."""
-    liked = _LIKED.match(clause)
-    if liked:
-        items = re.split(r",\s*(?:and\s+)?|\s+and\s+", liked["o"])
-        return [
-            Match(speaker, "likes", item.strip(), "likes")
-            for item in items
-            if item.strip() and not bad_object(item)
-        ]
-    goal = _GOAL.match(clause)
-    if goal:
-        obj = object_of(goal["o"], max_words=10)
-        return [] if obj is None else [Match(speaker, "goal", possessive(obj, speaker), "aims to")]
-    return []

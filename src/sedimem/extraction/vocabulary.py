@@ -160,6 +160,21 @@ EVENT_VERBS: dict[str, str] = {
     "passed": "passed",
     "received": "received",
     "met": "met",
+    # what one settled on, often after an assistant's advice ("We decided to go with the blue
+    # sofa"; not "went with", "picked": "I went with my sister", "I picked up my kids")
+    "booked": "booked",
+    "ended up booking": "booked",
+    "ordered": "ordered",
+    "canceled": "canceled",
+    "cancelled": "canceled",
+    "chose": "chose",
+    "opted for": "chose",
+    "settled on": "chose",
+    "decided on": "chose",
+    "decided to go with": "chose",
+    "ended up going with": "chose",
+    "ended up with": "chose",
+    "ended up buying": "bought",
 }
 
 #: Gerunds after "stopped"/"quit"/"no longer" -> the predicate they end.
