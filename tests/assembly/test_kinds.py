@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sedimem.assembly.kinds import asked
+from sedimem.assembly.kinds import asked, relatives
 from sedimem.assembly.question import read_question
 from sedimem.memory import Memory
 from sedimem.retrieval.index.analyzer import Analyzer
@@ -52,3 +52,40 @@ async def test_the_askers_facts_of_the_kind_asked_and_nobody_elses(tmp_path: Pat
         facts = [i.text for i in context.report.included if i.tier == "facts"]
         assert "ben takes ibuprofen." in facts
         assert not [f for f in facts if "metformin" in f]
+
+
+def test_the_relatives_a_question_names_by_kind() -> None:
+    analyzer = Analyzer()
+    assert relatives(read_question("What should I get my husband?", analyzer)) == ["spouse"]
+    assert relatives(read_question("Gift ideas for mom and my sister?", analyzer)) == [
+        "mother",
+        "sister",
+    ]
+    assert relatives(read_question("What should I cook tonight?", analyzer)) == []
+
+
+async def test_a_relative_named_by_kind_brings_what_was_said_of_them(tmp_path: Path) -> None:
+    jo, kim = Scope(tenant="t", user="jo"), Scope(tenant="t", user="kim")
+    async with await Memory.open(f"sqlite:///{tmp_path}/m.db") as memory:
+        await memory.ingest(
+            [turn("Looking for a gift for my husband, he's really into golf and whiskey."),
+             turn("I'm a nurse at St. Mary's."), turn("I play guitar on weekends."),
+             turn("I take metformin for my diabetes."), turn("I have a dog named Rex."),
+             turn("I live in Leeds."), turn("I bike to work."), turn("I'm learning Spanish."),
+             turn("I hate cilantro."), turn("I'm afraid of heights."), turn("I use VS Code."),
+             turn("I drive a Tesla Model 3."), turn("I have two sisters."),
+             turn("I grew up in Texas."), turn("I prefer aisle seats."),
+             turn("I work from home on Fridays."), turn("I'm training for a marathon."),
+             # the question's own words, in facts that do not answer it
+             turn("My birthday is June 5."), turn("My mom's birthday is May 2."),
+             turn("My sister's birthday is July 9."), turn("My dad's birthday is March 3."),
+             turn("My brother's birthday is May 20."), turn("I usually wake up at 6am."),
+             turn("I always get up early on birthdays."), turn("My boss's birthday is May 1.")],
+            jo.with_session("a"),
+        )  # fmt: skip
+        await memory.ingest([turn("My husband loves fishing.")], kim.with_session("b"))
+        question = "What should I get my husband for his birthday?"
+        context = await memory.assemble(question, jo.with_session("s"), 300)
+        facts = [i.text for i in context.report.included if i.tier == "facts"]
+        assert {"jo's spouse likes golf.", "jo's spouse likes whiskey."} <= set(facts), facts
+        assert not [f for f in facts if "fishing" in f]  # kim's husband, never jo's context

@@ -119,6 +119,9 @@ async def test_the_newest_of_many_current_facts_are_read_alone(facts: SemanticMe
     assert [f.object for f in newest] == ["Town9", "Town10", "Town11"]
     other = Scope(tenant="a", user="ben")
     assert await facts.current_of("Ana", ["visited"], scope=other, newest=3) == []
+    # of any predicate
+    any_kind = await facts.current_of("Ana", None, scope=scope, newest=2)
+    assert [f.predicate for f in any_kind] == ["visited", "ran"]
     for bad in (0, -1, True):
         with pytest.raises(ValidationError, match="newest"):
             await facts.current_of("Ana", ["visited"], scope=scope, newest=bad)

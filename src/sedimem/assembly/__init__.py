@@ -31,7 +31,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from sedimem import observe
-from sedimem.assembly.kinds import asked
+from sedimem.assembly.kinds import asked, relatives
 from sedimem.assembly.question import Question, read_question
 from sedimem.assembly.ranked import (
     SESSION_BOOST,
@@ -70,6 +70,10 @@ _OF_KIND = 3
 #: How many of them are read (the newest recorded): a traveller's hundred ``visited``
 #: facts are not all read for "Where did I travel?".
 _OF_KIND_READ = 20
+#: The facts of each relative a question names by kind ("my husband"), of at most
+#: ``_RELATIVES`` relatives, read beside the search (the newest).
+_OF_RELATIVE = 5
+_RELATIVES = 2
 #: The best episodes whose next turn (the reply) is fetched to stand beside them.
 NEIGHBOURS = 5
 #: How long after a turn its reply may come.
@@ -189,19 +193,28 @@ async def _facts(
 
 async def _of_kind(memory: Memory, scope: Scope, question: Question) -> list[Fact]:
     """The asker's current facts of the kinds the question's words ask for ("What
-    medication am I on?": ``takes``), which a search for its words may not reach."""
-    kinds = asked(question)
-    if not kinds or scope.user is None or question.about_asker:
+    medication am I on?": ``takes``), the newest ``_OF_KIND``, and those of the relatives it
+    names by kind ("my husband": "jo's spouse likes golf"), the newest ``_OF_RELATIVE``:
+    a search for its words may reach neither."""
+    kinds, kin = asked(question), relatives(question)[:_RELATIVES]
+    if scope.user is None or question.about_asker or not (kinds or kin):
         return []  # a question about the asker as a whole searches for all they said
-    return await memory.facts.current_of(scope.user, kinds, scope=scope, newest=_OF_KIND_READ)
+    found = await asyncio.gather(
+        *([memory.facts.current_of(scope.user, kinds, scope=scope, newest=_OF_KIND_READ)]
+          if kinds else []),
+        *(memory.facts.current_of(f"{scope.user}'s {relation}", None, scope=scope,
+                                  newest=_OF_KIND_READ) for relation in kin),
+    )  # fmt: skip
+    own = found[0][-_OF_KIND:] if kinds else []
+    return own + [f for facts in found[1 if kinds else 0 :] for f in facts[-_OF_RELATIVE:]]
 
 
 def _with_kind(found: list[Hit[Fact]], of_kind: Sequence[Fact]) -> tuple[list[Hit[Fact]], int]:
-    """The facts found, with the newest ``_OF_KIND`` facts of the kinds asked for among
-    those that may match the question (scored as the best fact found: they answer what it
+    """The facts found, with the facts of the kinds and relatives asked for among those
+    that may match the question (scored as the best fact found: they answer what it
     asks); and how many may match."""
     matching = {h.record.id for h in found[:_FACTS]}
-    brought = [f for f in of_kind if f.id not in matching][-_OF_KIND:]
+    brought = [f for f in of_kind if f.id not in matching]
     if not brought:
         return found, _FACTS
     ids = {f.id for f in brought}

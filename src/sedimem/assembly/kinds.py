@@ -6,6 +6,8 @@ A fact's candidate text is weighed with its kind's words (:func:`kind_of`), and
 :func:`asked` names the predicates a question's words ask for, so that assembly can read
 the asker's current facts of those kinds directly: a search for the question's words does
 not find "ana takes metformin" for "What medication am I on?", which shares none of them.
+:func:`relatives` names the relatives a question speaks of by kind ("What should I get my
+husband?"), whose facts ("jo's spouse likes golf") share none of its words either.
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ from __future__ import annotations
 from functools import cache
 
 from sedimem.assembly.question import Question
+from sedimem.extraction.vocabulary import FAMILY
 from sedimem.retrieval.index.analyzer import Analyzer
 from sedimem.types.longterm import Fact
 
-__all__ = ["KIND_WORDS", "asked", "kind_of"]
+__all__ = ["KIND_WORDS", "asked", "kind_of", "relatives"]
 
 # what a question about food, cooking or eating out says: what one eats answers it
 _FOOD = "eat food cook meal recipe dinner lunch breakfast restaurant snack"
@@ -75,10 +78,22 @@ KIND_WORDS = {
 
 
 def kind_of(f: Fact) -> str:
-    """The words of a fact's predicate ("has_pet" -> "has pet"; none when unnamed), and
-    those a question about such a fact uses (:data:`KIND_WORDS`)."""
+    """The words of a fact's predicate ("has_pet" -> "has pet"; none when unnamed), those a
+    question about such a fact uses (:data:`KIND_WORDS`), and the words for a relative it
+    is about ("jo's spouse likes golf" is about a husband or a wife)."""
     predicate = f.predicate or ""
-    return f"{predicate.replace('_', ' ')} {KIND_WORDS.get(predicate, '')}".strip()
+    words = f"{predicate.replace('_', ' ')} {KIND_WORDS.get(predicate, '')}"
+    _, whose, relation = (f.subject or "").partition("'s ")
+    if whose and relation in _KIN_WORDS:
+        words += f" {_KIN_WORDS[relation]}"
+    return words.strip()
+
+
+#: The words for each relation ("spouse": "husband wife").
+_KIN_WORDS = {
+    relation: " ".join(sorted(w for w, r in FAMILY.items() if r == relation and " " not in w))
+    for relation in set(FAMILY.values())
+}
 
 
 @cache
@@ -90,6 +105,12 @@ def _kinds_by_stem() -> dict[str, frozenset[str]]:
         for stem in analyzer.terms(words):
             found.setdefault(stem, set()).add(predicate)
     return {stem: frozenset(predicates) for stem, predicates in found.items()}
+
+
+def relatives(question: Question) -> list[str]:
+    """The relations of the asker a question names by kind ("my husband": ``spouse``), as
+    the extractor files the relatives it names so ("jo's spouse likes golf")."""
+    return sorted({FAMILY[w] for w in question.words if w in FAMILY})
 
 
 def asked(question: Question) -> frozenset[str]:

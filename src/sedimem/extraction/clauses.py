@@ -115,9 +115,12 @@ _DEICTIC = re.compile(r"^(?:this|that|these|those|their|his|her|its)\b", re.IGNO
 
 
 # "I drive a Tesla Model 3, how often should I rotate the tires?": a question that opens
-# on a statement of the speaker's own, cut off from the question by a comma or a dash.
+# on a statement of the speaker's own, cut off from the question by a comma or a dash;
+# after a short preamble ("quick one - I take ...") or "since" ("Since I'm allergic to
+# nuts, which snacks are safe?").
 _STATED_LEAD = re.compile(
-    r"^(?P<lead>(?:I|I'm|I've|I'd|We|We're|We've|My|Our)\s[^?]{6,}?)(?:,|\s[-\u2013\u2014])\s+"
+    r"^(?:[\w' ]{1,20}\s[-\u2013\u2014:]\s+)?(?:(?i:since|as|because|now that)\s+)?"
+    r"(?P<lead>(?:I|I'm|I've|I'd|We|We're|We've|My|Our)\s[^?]{6,}?)(?:,|\s[-\u2013\u2014])\s+"
     r"(?:so\s+|and\s+|but\s+)?(?:how|what|which|where|when|who|why|can|could|should|would|"
     r"will|do|does|did|is|are|any|anything|is there|are there)\b[^,]*\?$"
 )

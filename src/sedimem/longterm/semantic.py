@@ -409,11 +409,16 @@ class SemanticMemory(LongTermService):
         return await self.current_of(subject, (predicate,), scope=scope)
 
     async def current_of(
-        self, subject: str, predicates: Iterable[str], *, scope: Scope, newest: int | None = None
+        self,
+        subject: str,
+        predicates: Iterable[str] | None,
+        *,
+        scope: Scope,
+        newest: int | None = None,
     ) -> list[Fact]:
-        """The subject's current facts (see :meth:`current`) of any of ``predicates``;
-        ``newest``: only the last ``newest`` recorded (a bounded read however many there
-        are)."""
+        """The subject's current facts (see :meth:`current`) of any of ``predicates``
+        (``None``: of any predicate); ``newest``: only the last ``newest`` recorded (a
+        bounded read however many there are)."""
         check_text("subject", subject)
         if newest is not None:
             check_k(newest, "newest")
@@ -421,7 +426,9 @@ class SemanticMemory(LongTermService):
             kind=records.FACT,
             visible_to=scope,
             subject=records.normalise(subject),
-            predicates=tuple(sorted({records.normalise(p) for p in predicates})),
+            predicates=None
+            if predicates is None
+            else tuple(sorted({records.normalise(p) for p in predicates})),
             current=True,
         )
         if newest is None:

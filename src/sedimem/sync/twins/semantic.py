@@ -89,7 +89,12 @@ class SyncSemanticMemory(Twin[SemanticMemory]):
         return self._runner.run(self._target.current(subject, predicate, scope=scope))
 
     def current_of(
-        self, subject: str, predicates: Iterable[str], *, scope: Scope, newest: int | None = None
+        self,
+        subject: str,
+        predicates: Iterable[str] | None,
+        *,
+        scope: Scope,
+        newest: int | None = None,
     ) -> list[Fact]:
         """Blocking :meth:`sedimem.longterm.semantic.SemanticMemory.current_of`."""
         return self._runner.run(
