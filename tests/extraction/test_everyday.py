@@ -262,6 +262,11 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
         ("I live alone with my two cats.", ["ana has 2 cats."]),
         ("I've been sober for 2 years now.", ["ana does not drink alcohol."]),
         ("I work 9 to 5 Monday to Friday.", ["ana works 9 to 5 Monday to Friday."]),
+        # a statement opening a question, after a preamble or "since"
+        ("hi! quick one - I take metformin for my diabetes, anything I should avoid eating?",
+         ["ana takes metformin.", "ana has diabetes."]),
+        ("Since I'm allergic to nuts, which snacks are safe?", ["ana is allergic to nuts."]),
+        ("As I said - what time is it?", []),
     ],
 )  # fmt: skip
 def test_facts_told_in_passing_in_a_chatty_turn(text: str, statements: list[str]) -> None:
