@@ -10,7 +10,9 @@ Redis + PostgreSQL (the ``drive`` fixture):
 - what the user has, and a car sold for another: the new one is driven, the old turn earlier;
 - a question naming a day, with its year or relative to now ("yesterday"), draws that day;
 - a family named once is known by name later, and "we finally moved" is the planned move;
-- chat typed casually, a standing request about answers and a weight told as progress.
+- chat typed casually, a standing request about answers and a weight told as progress;
+- a medicine, a husband's tastes, an interview and a choice said in passing answer
+  questions that share none of their words.
 """
 
 from __future__ import annotations
@@ -251,3 +253,48 @@ async def test_chat_typed_casually_and_a_standing_request(drive: Drive) -> None:
         # how to answer is part of every context, whatever is asked
         context, known = await known_facts(d, asking, "Any tips for my garden?")
         assert "ana prefers short answers." in known, context
+
+
+DAYS = [
+    [
+        turn(2, 0, "user", "hi! quick one - I take metformin for my diabetes, anything I "
+                           "should avoid eating?"),
+        turn(2, 1, "assistant", "With metformin, limit alcohol and keep carbs steady."),
+        turn(2, 2, "user", "Thanks. Also looking for a gift for my husband, he's really into "
+                           "golf and whiskey."),
+    ],
+    [
+        turn(3, 0, "user", "I have a job interview at Google on Friday! I'm a nurse at "
+                           "St. Mary's now."),
+        turn(3, 1, "user", "We decided to go with the blue sofa in the end, by the way."),
+    ],
+    # what she says of birthdays holds the later question's words, not its answer
+    [turn(4, m, "user", said) for m, said in enumerate([
+        "My birthday is June 5.", "My mom's birthday is May 2.",
+        "My sister's birthday is July 9.", "My dad's birthday is March 3.",
+        "My brother's birthday is May 20.", "I always get up early on birthdays.",
+        "My boss's birthday is May 1.", "I live in Leeds.", "I bike to work.",
+        "I have a dog named Rex.", "I'm learning Spanish.", "I hate cilantro.",
+    ])],
+]  # fmt: skip
+
+
+async def test_what_was_said_in_passing_answers_later_questions(drive: Drive) -> None:
+    """A medicine, a husband's tastes, an interview and a choice, each said in passing in a
+    chatty turn, answer questions that share none of their words, through any interface:
+    the asker's facts of the kind asked, and a relative's, are read beside the search."""
+    jo = Who(user="jo", agent_type="assistant")
+    async with drive() as d:
+        for n, turns in enumerate(DAYS, start=1):
+            await d.ingest(jo.in_session(f"days-{n}"), turns)
+        asking = jo.in_session("days-4")
+        context, known = await known_facts(d, asking, "What medication am I on?")
+        assert "jo takes metformin." in known, context
+        question = "What should I get my husband for his birthday?"
+        context, known = await known_facts(d, asking, question)
+        # (at 300 tokens the second, alike in words, may give way to a birthday)
+        assert {"jo's spouse likes golf.", "jo's spouse likes whiskey."} & set(known), context
+        context, known = await known_facts(d, asking, "When is my interview?")
+        assert "jo has a job interview at Google." in known, context
+        context, known = await known_facts(d, asking, "Which sofa did we pick?")
+        assert "jo chose the blue sofa." in known, context
