@@ -90,6 +90,7 @@ def test_work_money_study_and_goals(text: str, statements: list[str]) -> None:
         ("My laptop is a ThinkPad X1.", ["ana uses a ThinkPad X1 laptop."]),
         ("My car is a Honda Civic.", ["ana drives a Honda Civic."]),
         ("I'm a beginner at Rust.", ["ana is a beginner at Rust."]),  # a skill, no job
+        ("I speak French and German.", ["ana speaks French.", "ana speaks German."]),
         ("I'm a nurse at St. Mary's.", ["ana works as nurse.", "ana works at St. Mary's."]),
     ],
 )  # fmt: skip

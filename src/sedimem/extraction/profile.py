@@ -493,6 +493,8 @@ def _things(rest: str, subject: str) -> list[Match]:
     obj = thing_of(obj, places=predicate in _VEHICLE_VERBS)
     if predicate == "uses":
         return [_m(subject, "uses", o) for o in re.split(r" on | and ", obj) if o]
+    if predicate == "speaks":  # "French and German", "English, Hindi and a bit of Tamil"
+        return [_m(subject, "speaks", o, 0.7) for o in items_of(m["o"], 5) or [obj]]
     out = [_m(subject, predicate, obj, 0.6)]
     place = re.search(rf" in {_PLACE}$", said)
     if predicate == "teaches" and place:
