@@ -30,6 +30,8 @@ from tests.extraction.said import AT, said, user_turn
         ("I always fly with KLM.", ["ana prefers flying with KLM."]),
         ("I shop at Trader Joe's.", ["ana prefers shopping at Trader Joe's."]),
         ("I fly with my kids.", []),  # no airline
+        ("I fly from Boston.", []),  # a place, no choice of company
+        ("I stay in Brooklyn.", []),
         ("I get motion sick on boats.", ["ana has motion sickness (on boats)."]),
         ("I get seasick.", ["ana has seasickness."]),
         ("I'm left-handed.", ["ana is left-handed."]),

@@ -1,13 +1,16 @@
 """What people tell an assistant about their days in passing: the medicine they take, when
-they get up, how they get to work, their shifts, what they save for, what they always book,
-what makes them ill, a trait ("I'm left-handed"), one more pet, a job offer, a trip's
-budget, how long they have worked somewhere, and what they would rather do.
+they get up, how they get to work, their shifts and hours, what they save for, what they
+always book, what makes them ill ("motion sick", "a bad knee"), a trait ("I'm
+left-handed"), one more pet, the pets they live with, a job offer, a trip's budget, how
+long they have worked somewhere, their team, time zone, rent, income, degree and trade,
+and what they would rather do, aim at ("trying to lose 10 pounds") or always go to ("my
+go-to editor").
 
 :func:`everyday` reads the part of a clause after its subject ("take metformin for my
-diabetes"), as the other profile readers do; :func:`rather` reads a whole clause, because
-"I'd rather ..." is a wish the statement reader otherwise skips (and a dated one, "I'd
-rather stay in tonight", is no standing preference: the caller passes only undated
-clauses).
+diabetes"), as the other profile readers do; :func:`rather`, :func:`trying` and
+:func:`go_to` read a whole clause, because "I'd rather ...", "I'm trying to ..." are
+wishes the statement reader otherwise skips (and a dated one, "I'd rather stay in
+tonight", is no standing preference: the caller passes only undated clauses).
 """
 
 from __future__ import annotations
@@ -70,6 +73,12 @@ _ALWAYS = re.compile(
 _GERUND = {
     "fly": "flying", "travel": "traveling", "book": "booking", "stay": "staying",
     "shop": "shopping", "bank": "banking", "order": "ordering",
+}  # fmt: skip
+#: the words that make each a choice of company ("fly with KLM"), not of place ("fly from
+#: Boston", "stay in Brooklyn")
+_CHOSEN_WITH = {
+    "fly": ("with", "on"), "travel": ("with",), "book": ("through", "on", "with"),
+    "stay": ("at",), "shop": ("at",), "bank": ("with",), "order": ("from",),
 }  # fmt: skip
 _SICK = re.compile(
     r"^(?:get|gets|am|is) (?:really |very |easily |quite |so )?"
@@ -212,7 +221,7 @@ def everyday(rest: str, subject: str) -> list[Match]:
     if saving and not bad_object(saving["o"]):
         return [_m(subject, "goal", f"save for {saving['o']}", 0.6)]
     always = _ALWAYS.match(rest)
-    if always:
+    if always and always["prep"] in _CHOSEN_WITH[always["v"]]:
         doing = _GERUND[always["v"]]
         return [_m(subject, "prefers", f"{doing} {always['prep']} {always['o']}", 0.6)]
     sick = _SICK.match(rest)
