@@ -265,6 +265,10 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
         ("I live alone with my two cats.", ["ana has 2 cats."]),
         ("I've been sober for 2 years now.", ["ana does not drink alcohol."]),
         ("I work 9 to 5 Monday to Friday.", ["ana works 9 to 5 Monday to Friday."]),
+        ("ok so my dog Max has been limping since Tuesday, he's a 7 year old lab",
+         ["ana has a dog named Max.", "Max is 7 years old."]),
+        ("I'm 6 months pregnant and craving pickles lol", ["ana has a pregnancy."]),
+        ("I'm a night shift nurse in the ICU.", ["ana works as night shift nurse."]),
         # a statement opening a question, after a preamble or "since"
         ("hi! quick one - I take metformin for my diabetes, anything I should avoid eating?",
          ["ana takes metformin.", "ana has diabetes."]),

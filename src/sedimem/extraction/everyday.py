@@ -97,6 +97,9 @@ _BAD_PART = re.compile(
     r"^(?:have|has) (?P<a>a |two )?(?P<how>bad|weak|dodgy|injured|sore|stiff|broken) "
     r"(?P<part>knees?|back|hips?|shoulders?|ankles?|wrists?|elbows?|neck|feet|foot|hands?)$"
 )
+_PREGNANT = re.compile(
+    r"^(?:am|is) (?:about |almost |now )?\w+ (?:months?|weeks?) pregnant(?: and .*)?$"
+)
 _SOBER = re.compile(r"^(?:am|is|have been|has been) (?:now )?sober(?: for [\w ]{1,20})?$")
 _HOURS = re.compile(
     r"^(?:usually |mostly |normally )?(?:work|works) (?P<o>(?:\d{1,2}(?::\d{2})? ?(?:am|pm)? "
@@ -235,6 +238,8 @@ def everyday(rest: str, subject: str) -> list[Match]:
     if bad:
         article = bad["a"] or "a "
         return [_m(subject, "has_condition", f"{article}{bad['how']} {bad['part']}", 0.7)]
+    if _PREGNANT.match(rest):  # "I'm 6 months pregnant"
+        return [_m(subject, "has_condition", "a pregnancy", 0.7)]
     if _SOBER.match(rest):
         return [_m(subject, "does_not_drink", "alcohol", 0.7)]
     hours = _HOURS.match(rest)

@@ -194,7 +194,7 @@ def _occupation(rest: str, subject: str) -> list[Match]:
             continue
         groups = m.groupdict()
         place = groups.get("place")
-        if place and place.split()[0] in ("The", "A"):
+        if place and place.split()[0].lower() in ("the", "a"):  # "a nurse in the ICU"
             place = None
         org = groups.get("org")
         if org and pattern is _JOB_AS and not org[0].isupper() and not org.startswith("the "):

@@ -66,6 +66,7 @@ _PRONOUN = re.compile(r"^(?P<p>[Ss]he|[Hh]e)(?='s |\s)")
 _HE = "husband|son|brother|father|dad|boyfriend|grandfather|grandpa|uncle|nephew|fiance"
 _SHE = "wife|daughter|sister|mother|mom|mum|girlfriend|grandmother|grandma|aunt|niece|fiancee"
 _UNNAMED = re.compile(rf"\b[Mm]y (?P<rel>{_HE}|{_SHE}|partner)\b(?!,? [A-Z][a-z]+\b)(?:'s)?")
+_PET_NAMED = re.compile(r" named ([A-Z][a-z]+)$")
 _GENDER = {**dict.fromkeys(_HE.split("|"), "he"), **dict.fromkeys(_SHE.split("|"), "she")}
 # a clause without one of these words holds no date expression (find_dates is the costly
 # part of reading a clause, so it runs only where a date can be)
@@ -249,6 +250,9 @@ def extract_statements(
             if match.predicate in RELATION_PREDICATES and match.object:
                 named.add(match.object)
                 mentioned.add(match.object)  # "my husband Arjun is a chef, he's ..."
+            elif match.predicate == "has_pet" and (pet := _PET_NAMED.search(match.object or "")):
+                named.add(pet[1])  # "my dog Max ..., he's a 7 year old lab": Max is 7
+                mentioned.add(pet[1])
             valid_from = min((d.when for d in mentions), default=at) if match.dated else at
             key = _key(match)
             if key in seen:
