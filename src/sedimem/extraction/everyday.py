@@ -178,9 +178,8 @@ def _m(subject: str, predicate: str, obj: str, confidence: float = 0.7) -> Match
     return Match(subject, predicate, obj, predicate, confidence=confidence)
 
 
-def everyday(rest: str, subject: str) -> list[Match]:
-    """The facts of one's days that ``rest`` states about ``subject`` (none when it states
-    none of them)."""
+def _health(rest: str, subject: str) -> list[Match]:
+    """Medicines, what makes one ill, a bad knee, a pregnancy, sobriety."""
     medication = _MEDICATION.match(rest)
     if medication:
         out = [_m(subject, "takes", medication["med"].lower(), 0.7)]
@@ -188,45 +187,6 @@ def everyday(rest: str, subject: str) -> list[Match]:
         if condition and not bad_object(condition):
             out.append(_m(subject, "has_condition", condition, 0.6))
         return out
-    nth = _NTH_PET.match(rest)
-    if nth:
-        pet = nth["pet"].lower()
-        many = f"{pet[:-1]}ies" if pet.endswith("y") else f"{pet}s"  # "puppies"
-        out = [_m(subject, f"number_of_{many}", str(_NTH[nth["nth"]]), 0.7)]
-        named = f"{pet} named {nth['name']}" if nth["name"] else pet
-        out.append(_m(subject, "has_pet", named, 0.7))
-        if nth["v"] == "adopted":
-            out.append(_m(subject, "adopted", f"a {named}", 0.7))
-        return out
-    tenure = _TENURE.match(rest)
-    if tenure and not bad_object(tenure["org"]):
-        out = [_m(subject, "works_at", tenure["org"], 0.7)]
-        if tenure["occ"] and not bad_object(tenure["occ"]):
-            out.append(_m(subject, "works_as", tenure["occ"], 0.7))
-        return out
-    wake = _WAKE.match(rest)
-    if wake:
-        return [_m(subject, "habit", f"wakes up at {wake['t'].replace(' ', '')}", 0.7)]
-    commute = _COMMUTE.match(rest)
-    if commute:
-        how = commute["how"].lower()
-        if how.startswith("take the"):
-            verb = f"takes{how[4:]}"
-        elif how == "commute":
-            verb = f"commutes by {commute['by']}" if commute["by"] else "commutes"
-        else:
-            verb = f"{how}s"
-        return [_m(subject, "habit", f"{verb} to {commute['to'].lower()}", 0.7)]
-    shifts = _SHIFTS.match(rest)
-    if shifts:
-        return [_m(subject, "habit", f"works {shifts['o'].lower()}", 0.7)]
-    saving = _SAVING.match(rest)
-    if saving and not bad_object(saving["o"]):
-        return [_m(subject, "goal", f"save for {saving['o']}", 0.6)]
-    always = _ALWAYS.match(rest)
-    if always and always["prep"] in _CHOSEN_WITH[always["v"]]:
-        doing = _GERUND[always["v"]]
-        return [_m(subject, "prefers", f"{doing} {always['prep']} {always['o']}", 0.6)]
     sick = _SICK.match(rest)
     if sick:
         said = sick["o"].lower()
@@ -242,12 +202,35 @@ def everyday(rest: str, subject: str) -> list[Match]:
         return [_m(subject, "has_condition", "a pregnancy", 0.7)]
     if _SOBER.match(rest):
         return [_m(subject, "does_not_drink", "alcohol", 0.7)]
-    hours = _HOURS.match(rest)
-    if hours:
-        return [_m(subject, "habit", f"works {hours['o']}", 0.7)]
-    pets = _LIVES_WITH_PETS.match(rest)
-    if pets:
-        return family(f"have {pets['n']} {pets['pet']}", subject)
+    return []
+
+
+def _routine(rest: str, subject: str) -> list[Match]:
+    """When one gets up, how one gets to work, shifts and hours, what one saves for or
+    always books, a trait, and the pets one has."""
+    wake = _WAKE.match(rest)
+    if wake:
+        return [_m(subject, "habit", f"wakes up at {wake['t'].replace(' ', '')}", 0.7)]
+    commute = _COMMUTE.match(rest)
+    if commute:
+        how = commute["how"].lower()
+        if how.startswith("take the"):
+            verb = f"takes{how[4:]}"
+        elif how == "commute":
+            verb = f"commutes by {commute['by']}" if commute["by"] else "commutes"
+        else:
+            verb = f"{how}s"
+        return [_m(subject, "habit", f"{verb} to {commute['to'].lower()}", 0.7)]
+    worked = _SHIFTS.match(rest) or _HOURS.match(rest)
+    if worked:
+        return [_m(subject, "habit", f"works {worked['o']}", 0.7)]
+    saving = _SAVING.match(rest)
+    if saving and not bad_object(saving["o"]):
+        return [_m(subject, "goal", f"save for {saving['o']}", 0.6)]
+    always = _ALWAYS.match(rest)
+    if always and always["prep"] in _CHOSEN_WITH[always["v"]]:
+        doing = _GERUND[always["v"]]
+        return [_m(subject, "prefers", f"{doing} {always['prep']} {always['o']}", 0.6)]
     trait = _TRAIT.match(rest)
     if trait:
         word = trait["o"].lower()
@@ -255,6 +238,34 @@ def everyday(rest: str, subject: str) -> list[Match]:
         if word.endswith(("ed", "ous")) or "-" in word:
             article = ""  # "left-handed", "introverted": no noun to count
         return [_m(subject, "status", f"{article}{word}", 0.6)]
+    return _pets(rest, subject)
+
+
+def _pets(rest: str, subject: str) -> list[Match]:
+    """ "We adopted a third cat, Soba!", "I live alone with my two cats"."""
+    nth = _NTH_PET.match(rest)
+    if nth:
+        pet = nth["pet"].lower()
+        many = f"{pet[:-1]}ies" if pet.endswith("y") else f"{pet}s"  # "puppies"
+        out = [_m(subject, f"number_of_{many}", str(_NTH[nth["nth"]]), 0.7)]
+        named = f"{pet} named {nth['name']}" if nth["name"] else pet
+        out.append(_m(subject, "has_pet", named, 0.7))
+        if nth["v"] == "adopted":
+            out.append(_m(subject, "adopted", f"a {named}", 0.7))
+        return out
+    pets = _LIVES_WITH_PETS.match(rest)
+    return [] if pets is None else family(f"have {pets['n']} {pets['pet']}", subject)
+
+
+def _work_and_money(rest: str, subject: str) -> list[Match]:
+    """How long one has worked somewhere, a job offer, a team, a time zone, rent, income,
+    a degree, a trade, a budget."""
+    tenure = _TENURE.match(rest)
+    if tenure and not bad_object(tenure["org"]):
+        out = [_m(subject, "works_at", tenure["org"], 0.7)]
+        if tenure["occ"] and not bad_object(tenure["occ"]):
+            out.append(_m(subject, "works_as", tenure["occ"], 0.7))
+        return out
     offer = _OFFER.match(rest)
     if offer:
         what = f"from {offer['org']}"
@@ -288,6 +299,12 @@ def everyday(rest: str, subject: str) -> list[Match]:
             value = f"{value} for {budget['what']}"
         return [_m(subject, "budget", value, 0.7)]
     return []
+
+
+def everyday(rest: str, subject: str) -> list[Match]:
+    """The facts of one's days that ``rest`` states about ``subject`` (none when it states
+    none of them)."""
+    return _health(rest, subject) or _routine(rest, subject) or _work_and_money(rest, subject)
 
 
 _RATHER = re.compile(
