@@ -22,6 +22,8 @@ from tests.extraction.said import AT, said
         ("Please always answer in bullet points.", "ana prefers answers in bullet points."),
         ("Thanks! Please don't use emojis.", "ana prefers no emojis."),
         ("Keep your answers short and use bullet points.", "ana prefers short answers."),
+        ("Use metric units please.", "ana prefers metric units."),
+        ("Please use imperial units.", "ana prefers imperial units."),
     ],
 )
 def test_a_standing_request_about_answers_is_a_preference(text: str, statement: str) -> None:
@@ -34,6 +36,7 @@ def test_a_standing_request_about_answers_is_a_preference(text: str, statement: 
         "Please answer in Spanish.",  # this once, perhaps
         "Please keep the receipts.",
         "Don't use the car today.",
+        "Please use the other door.",
         "Can you keep your answers short?",  # asked, not stated
     ],
 )

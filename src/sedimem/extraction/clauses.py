@@ -94,7 +94,7 @@ _REQUEST = re.compile(
 # A request about the assistant's answers is kept for the reader of standing requests
 # (:mod:`.requests`): "Please make your explanations simple" describes the user.
 _ABOUT_ANSWERS = re.compile(
-    r"\b(?:answers|responses|replies|explanations|emojis?|emoticons)\b|"
+    r"\b(?:answers|responses|replies|explanations|emojis?|emoticons|metric|imperial)\b|"
     r"\b(?:answer|reply|respond|write|talk to me|speak to me) in\b",
     re.IGNORECASE,
 )

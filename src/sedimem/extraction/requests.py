@@ -1,11 +1,11 @@
 """How the user asks to be answered: a standing request about the assistant's answers.
 
 "Please keep your answers short", "From now on, answer in Spanish", "Please don't use
-emojis" are said to the assistant, so they have no first person and hold "your": every
-other reader skips them. They describe the user as much as a diet does (``prefers``, a
-profile fact, shown in every context), so they are read here, and only when they are
-standing requests: "answer in Spanish" alone may be for one question, and is read with
-"always" or "from now on".
+emojis", "Use metric units please" are said to the assistant, so they have no first
+person and hold "your": every other reader skips them. They describe the user as much as
+a diet does (``prefers``, a profile fact, shown in every context), so they are read here,
+and only when they are standing requests: "answer in Spanish" alone may be for one
+question, and is read with "always" or "from now on".
 """
 
 from __future__ import annotations
@@ -37,10 +37,15 @@ _DONT = re.compile(
     r"exclamation marks)(?:\s+in\s+(?:your\s+)?" + _ANSWERS + r")?(?:,?\s+please)?$",
     re.IGNORECASE,
 )
+_UNITS = re.compile(
+    rf"^{_PLEASE}(?:{_STANDING},?\s+)?(?:use|give me|show)\s+(?P<o>metric|imperial)"
+    rf"(?:\s+(?:units|measurements))?(?:,?\s+(?:please|{_STANDING}))*$",
+    re.IGNORECASE,
+)
 #: Whether a clause may be such a request (the cheap check before the readers).
 ANSWER_REQUEST = re.compile(
     rf"^{_PLEASE}(?:{_STANDING},?\s+)?{_PLEASE}(?:keep|make|answer|reply|respond|write|"
-    r"talk|speak|don't|do not|never)\b",
+    r"talk|speak|don't|do not|never|use|give me|show)\b",
     re.IGNORECASE,
 )
 
@@ -56,6 +61,8 @@ def answer_style(clause: str, user: str) -> list[Match]:
         style = f"answers in {said['o']}"
     elif (dont := _DONT.match(text)) is not None:
         style = f"no {dont['o'].lower()}"
+    elif (units := _UNITS.match(text)) is not None:  # "Use metric units please"
+        style = f"{units['o'].lower()} units"
     else:
         return []
     return [Match(user, "prefers", style, "prefers", confidence=0.8, dated=False)]
