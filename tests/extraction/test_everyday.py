@@ -35,6 +35,7 @@ from tests.extraction.said import AT, said, user_turn
         ("I get motion sick on boats.", ["ana has motion sickness (on boats)."]),
         ("I get seasick.", ["ana has seasickness."]),
         ("I'm left-handed.", ["ana is left-handed."]),
+        ("I speak French and German.", ["ana speaks French.", "ana speaks German."]),
         ("I'm a night owl.", ["ana is a night owl."]),
         ("I'm an introvert.", ["ana is an introvert."]),
         ("I got a job offer from Stripe!", ["ana has a job offer from Stripe."]),
@@ -73,30 +74,6 @@ def test_the_facts_of_ones_days(text: str, statements: list[str]) -> None:
     ],
 )  # fmt: skip
 def test_work_money_study_and_goals(text: str, statements: list[str]) -> None:
-    assert said(text) == statements
-
-
-@pytest.mark.parametrize(
-    ("text", "statements"),
-    [
-        ("Our API is written in Go.", ["ana's API is written in Go."]),
-        ("Our repo uses pnpm.", ["ana's repo uses pnpm."]),
-        ("Our main database is Postgres 15.", ["ana's database is Postgres 15."]),
-        ("Our CI runs on GitHub Actions.", ["ana's CI runs on GitHub Actions."]),
-        ("My project is called Atlas.", ["ana's project's name is Atlas."]),
-        ("Our API is slow.", []),  # how it is, not what
-        ("My project is a mess.", []),
-        ("I'm on macOS Sonoma.", ["ana uses macOS Sonoma."]),
-        ("I'm on Main Street.", []),
-        ("My Python version is 3.11.", ["ana uses Python 3.11."]),
-        ("My laptop is a ThinkPad X1.", ["ana uses a ThinkPad X1 laptop."]),
-        ("My car is a Honda Civic.", ["ana drives a Honda Civic."]),
-        ("I'm a beginner at Rust.", ["ana is a beginner at Rust."]),  # a skill, no job
-        ("I speak French and German.", ["ana speaks French.", "ana speaks German."]),
-        ("I'm a nurse at St. Mary's.", ["ana works as nurse.", "ana works at St. Mary's."]),
-    ],
-)  # fmt: skip
-def test_what_ones_work_is_made_of(text: str, statements: list[str]) -> None:
     assert said(text) == statements
 
 
