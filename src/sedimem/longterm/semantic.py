@@ -28,11 +28,18 @@ from sedimem import observe
 from sedimem.clock import Clock, utc_from_timestamp
 from sedimem.config import DEFAULT_SINGLE_VALUED
 from sedimem.embed.base import Embedder
-from sedimem.errors import Conflict, NotFound, ValidationError
-from sedimem.extraction.vocabulary import phrase
+from sedimem.errors import NotFound, ValidationError
 from sedimem.ids import new_id
 from sedimem.longterm import records
 from sedimem.longterm.arguments import aware_timestamp, check_k, check_session, check_text
+from sedimem.longterm.fact_rules import (
+    agreeing,
+    covers,
+    ends_object,
+    lock_and_filter,
+    reinforce,
+    retired,
+)
 from sedimem.longterm.outdated import Key, Versions
 from sedimem.longterm.predicates import Predicates
 from sedimem.longterm.provenance import check_sources, episode_times
@@ -49,43 +56,6 @@ from sedimem.types.search import Hit
 __all__ = ["DEFAULT_SINGLE_VALUED", "LearnResult", "SemanticMemory"]
 
 
-def _covers(fact: Fact, at: datetime) -> bool:
-    """Whether ``fact`` holds in the world at ``at``."""
-    return fact.valid_from <= at and (fact.valid_to is None or at < fact.valid_to)
-
-
-_ARTICLES = frozenset({"a", "an", "the"})
-
-
-def _ends_object(current: str | None, ended: str | None) -> bool:
-    """Whether ending ``ended`` ends the ``current`` object: the same words, the words it
-    begins with, or the words it ends with (a thing is named again by its last words),
-    compared without case, spacing or articles ("the guitar" ends "guitar in a band";
-    "plays tennis" ends the habit "plays tennis every Sunday"; "named Luna" ends "cat
-    named Luna", "my Civic" ends "a 2015 Honda Civic"; "meat" does not end "meatballs",
-    nor "Honda" "a 2015 Honda Civic")."""
-
-    def words(text: str | None) -> list[str]:
-        return [w for w in records.normalise(text or "").split() if w not in _ARTICLES]
-
-    gone, have = words(ended), words(current)
-    if not gone:
-        return have == gone
-    return have[: len(gone)] == gone or have[-len(gone) :] == gone
-
-
-def _reinforce(known: Fact, again: Fact) -> Fact:
-    return known.model_copy(
-        update={
-            "reinforcement_count": known.reinforcement_count + 1,
-            "confidence": max(known.confidence, again.confidence),
-            "source_episode_ids": list(
-                dict.fromkeys(known.source_episode_ids + again.source_episode_ids)
-            ),
-        }
-    )
-
-
 #: Current versions of one subject and predicate read to find those a dated value
 #: contradicts (a single-valued predicate has one current version per owner, a few at most).
 _OBSERVATIONS_READ = 1000
@@ -95,25 +65,6 @@ _SAME_INSTANT = 0.001
 
 #: Facts read per page when all of a kind are read (a history, the facts of some episodes).
 _PAGE = 500
-
-
-def _lock_and_filter(fact: Fact) -> tuple[str, RecordFilter]:
-    """What a write about ``fact`` locks and reads: every current value of its subject and
-    predicate when structured (supersession and conflicts need them all), else the current
-    versions of its statement."""
-    if fact.subject is not None and fact.predicate is not None:
-        subject, predicate = records.normalise(fact.subject), records.normalise(fact.predicate)
-        flt = RecordFilter(
-            kind=records.FACT,
-            subject=subject,
-            predicate=predicate,
-            current=True,
-            user=fact.scope.user,
-        )
-        return f"fact:{subject}\x1f{predicate}", flt
-    key = records.statement_key(fact)
-    flt = RecordFilter(kind=records.FACT, name=key, current=True, user=fact.scope.user)
-    return f"fact:{key}", flt
 
 
 class SemanticMemory(LongTermService):
@@ -182,7 +133,7 @@ class SemanticMemory(LongTermService):
             )
             chosen = fact.cardinality or self._predicates.decide(fact.predicate, declared)
             single = chosen == "one"
-        lock, flt = _lock_and_filter(fact)
+        lock, flt = lock_and_filter(fact)
         observed: set[str] = set()
         if single and said is not None and said > fact.valid_from.timestamp():
             observed = await self._observations(fact, flt, said)
@@ -196,18 +147,18 @@ class SemanticMemory(LongTermService):
                 key=lambda f: (f.valid_from, f.id),
             )
             at = fact.valid_from
-            holding = [f for f in versions if _covers(f, at)] if single else versions
+            holding = [f for f in versions if covers(f, at)] if single else versions
             if observed:
                 # versions known only as of when they were said, which the new value's
                 # source contradicts: begun after ``at``, by the time it was said
                 holding += [f for f in versions if f.id in observed]
             same = [f for f in holding if records.statement_key(f) == key]
             if same:
-                reinforced = _reinforce(same[-1], fact)
+                reinforced = reinforce(same[-1], fact)
                 outcome.append(LearnResult(action="reinforced", fact=reinforced))
                 return [records.fact_row(reinforced, stored[reinforced.id])]
             if not single:
-                conflicts = [] if explicit else [f for f in versions if _covers(f, at)]
+                conflicts = [] if explicit else [f for f in versions if covers(f, at)]
                 outcome.append(
                     LearnResult(action="inserted", fact=fact, possible_conflicts=conflicts)
                 )
@@ -289,7 +240,7 @@ class SemanticMemory(LongTermService):
             )
         now = utc_from_timestamp(self._clock.now())
         at = ended.valid_from
-        lock, flt = _lock_and_filter(ended)
+        lock, flt = lock_and_filter(ended)
         closed: list[Fact] = []
 
         def decide(rows: list[StoredRecord]) -> Sequence[StoredRecord]:
@@ -299,8 +250,8 @@ class SemanticMemory(LongTermService):
                 if (
                     old.scope.owner != ended.scope.owner
                     or old.valid_to is not None
-                    or not _covers(old, at)
-                    or (ended.object is not None and not _ends_object(old.object, ended.object))
+                    or not covers(old, at)
+                    or (ended.object is not None and not ends_object(old.object, ended.object))
                 ):
                     continue
                 writes.append(
@@ -487,7 +438,7 @@ class SemanticMemory(LongTermService):
         row = await self._addressed(records.FACT, fact_id, tenant=tenant, scope=scope, change=True)
         now = utc_from_timestamp(self._clock.now())
         changed: list[Fact] = []
-        lock, _ = _lock_and_filter(records.fact_from_row(row))
+        lock, _ = lock_and_filter(records.fact_from_row(row))
 
         def decide(rows: list[StoredRecord]) -> Sequence[StoredRecord]:
             current = self._checked(records.FACT, fact_id, rows)
@@ -526,13 +477,13 @@ class SemanticMemory(LongTermService):
         row = await self._addressed(records.FACT, fact_id, tenant=tenant, scope=scope, change=True)
         known = records.fact_from_row(row)
         now = utc_from_timestamp(self._clock.now())
-        given = _agreeing(known, changes.given())
+        given = agreeing(known, changes.given())
         fields = {**known.model_dump(), **given, "id": new_id(), "recorded_at": now}
         corrected = Fact(**{**fields, "invalidated_at": None})
         fresh = None  # the statement's vector, when the statement changes
         if corrected.statement != known.statement:
             (fresh,) = await embed_all(self._embedder, [corrected.statement])
-        lock, flt = _lock_and_filter(known)
+        lock, flt = lock_and_filter(known)
         result: list[LearnResult] = []
         current_ids: list[str] = []
 
@@ -555,7 +506,7 @@ class SemanticMemory(LongTermService):
         await self._store.update_locked(row.tenant, lock, flt, decide)
         if result:
             return result[0]
-        raise _retired(fact_id, known, current_ids)
+        raise retired(fact_id, known, current_ids)
 
     async def delete(
         self, fact_id: str, *, tenant: str | None = None, scope: Scope | None = None
@@ -570,47 +521,3 @@ class SemanticMemory(LongTermService):
         except NotFound:
             return False
         return await self._store.delete(row.tenant, [fact_id]) > 0
-
-
-def _agreeing(known: Fact, given: dict[str, Any]) -> dict[str, Any]:
-    """The changes, with a structured fact's statement kept in agreement with its parts.
-
-    A new object without a new statement re-phrases the statement: the old object is
-    replaced where the statement names it (the caller's wording kept), else the statement
-    is phrased from subject, predicate and object. A new statement alone must still name
-    the object, or the edit is refused (``ValidationError`` on ``statement``).
-    """
-    if known.subject is None or known.predicate is None:
-        return given
-    if "object" in given and "statement" not in given:
-        old, new = known.object, given["object"]
-        if old and old in known.statement:
-            statement = known.statement.replace(old, new)
-        else:
-            statement = phrase(known.subject, known.predicate, new)
-        return {**given, "statement": statement}
-    named = known.object is None or known.object.lower() in str(given.get("statement")).lower()
-    if "statement" in given and "object" not in given and not named:
-        raise ValidationError(
-            "statement",
-            f"does not name the fact's object {known.object!r}",
-            allowed="a statement naming the object, or a new object with it",
-        )
-    return given
-
-
-def _retired(fact_id: str, known: Fact, current: list[str]) -> Conflict:
-    """The error of an edit of a fact that is no longer believed."""
-    when = "" if known.invalidated_at is None else f" at {known.invalidated_at.isoformat()}"
-    if current:
-        named = ", ".join(repr(c) for c in current)
-        return Conflict(
-            f"fact {fact_id!r} was superseded{when}; the current fact is {named}: edit that one",
-            field="fact_id",
-            current=tuple(current),
-        )
-    return Conflict(
-        f"fact {fact_id!r} is no longer believed (invalidated{when}) and has no current "
-        "version: learn a new fact instead",
-        field="fact_id",
-    )
