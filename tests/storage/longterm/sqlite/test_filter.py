@@ -10,7 +10,7 @@ import pytest
 from sedimem.ids import handle, new_id
 from sedimem.storage.longterm.base import RecordFilter, StoredRecord
 from sedimem.storage.longterm.sqlite import SqliteLongTermStore
-from sedimem.storage.longterm.sqlite.filter import RANGE_ROWS, narrow_range, where
+from sedimem.storage.longterm.sqlite.filter import RANGE_ROWS, narrow_range, page_order, where
 from sedimem.testing.longterm import make_record
 
 T = "t"
@@ -18,7 +18,7 @@ T = "t"
 
 def _plan(conn: sqlite3.Connection, flt: RecordFilter) -> list[str]:
     condition, params = where(T, flt)
-    sql = f"SELECT r.id FROM lt_record r WHERE {condition} ORDER BY r.id LIMIT 500"
+    sql = f"SELECT r.id FROM lt_record r WHERE {condition}{page_order(flt)} LIMIT 500"
     return [str(row[3]) for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}", params)]
 
 
@@ -72,6 +72,40 @@ async def test_facts_derived_from_some_episodes_are_read_by_provenance_not_by_ki
         assert any("lt_record_kind" in step for step in _plan(conn, RecordFilter(kind="fact")))
     finally:
         conn.close()
+
+
+@pytest.mark.parametrize("by_names", [False, True])
+async def test_a_records_name_is_read_through_its_index_not_by_kind(
+    tmp_path: Path, by_names: bool
+) -> None:
+    """A session's episode is looked up by its unique name (``terminated:<scope>``) when the
+    session ends: among 3,000 episodes, the name's index leads the plan, both for the
+    unordered read-decide-write and for ``find``'s ordered page; walking the kind (its id
+    or time index) read every episode of a long history for the one that has not been
+    written yet."""
+    rows = [make_record(f"turn {i}", tenant=T, occurred_at=1e9 + i) for i in range(3000)]
+    rows.append(make_record("the session's end", tenant=T, name="terminated:abc"))
+    flt = (
+        RecordFilter(kind="episode", names=("terminated:abc", "terminated:none"))
+        if by_names
+        else RecordFilter(kind="episode", name="terminated:abc")
+    )
+    found, ordered = await _found_and_planned(tmp_path, rows, flt)
+    assert [r.text for r in found] == ["the session's end"]
+    conn = sqlite3.connect(tmp_path / "m.db")
+    try:
+        condition, params = where(T, flt)
+        unordered = [
+            str(row[3])
+            for row in conn.execute(
+                f"EXPLAIN QUERY PLAN SELECT r.id FROM lt_record r WHERE {condition}", params
+            )
+        ]
+    finally:
+        conn.close()
+    for plan in (ordered, unordered):
+        assert any("lt_record_name" in step for step in plan), plan
+        assert not any("lt_record_kind" in s or "lt_record_time" in s for s in plan), plan
 
 
 async def test_a_handle_is_read_through_its_index(tmp_path: Path) -> None:
@@ -150,7 +184,7 @@ async def test_a_time_range_is_read_by_time_when_narrow_and_by_id_when_wide(
 
         def plan(flt: RecordFilter) -> list[str]:
             condition, params = where(T, flt, ranged=narrow_range(conn, T, flt))
-            sql = f"SELECT r.id FROM lt_record r WHERE {condition} ORDER BY r.id LIMIT 21"
+            sql = f"SELECT r.id FROM lt_record r WHERE {condition}{page_order(flt)} LIMIT 21"
             return [str(row[3]) for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}", params)]
 
         assert any("lt_record_time" in step for step in plan(narrow)), plan(narrow)

@@ -14,7 +14,7 @@ from typing import Any
 from sedimem.ids import HANDLE_LENGTH, ID_LENGTH
 from sedimem.storage.longterm.base import RecordFilter
 
-__all__ = ["RANGE_ROWS", "VISIBILITY_FIELDS", "narrow_range", "where"]
+__all__ = ["RANGE_ROWS", "VISIBILITY_FIELDS", "keyed", "narrow_range", "page_order", "where"]
 
 #: Scope fields on which a record is visible when either side is unset or both are equal
 #: (not ``session``: on a long-term record it is provenance, never a boundary).
@@ -27,6 +27,22 @@ _EQUAL = ("user", "session", "outcome", "task_type", "subject", "predicate", "na
 #: which meets a page of matches soon. SQLite keeps no statistics to choose between them, so
 #: :func:`narrow_range` counts (at most this many index entries: ~0.3 ms).
 RANGE_ROWS = 4096
+
+
+def keyed(flt: RecordFilter) -> bool:
+    """Whether ``flt`` names a handful of rows by an index of their own (a subject, a
+    record's unique name): that index must lead the plan, not the kind's. SQLite keeps no
+    statistics here, and with two indexes matching as many columns it took the kind's and
+    walked every record of it: a session's end, which looks its episode up by name, read
+    all 100k episodes of a long history (~250 ms)."""
+    return flt.subject is not None or flt.name is not None or flt.names is not None
+
+
+def page_order(flt: RecordFilter, *, newest_first: bool = False) -> str:
+    """The ``ORDER BY`` of a page of ``flt``: a keyed filter's few rows are read by their
+    own index and sorted, not found by walking the tenant in id order (a user's relatives,
+    read for each of their turns: 2 ms at 1k facts, and growing)."""
+    return f" ORDER BY {'+r.id' if keyed(flt) else 'r.id'}" + (" DESC" if newest_first else "")
 
 
 def where(tenant: str, flt: RecordFilter, *, ranged: bool = True) -> tuple[str, list[Any]]:
@@ -45,9 +61,7 @@ def where(tenant: str, flt: RecordFilter, *, ranged: bool = True) -> tuple[str, 
         params.extend(values)
 
     if flt.kind is not None:
-        # a subject names a handful of rows: its (tenant, subject, predicate) index must
-        # lead, not the kind's (see SqliteLongTermStore.find)
-        add(f"{'+' if flt.subject is not None else lead}r.kind = ?", flt.kind)
+        add(f"{'+' if keyed(flt) else lead}r.kind = ?", flt.kind)
     scope = flt.visible_to
     if scope is not None:
         for field in VISIBILITY_FIELDS:

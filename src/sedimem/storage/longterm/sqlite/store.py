@@ -37,7 +37,7 @@ from sedimem.storage.longterm.base import (
     with_records,
 )
 from sedimem.storage.longterm.sqlite.engine import IndexEngine, SearchIndex
-from sedimem.storage.longterm.sqlite.filter import narrow_range, where
+from sedimem.storage.longterm.sqlite.filter import narrow_range, page_order, where
 from sedimem.storage.longterm.sqlite.indexes import IndexRegistry
 from sedimem.storage.longterm.sqlite.indexfile import IndexFileError, remove_index_files
 from sedimem.storage.longterm.sqlite.rows import (
@@ -270,11 +270,7 @@ class SqliteLongTermStore:
         if after is not None:
             extra = " AND r.id < ?" if newest_first else " AND r.id > ?"
             params.append(after)
-        # A subject names a handful of rows: they are read by its (tenant, subject,
-        # predicate) index and sorted, not found by walking the tenant in id order (a
-        # user's relatives, read for each of their turns: 2 ms at 1k facts, and growing).
-        order = "+r.id" if flt.subject is not None else "r.id"
-        extra += f" ORDER BY {order}" + (" DESC" if newest_first else "") + " LIMIT ?"
+        extra += page_order(flt, newest_first=newest_first) + " LIMIT ?"
         params.append(limit)
         return await self._db.run(
             lambda conn: select_records(
