@@ -18,7 +18,7 @@ T = "t"
 
 def _plan(conn: sqlite3.Connection, flt: RecordFilter) -> list[str]:
     condition, params = where(T, flt)
-    sql = f"SELECT r.id FROM lt_record r WHERE {condition}{page_order(flt)} LIMIT 500"
+    sql = f"SELECT r.id FROM lt_record r WHERE {condition}{page_order(conn, T, flt)} LIMIT 500"
     return [str(row[3]) for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}", params)]
 
 
@@ -148,6 +148,42 @@ async def test_a_sessions_time_range_is_read_by_session_and_time_not_by_kind(
     assert not any("lt_record_kind" in step for step in plan), plan
 
 
+async def test_a_small_sessions_page_is_read_by_session_and_a_large_ones_by_id(
+    tmp_path: Path,
+) -> None:
+    """A page of a session's episodes (its messages, the newest first): a session holding
+    fewer than ``RANGE_ROWS`` of them is read through the session's index and sorted;
+    walking every episode of the tenant in id order until a page matched read all of
+    them when the session held less than a page. A session larger than that is walked in
+    id order (a page of it is met soon; sorting all its rows would not be)."""
+    path = str(tmp_path / "m.db")
+    store = await SqliteLongTermStore.open(path)
+    big = RANGE_ROWS + 100
+    rows = [
+        make_record(f"turn {i}", tenant=T, session="long", occurred_at=1e9 + i) for i in range(big)
+    ]
+    small = [
+        make_record(f"short {i}", tenant=T, session="short", occurred_at=2e9 + i) for i in range(3)
+    ]
+    try:
+        await store.put(T, small + rows)  # the short session's ids are the oldest
+        for session, expected in (("short", small[::-1]), ("long", rows[::-1][:50])):
+            flt = RecordFilter(kind="episode", session=session)
+            page = await store.find(T, flt, limit=50, newest_first=True)
+            assert [r.text for r in page] == [r.text for r in expected]
+    finally:
+        await store.aclose()
+    conn = sqlite3.connect(path)
+    try:
+        short = _plan(conn, RecordFilter(kind="episode", session="short"))
+        assert any("lt_record_session_time" in step for step in short), short
+        assert not any("lt_record_kind" in step for step in short), short
+        long = _plan(conn, RecordFilter(kind="episode", session="long"))
+        assert any("lt_record_kind" in step for step in long), long
+    finally:
+        conn.close()
+
+
 async def test_a_time_range_is_read_by_time_when_narrow_and_by_id_when_wide(
     tmp_path: Path,
 ) -> None:
@@ -184,7 +220,9 @@ async def test_a_time_range_is_read_by_time_when_narrow_and_by_id_when_wide(
 
         def plan(flt: RecordFilter) -> list[str]:
             condition, params = where(T, flt, ranged=narrow_range(conn, T, flt))
-            sql = f"SELECT r.id FROM lt_record r WHERE {condition}{page_order(flt)} LIMIT 21"
+            sql = (
+                f"SELECT r.id FROM lt_record r WHERE {condition}{page_order(conn, T, flt)} LIMIT 21"
+            )
             return [str(row[3]) for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}", params)]
 
         assert any("lt_record_time" in step for step in plan(narrow)), plan(narrow)

@@ -270,13 +270,16 @@ class SqliteLongTermStore:
         if after is not None:
             extra = " AND r.id < ?" if newest_first else " AND r.id > ?"
             params.append(after)
-        extra += page_order(flt, newest_first=newest_first) + " LIMIT ?"
         params.append(limit)
-        return await self._db.run(
-            lambda conn: select_records(
-                conn, tenant, flt, extra, params, ranged=narrow_range(conn, tenant, flt)
+
+        def page(conn: sqlite3.Connection) -> list[StoredRecord]:
+            order = page_order(conn, tenant, flt, newest_first=newest_first)
+            ranged = narrow_range(conn, tenant, flt)
+            return select_records(
+                conn, tenant, flt, f"{extra}{order} LIMIT ?", params, ranged=ranged
             )
-        )
+
+        return await self._db.run(page)
 
     async def count(self, tenant: str, flt: RecordFilter) -> int:
         condition, params = where(tenant, flt)
