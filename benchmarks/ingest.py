@@ -9,6 +9,11 @@ turn once by its key, embedding, extracting, learning the facts). Then the extra
 over the same turns, once with the hand-written splitter and once with pysbd's (when
 installed: the comparison behind the choice of splitter).
 
+``--history N`` first files N earlier episodes in the same tenant (another user's, with
+``record_many``): what ingest costs in a store with a long history. Every call looks its
+turns up by their keys; a look-up that walked the tenant's episodes (as one did before
+2026-11-29) grows with N, one that reads the keys' index does not.
+
 Wall-clock figures on a shared machine move with its load (run it a few times); the
 figure per CPU second counts the process's own work only.
 
@@ -31,6 +36,7 @@ from sedimem.evaluation.persona import load
 from sedimem.extraction import extract_statements
 from sedimem.memory import Memory
 from sedimem.scope import Scope
+from sedimem.types import Episode
 
 T0 = datetime(2024, 1, 1, 12, 0, tzinfo=UTC)
 
@@ -51,9 +57,19 @@ def conversations(path: Path, count: int) -> list[list[dict[str, Any]]]:
     return out
 
 
-async def ingest(convs: list[list[dict[str, Any]]]) -> tuple[float, float, int, int]:
+async def ingest(
+    convs: list[list[dict[str, Any]]], history: int = 0
+) -> tuple[float, float, int, int]:
     with tempfile.TemporaryDirectory() as tmp:
         async with await Memory.open(f"sqlite:///{tmp}/bench.db") as memory:
+            earlier = Scope(tenant="bench", user="earlier")
+            await memory.episodes.record_many(
+                [
+                    Episode(scope=earlier, description=f"Earlier turn {i} about lake {i % 97}.")
+                    for i in range(history)
+                ],
+                batch_size=2000,
+            )
             await memory.ingest(convs[0][:1], Scope(tenant="warm", user="w"))  # load models
             started, cpu = time.perf_counter(), time.process_time()
             facts = 0
@@ -101,12 +117,16 @@ def main() -> None:
         "--data", type=Path, default=Path("../shared/data/synthetic-persona-chat-test.csv")
     )
     parser.add_argument("--conversations", type=int, default=200)
+    parser.add_argument(
+        "--history", type=int, default=0, help="earlier episodes in the tenant (see above)"
+    )
     args = parser.parse_args()
     convs = conversations(args.data, args.conversations)
-    elapsed, used, turns, facts = asyncio.run(ingest(convs))
+    elapsed, used, turns, facts = asyncio.run(ingest(convs, args.history))
     extracted = extract_only(convs)
     ours, theirs = own_split(convs), pysbd_split(convs)
     metrics = {
+        "history": args.history,
         "turns": turns,
         "facts": facts,
         "ingest.turns_per_second": round(turns / elapsed),
