@@ -48,6 +48,7 @@ from sedimem.context.tokens import Tokenizer, default_tokenizer
 from sedimem.embed.base import Embedder
 from sedimem.longterm.arguments import check_query
 from sedimem.retrieval.index.analyzer import Analyzer
+from sedimem.retrieval.index.blas import scan_blas
 from sedimem.scope import Scope
 from sedimem.types.longterm import Episode, Fact
 from sedimem.types.search import Hit, ScoreBreakdown
@@ -96,9 +97,14 @@ def _analyzer() -> Analyzer:
 
 async def prepare(embedder: Embedder) -> None:
     """Load, in threads and at once, what the first ``assemble`` of a process would
-    otherwise wait for: the tokenizer's table (~0.15 s) and a local embedder's weights."""
+    otherwise wait for: the tokenizer's table (~0.15 s), a local embedder's weights and
+    the BLAS libraries' scan (~10 ms)."""
     load = getattr(embedder, "load", None)
-    jobs = [asyncio.to_thread(default_tokenizer), asyncio.to_thread(_analyzer().terms, "warm")]
+    jobs = [
+        asyncio.to_thread(default_tokenizer),
+        asyncio.to_thread(_analyzer().terms, "warm"),
+        asyncio.to_thread(scan_blas),
+    ]
     if callable(load):
         jobs.append(asyncio.to_thread(load))
     await asyncio.gather(*jobs)

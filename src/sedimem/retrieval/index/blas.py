@@ -16,7 +16,7 @@ import functools
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
-__all__ = ["one_blas_thread"]
+__all__ = ["one_blas_thread", "scan_blas"]
 
 
 @functools.cache
@@ -25,6 +25,12 @@ def _blas() -> Any:
     from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped,unused-ignore]
 
     return ThreadpoolController().select(user_api="blas")
+
+
+def scan_blas() -> None:
+    """Find the BLAS libraries now (~10 ms of file-system calls): a process's first search
+    otherwise pays it."""
+    _blas()
 
 
 def one_blas_thread() -> AbstractContextManager[Any]:
