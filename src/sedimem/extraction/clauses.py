@@ -49,6 +49,11 @@ class Match:
     confidence: float = 0.6
     dated: bool = True  # whether the clause's date applies (not to "my daughter Maya")
 
+    @classmethod
+    def of(cls, subject: str, predicate: str, obj: str | None, confidence: float = 0.7) -> Match:
+        """A triple whose predicate is also its surface verb (the profile readers')."""
+        return cls(subject, predicate, obj, predicate, confidence=confidence)
+
 
 @dataclass(frozen=True, slots=True)
 class Clause:

@@ -174,18 +174,14 @@ _NTH_PET = re.compile(
 )
 
 
-def _m(subject: str, predicate: str, obj: str, confidence: float = 0.7) -> Match:
-    return Match(subject, predicate, obj, predicate, confidence=confidence)
-
-
 def _health(rest: str, subject: str) -> list[Match]:
     """Medicines, what makes one ill, a bad knee, a pregnancy, sobriety."""
     medication = _MEDICATION.match(rest)
     if medication:
-        out = [_m(subject, "takes", medication["med"].lower(), 0.7)]
+        out = [Match.of(subject, "takes", medication["med"].lower(), 0.7)]
         condition = (medication["cond"] or "").lower()
         if condition and not bad_object(condition):
-            out.append(_m(subject, "has_condition", condition, 0.6))
+            out.append(Match.of(subject, "has_condition", condition, 0.6))
         return out
     sick = _SICK.match(rest)
     if sick:
@@ -193,15 +189,15 @@ def _health(rest: str, subject: str) -> list[Match]:
         condition = _SICKNESS.get(said, said)
         if sick["what"]:
             condition = f"{condition} ({sick['where'].lower()} {sick['what'].lower()})"
-        return [_m(subject, "has_condition", condition, 0.7)]
+        return [Match.of(subject, "has_condition", condition, 0.7)]
     bad = _BAD_PART.match(rest)
     if bad:
         article = bad["a"] or "a "
-        return [_m(subject, "has_condition", f"{article}{bad['how']} {bad['part']}", 0.7)]
+        return [Match.of(subject, "has_condition", f"{article}{bad['how']} {bad['part']}", 0.7)]
     if _PREGNANT.match(rest):  # "I'm 6 months pregnant"
-        return [_m(subject, "has_condition", "a pregnancy", 0.7)]
+        return [Match.of(subject, "has_condition", "a pregnancy", 0.7)]
     if _SOBER.match(rest):
-        return [_m(subject, "does_not_drink", "alcohol", 0.7)]
+        return [Match.of(subject, "does_not_drink", "alcohol", 0.7)]
     return []
 
 
@@ -210,7 +206,7 @@ def _routine(rest: str, subject: str) -> list[Match]:
     always books, a trait, and the pets one has."""
     wake = _WAKE.match(rest)
     if wake:
-        return [_m(subject, "habit", f"wakes up at {wake['t'].replace(' ', '')}", 0.7)]
+        return [Match.of(subject, "habit", f"wakes up at {wake['t'].replace(' ', '')}", 0.7)]
     commute = _COMMUTE.match(rest)
     if commute:
         how = commute["how"].lower()
@@ -220,24 +216,24 @@ def _routine(rest: str, subject: str) -> list[Match]:
             verb = f"commutes by {commute['by']}" if commute["by"] else "commutes"
         else:
             verb = f"{how}s"
-        return [_m(subject, "habit", f"{verb} to {commute['to'].lower()}", 0.7)]
+        return [Match.of(subject, "habit", f"{verb} to {commute['to'].lower()}", 0.7)]
     worked = _SHIFTS.match(rest) or _HOURS.match(rest)
     if worked:
-        return [_m(subject, "habit", f"works {worked['o']}", 0.7)]
+        return [Match.of(subject, "habit", f"works {worked['o']}", 0.7)]
     saving = _SAVING.match(rest)
     if saving and not bad_object(saving["o"]):
-        return [_m(subject, "goal", f"save for {saving['o']}", 0.6)]
+        return [Match.of(subject, "goal", f"save for {saving['o']}", 0.6)]
     always = _ALWAYS.match(rest)
     if always and always["prep"] in _CHOSEN_WITH[always["v"]]:
         doing = _GERUND[always["v"]]
-        return [_m(subject, "prefers", f"{doing} {always['prep']} {always['o']}", 0.6)]
+        return [Match.of(subject, "prefers", f"{doing} {always['prep']} {always['o']}", 0.6)]
     trait = _TRAIT.match(rest)
     if trait:
         word = trait["o"].lower()
         article = "an " if word[0] in "aeiou" else "a "
         if word.endswith(("ed", "ous")) or "-" in word:
             article = ""  # "left-handed", "introverted": no noun to count
-        return [_m(subject, "status", f"{article}{word}", 0.6)]
+        return [Match.of(subject, "status", f"{article}{word}", 0.6)]
     return _pets(rest, subject)
 
 
@@ -247,11 +243,11 @@ def _pets(rest: str, subject: str) -> list[Match]:
     if nth:
         pet = nth["pet"].lower()
         many = f"{pet[:-1]}ies" if pet.endswith("y") else f"{pet}s"  # "puppies"
-        out = [_m(subject, f"number_of_{many}", str(_NTH[nth["nth"]]), 0.7)]
+        out = [Match.of(subject, f"number_of_{many}", str(_NTH[nth["nth"]]), 0.7)]
         named = f"{pet} named {nth['name']}" if nth["name"] else pet
-        out.append(_m(subject, "has_pet", named, 0.7))
+        out.append(Match.of(subject, "has_pet", named, 0.7))
         if nth["v"] == "adopted":
-            out.append(_m(subject, "adopted", f"a {named}", 0.7))
+            out.append(Match.of(subject, "adopted", f"a {named}", 0.7))
         return out
     pets = _LIVES_WITH_PETS.match(rest)
     return [] if pets is None else family(f"have {pets['n']} {pets['pet']}", subject)
@@ -262,34 +258,34 @@ def _work_and_money(rest: str, subject: str) -> list[Match]:
     a degree, a trade, a budget."""
     tenure = _TENURE.match(rest)
     if tenure and not bad_object(tenure["org"]):
-        out = [_m(subject, "works_at", tenure["org"], 0.7)]
+        out = [Match.of(subject, "works_at", tenure["org"], 0.7)]
         if tenure["occ"] and not bad_object(tenure["occ"]):
-            out.append(_m(subject, "works_as", tenure["occ"], 0.7))
+            out.append(Match.of(subject, "works_as", tenure["occ"], 0.7))
         return out
     offer = _OFFER.match(rest)
     if offer:
         what = f"from {offer['org']}"
         if offer["role"]:
             what = f"{what} as {offer['role']}"
-        return [_m(subject, "job_offer", what, 0.6)]
+        return [Match.of(subject, "job_offer", what, 0.6)]
     team = _TEAM.match(rest)
     if team and not bad_object(team["o"]):
-        return [_m(subject, "team", team["o"], 0.7)]
+        return [Match.of(subject, "team", team["o"], 0.7)]
     zone = _ZONE.match(rest)
     if zone:
-        return [_m(subject, "time_zone", zone["o"], 0.8)]
+        return [Match.of(subject, "time_zone", zone["o"], 0.8)]
     rent = _RENT.match(rest)
     if rent:
-        return [_m(subject, "rent", f"{rent['v']} a month", 0.7)]
+        return [Match.of(subject, "rent", f"{rent['v']} a month", 0.7)]
     paid = _PAID.match(rest)
     if paid:
-        return [_m(subject, "income", f"{paid['v']} a {paid['u']}", 0.7)]
+        return [Match.of(subject, "income", f"{paid['v']} a {paid['u']}", 0.7)]
     degree = _DEGREE.match(rest)
     if degree:
-        return [_m(subject, "studying_for", f"a {degree['o']}", 0.7)]
+        return [Match.of(subject, "studying_for", f"a {degree['o']}", 0.7)]
     industry = _INDUSTRY.match(rest)
     if industry and not bad_object(industry["o"]):
-        return [_m(subject, "works_in", industry["o"], 0.6)]
+        return [Match.of(subject, "works_in", industry["o"], 0.6)]
     budget = _BUDGET.match(rest)
     if budget:
         value = budget["v"]
@@ -297,7 +293,7 @@ def _work_and_money(rest: str, subject: str) -> list[Match]:
             value = f"{value} per {budget['unit'].lower()}"
         if budget["what"]:
             value = f"{value} for {budget['what']}"
-        return [_m(subject, "budget", value, 0.7)]
+        return [Match.of(subject, "budget", value, 0.7)]
     return []
 
 

@@ -20,10 +20,6 @@ _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
 _COUNT = r"(?P<n>\d{1,2}|" + "|".join(_COUNTS) + ")"
 
 
-def _m(subject: str, predicate: str, obj: str, confidence: float = 0.7) -> Match:
-    return Match(subject, predicate, obj, predicate, confidence=confidence)
-
-
 # the relatives whose number is worth noting ("I have a boyfriend" is no count of them)
 _COUNTED = frozenset({"sister", "brother", "son", "daughter", "child"})
 
@@ -70,16 +66,16 @@ def family(rest: str, subject: str) -> list[Match]:
         relation = FAMILY.get(thing.rstrip("s"), FAMILY.get(thing, "child"))
         plural = "children" if relation == "child" else thing.removesuffix("s") + "s"
         if count > 1:
-            out.append(_m(subject, f"number_of_{plural}", str(count)))
+            out.append(Match.of(subject, f"number_of_{plural}", str(count)))
         elif not names and relation in _COUNTED:  # "I have a brother": one, though unnamed
-            out.append(_m(subject, f"number_of_{plural}", "1"))
-        out.extend(_m(subject, relation, name) for name in names)
-        out.extend(_m(name, "age", age, 0.7) for name, age in ages)  # "Maya (7)"
+            out.append(Match.of(subject, f"number_of_{plural}", "1"))
+        out.extend(Match.of(subject, relation, name) for name in names)
+        out.extend(Match.of(name, "age", age, 0.7) for name, age in ages)  # "Maya (7)"
         return out
     if count > 1:
-        out.append(_m(subject, f"number_of_{singular}s", str(count)))
+        out.append(Match.of(subject, f"number_of_{singular}s", str(count)))
     if names:
-        out.extend(_m(subject, "has_pet", f"{singular} named {name}") for name in names)
+        out.extend(Match.of(subject, "has_pet", f"{singular} named {name}") for name in names)
     elif count == 1:
-        out.append(_m(subject, "has_pet", singular))
+        out.append(Match.of(subject, "has_pet", singular))
     return out

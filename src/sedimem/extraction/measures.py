@@ -11,26 +11,22 @@ from sedimem.extraction.clauses import Match, bad_object
 __all__ = ["WEIGHT_NEWS", "measure", "tally", "weight_news"]
 
 
-def _m(subject: str, predicate: str, obj: str, confidence: float = 0.7) -> Match:
-    return Match(subject, predicate, obj, predicate, confidence=confidence)
-
-
 def measure(rest: str, subject: str) -> list[Match]:
     age = re.match(
         r"^(?:am|is) (?:an? )?(?P<v>\d{1,2})(?:[- ]years?[- ]old\b.*| yo\b.*|,.*| and\b.*)?$", rest
     )
     if age and 5 <= int(age["v"]) <= 110:
-        return [_m(subject, "age", age["v"], 0.8)]
+        return [Match.of(subject, "age", age["v"], 0.8)]
     height = re.match(
         r"^(?:am|is) (?:about |around )?(?P<v>\d'\s?\d{1,2}\"?|\d{3} ?cm|[12][.,]\d{1,2} ?m|"
         r"[4-7] (?:feet|foot|ft)(?: \d{1,2}(?: inches)?)?)(?: tall)?$",
         rest,
     )
     if height:
-        return [_m(subject, "height", height["v"], 0.8)]
+        return [Match.of(subject, "height", height["v"], 0.8)]
     weight = _WEIGHT.match(rest)
     if weight:
-        return [_m(subject, "weight", weight["v"], 0.8)]
+        return [Match.of(subject, "weight", weight["v"], 0.8)]
     return []
 
 
@@ -46,7 +42,7 @@ WEIGHT_NEWS = re.compile(rf"^(?:(?:now|finally|just) )?(?:down|up) to {_KILOS}(?
 def weight_news(clause: str, subject: str) -> list[Match]:
     """ "Down to 89 kg!": the speaker's weight now."""
     m = WEIGHT_NEWS.match(clause)
-    return [] if m is None else [_m(subject, "weight", m["v"], 0.8)]
+    return [] if m is None else [Match.of(subject, "weight", m["v"], 0.8)]
 
 
 # "I've counted 32 bird species so far", "I've read 12 books this year": a running count,
@@ -68,4 +64,4 @@ def tally(rest: str, subject: str) -> list[Match]:
     thing = re.sub(r"\s+", " ", m["thing"].lower()).strip()
     if bad_object(thing) or len(thing.split()) > 3:
         return []
-    return [_m(subject, "tally_" + thing.replace(" ", "_"), m["n"].replace(",", ""), 0.7)]
+    return [Match.of(subject, "tally_" + thing.replace(" ", "_"), m["n"].replace(",", ""), 0.7)]

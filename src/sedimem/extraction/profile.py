@@ -110,10 +110,6 @@ def third_person(verb: str) -> str:
     return verb + "s"
 
 
-def _m(subject: str, predicate: str, obj: str | None, confidence: float = 0.7) -> Match:
-    return Match(subject, predicate, obj, predicate, confidence=confidence)
-
-
 def match_name(clause: str, subject: str) -> list[Match]:
     """ "my name is Zoe", "call me Zoe", "I'm Zoe" (the whole clause): the speaker's name."""
     m = re.match(
@@ -123,7 +119,7 @@ def match_name(clause: str, subject: str) -> list[Match]:
         m = re.match(rf"^I(?:'m| am)\s+(?P<n>{_NAMEWORD})$", clause)
         if m is None or m["n"] in _NOT_A_NAME:
             return []
-    return [_m(subject, "name", m["n"][0].upper() + m["n"][1:], 0.8)]
+    return [Match.of(subject, "name", m["n"][0].upper() + m["n"][1:], 0.8)]
 
 
 def job_facts(
@@ -140,11 +136,11 @@ def job_facts(
     if occupation:
         occupation = re.sub(r"^(?:an?|the)\s+", "", occupation.strip(), flags=re.I)
         if not bad_object(occupation):
-            out.append(_m(subject, "works_as", occupation, confidence))
+            out.append(Match.of(subject, "works_as", occupation, confidence))
     if org and not bad_object(org) and not _NO_EMPLOYER.match(org):
-        out.append(_m(subject, "works_at", org.strip(), confidence))
+        out.append(Match.of(subject, "works_at", org.strip(), confidence))
     if place:
-        out.append(_m(subject, "lives_in", place.strip(), 0.6))
+        out.append(Match.of(subject, "lives_in", place.strip(), 0.6))
     return out
 
 
@@ -187,7 +183,7 @@ def _occupation(rest: str, subject: str) -> list[Match]:
     was = _WAS_JOB.match(rest)
     if was:
         job = was["occ"].lower()
-        return [_m(subject, "used_to", f"be {'an' if job[0] in 'aeiou' else 'a'} {job}", 0.6)]
+        return [Match.of(subject, "used_to", f"be {'an' if job[0] in 'aeiou' else 'a'} {job}", 0.6)]
     for pattern in (_NEW_JOB, _JOB_AT, _JOB_AS):
         m = pattern.match(_FOR_YEARS.sub("", rest))
         if m is None:
@@ -207,7 +203,7 @@ def _occupation(rest: str, subject: str) -> list[Match]:
         rest,
     )  # "I've lived in Chicago for five years": and still do
     if based and (rest.startswith(("am", "is")) or re.search(r" (?:for|since)\b", rest)):
-        return [_m(subject, "lives_in", based["place"], 0.8)]
+        return [Match.of(subject, "lives_in", based["place"], 0.8)]
     return []
 
 
@@ -242,25 +238,25 @@ def _status(rest: str, subject: str) -> list[Match]:
     kids = _WITH_KIDS.search(rest)  # "I'm married with three kids"
     status = _STATUS.match(rest[: kids.start()] if kids else rest)
     if status:
-        found = [_m(subject, "marital_status" if status["m"] else "status", status["o"])]
+        found = [Match.of(subject, "marital_status" if status["m"] else "status", status["o"])]
         return found + (family(f"have {kids['k']}", subject) if kids else [])
     changed = _STATUS_CHANGED.match(rest)
     if changed:
-        return [_m(subject, "marital_status", changed["o"])]
+        return [Match.of(subject, "marital_status", changed["o"])]
     origin = _ORIGIN.match(rest)
     if origin:
         obj = object_of(origin["o"])
-        return [] if obj is None else [_m(subject, "grew_up_in", obj)]
+        return [] if obj is None else [Match.of(subject, "grew_up_in", obj)]
     diet = _ON_A_DIET.match(rest)
     if diet and not bad_object(diet["o"]):
-        return [_m(subject, "diet", f"on a {diet['o'].lower()} diet", 0.7)]
+        return [Match.of(subject, "diet", f"on a {diet['o'].lower()} diet", 0.7)]
     if re.match(r"^(?:just |finally |recently )?retired(?: (?:after|from|in|at)\b.*)?$", rest):
-        return [_m(subject, "status", "retired", 0.7)]
+        return [Match.of(subject, "status", "retired", 0.7)]
     afraid = re.match(
         r"^(?:am|is) (?:really |very |so )?(?:afraid|scared|terrified) of (?P<o>.+)$", rest
     )
     if afraid:
-        return [_m(subject, "afraid_of", item, 0.6) for item in items_of(afraid["o"], 4)]
+        return [Match.of(subject, "afraid_of", item, 0.6) for item in items_of(afraid["o"], 4)]
     return []
 
 
@@ -310,7 +306,7 @@ def body_state(clause: str, subject: str) -> list[Match]:
     if m is None:
         return []
     state = _SORE.get((m["s"] or "").lower(), "sore")
-    return [_m(subject, "has_condition", _a(state, m["part"]), 0.7)]
+    return [Match.of(subject, "has_condition", _a(state, m["part"]), 0.7)]
 
 
 # "a peanut allergy" is an allergy to peanuts; "medication for my blood pressure" treats
@@ -324,7 +320,7 @@ def _health(rest: str, subject: str) -> list[Match]:
         r"^(?:am|is) (?:also |very |severely |really )?allergic to (?P<o>.+)$", rest, re.I
     )
     if allergic:
-        return [_m(subject, "allergic_to", item, 0.8) for item in items_of(allergic["o"], 3)]
+        return [Match.of(subject, "allergic_to", item, 0.8) for item in items_of(allergic["o"], 3)]
     # "I have a peanut allergy", "I have a severe shellfish allergy"
     allergy = re.match(
         r"^(?:have|has) (?:an? )?(?:severe |mild |bad |serious )?(?P<o>[a-z]+(?: [a-z]+)?) "
@@ -333,7 +329,7 @@ def _health(rest: str, subject: str) -> list[Match]:
     )
     if allergy and not bad_object(allergy["o"]):
         allergen = allergy["o"]
-        return [_m(subject, "allergic_to", _ALLERGENS.get(allergen, allergen), 0.8)]
+        return [Match.of(subject, "allergic_to", _ALLERGENS.get(allergen, allergen), 0.8)]
     # "I'm on medication for anxiety", "I take medication for my blood pressure"
     treated = re.match(
         r"^(?:am on|take|takes|am taking) (?:some |daily )?(?:medication|medicine|meds|pills) "
@@ -342,7 +338,7 @@ def _health(rest: str, subject: str) -> list[Match]:
     )
     if treated and not bad_object(treated["o"]):
         condition = treated["o"].lower()
-        return [_m(subject, "has_condition", _TREATED.get(condition, condition), 0.7)]
+        return [Match.of(subject, "has_condition", _TREATED.get(condition, condition), 0.7)]
     state = re.match(
         rf"^(?:am|is) (?:also |a )?(?P<o>(?:\w+ )?(?:{_COND}))"
         r"(?: (?:again|with (?:our|my|her|his|their) (?:first|second|third|\w+) (?:child|baby)"
@@ -352,19 +348,19 @@ def _health(rest: str, subject: str) -> list[Match]:
     )
     if state:
         condition = state["o"].lower()
-        return [_m(subject, "has_condition", _AS_NOUN.get(condition, condition), 0.7)]
+        return [Match.of(subject, "has_condition", _AS_NOUN.get(condition, condition), 0.7)]
     injury = _INJURY.match(rest)
     if injury:  # "I broke my arm last month": a broken arm (since then)
         hurt = _a(_HURT[injury["v"].lower()], injury["part"])
-        return [_m(subject, "has_condition", hurt, 0.7)]
+        return [Match.of(subject, "has_condition", hurt, 0.7)]
     recovering = _RECOVERING.match(rest)
     if recovering:
-        return [_m(subject, "recovering_from", recovering["o"].lower(), 0.7)]
+        return [Match.of(subject, "recovering_from", recovering["o"].lower(), 0.7)]
     has = re.match(
         rf"^(?:have|has) (?:an? |had an? )?(?P<o>(?:[\w-]+ ){{0,2}}(?:{_COND}))\b", rest, re.I
     )
     if has and not bad_object(has["o"]):
-        return [_m(subject, "has_condition", has["o"].lower(), 0.7)]
+        return [Match.of(subject, "has_condition", has["o"].lower(), 0.7)]
     return []
 
 
@@ -401,13 +397,13 @@ def _has_thing(rest: str, subject: str) -> list[Match]:
     thing = " ".join([*words, m["head"]])
     if m["head"].lower() == "collection" and tail.startswith(" of "):
         collected = object_of(tail[4:], max_words=5)
-        return [] if collected is None else [_m(subject, "collects", collected, 0.6)]
+        return [] if collected is None else [Match.of(subject, "collects", collected, 0.6)]
     said = rest[m.start("words") : m.end("tail")].strip()
     det = m["det"].lower()
     if det.startswith(("my", "our")):  # "my own bakery": a bakery
         det = "" if said.endswith("s") and not thing.endswith("s") else "a"
     obj = object_of(f"{det} {said}".strip(), max_words=9)
-    return [] if obj is None else [_m(subject, "owns", obj, 0.6)]
+    return [] if obj is None else [Match.of(subject, "owns", obj, 0.6)]
 
 
 _HOW_ONE_IS = re.compile(r"^ (?:great|well|fine|good|okay|ok|better|worse|alright|badly|so)\b")
@@ -438,7 +434,7 @@ def _habit(rest: str, subject: str) -> list[Match]:
     tail = m["tail"].strip(" ,")
     if len(tail.split()) > 10 or re.match(r"^(?:it|that|this|them)\b", tail):
         return []
-    return [_m(subject, "habit", f"{third_person(m['v'])} {tail}".strip(), 0.7)]
+    return [Match.of(subject, "habit", f"{third_person(m['v'])} {tail}".strip(), 0.7)]
 
 
 _ONLY_WHEN = re.compile(
@@ -459,7 +455,7 @@ def _doing(rest: str, subject: str, dated: bool) -> list[Match]:
     if verb == "playing":  # "I've been playing guitar for ten years": a standing habit
         years = re.match(r"^(?:the )?(?P<o>.+?) for (?:\w+ )?(?:years?|months?)$", prog["o"])
         obj = object_of(years["o"]) if years else None
-        return [] if obj is None else [_m(subject, "plays", obj, 0.6)]
+        return [] if obj is None else [Match.of(subject, "plays", obj, 0.6)]
     if verb in _PROGRESSIVE:
         obj = object_of(prog["o"])
         if obj is None:
@@ -468,15 +464,15 @@ def _doing(rest: str, subject: str, dated: bool) -> list[Match]:
         if obj.lower() in ("one", "some", "a few"):  # "working on one": what, is elsewhere
             return []
         if verb == "using":
-            return [_m(subject, "uses", o) for o in re.split(r" on | and ", obj) if o]
-        return [_m(subject, _PROGRESSIVE[verb], obj)]
+            return [Match.of(subject, "uses", o) for o in re.split(r" on | and ", obj) if o]
+        return [Match.of(subject, _PROGRESSIVE[verb], obj)]
     if dated and re.match(_PLAN_VERBS, verb):
         obj = object_of(without_company(f"{verb} {prog['o']}"), max_words=8)
         if obj is None or re.search(r"\b(?:there|here|it|that|this|them)\b", obj):
             return []  # "heading there": where, is in another turn
         if _ONLY_WHEN.match(obj[len(verb) :].strip()):
             return []  # "going [in November] instead": the date was all it said
-        return [_m(subject, "plans", obj, 0.6)]
+        return [Match.of(subject, "plans", obj, 0.6)]
     return []
 
 
@@ -492,13 +488,13 @@ def _things(rest: str, subject: str) -> list[Match]:
     said = obj  # "teaches math at a high school in Austin": where one lives, too
     obj = thing_of(obj, places=predicate in _VEHICLE_VERBS)
     if predicate == "uses":
-        return [_m(subject, "uses", o) for o in re.split(r" on | and ", obj) if o]
+        return [Match.of(subject, "uses", o) for o in re.split(r" on | and ", obj) if o]
     if predicate == "speaks":  # "French and German", "English, Hindi and a bit of Tamil"
-        return [_m(subject, "speaks", o, 0.7) for o in items_of(m["o"], 5) or [obj]]
-    out = [_m(subject, predicate, obj, 0.6)]
+        return [Match.of(subject, "speaks", o, 0.7) for o in items_of(m["o"], 5) or [obj]]
+    out = [Match.of(subject, predicate, obj, 0.6)]
     place = re.search(rf" in {_PLACE}$", said)
     if predicate == "teaches" and place:
-        out.append(_m(subject, "lives_in", place["place"], 0.6))
+        out.append(Match.of(subject, "lives_in", place["place"], 0.6))
     return out
 
 
@@ -516,9 +512,9 @@ def _standing_negation(rest: str, subject: str) -> list[Match]:
         verb = "eat"  # "can't have dairy": does not eat it
     if verb in _NO_VERBS and m["o"]:
         items = items_of(re.sub(r"^any |\b(?:at all|ever)\b", "", m["o"]).strip(), 3)
-        return [_m(subject, _NO_VERBS[verb], item) for item in items]
+        return [Match.of(subject, _NO_VERBS[verb], item) for item in items]
     if verb in _NO_ACTIVITIES and not m["o"]:
-        return [_m(subject, "does_not_do", verb)]
+        return [Match.of(subject, "does_not_do", verb)]
     return []
 
 
@@ -534,7 +530,7 @@ def match_profile(rest: str, subject: str, *, dated: bool = False) -> list[Match
     )
     lived = re.match(rf"^(?:have|has) (?:lived|been living) in {_PLACE}$", rest)
     if dated and lived:  # "I've lived in Chicago since 2015": the date was cut; still there
-        return [_m(subject, "lives_in", lived["place"], 0.8)]
+        return [Match.of(subject, "lives_in", lived["place"], 0.8)]
     readers = (
         _health, everyday, family, measure, tally, _status, _occupation, _standing_negation,
         _habit, _has_thing,
