@@ -52,6 +52,13 @@ def test_a_new_employer_named_with_a_month_to_come_starts_then() -> None:
         ("I'm planning a trip to Porto in March with my sister Elena.",
          ["ana's sister is Elena.", "ana is planning a trip to Porto."]),
         ("I'm planning a trip to Porto.", []),  # no date: a wish as much as a plan
+        ("We're planning a road trip to Yellowstone in July.",
+         ["ana is planning a road trip to Yellowstone."]),
+        ("We're planning a family vacation to Disney World next summer.",
+         ["ana is planning a family vacation to Disney World."]),
+        ("I'm planning a road trip.", []),
+        ("I've been playing guitar for about 10 years.", ["ana plays guitar."]),
+        ("I've been playing chess for over 20 years.", ["ana plays chess."]),
         ("I'm planning to quit my job.", []),
     ],
 )  # fmt: skip

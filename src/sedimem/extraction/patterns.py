@@ -55,7 +55,8 @@ _SKIP = re.compile(
     r"\b(?:you|your|yours|would|'d|could|might|should|if|hope|hoping|wish|want|wanna|"
     # "going to" a named place is a trip ("we're going to Spain in June"), not a wish
     r"gonna|going to(?!(?-i: [A-Z]))|plan|"
-    r"planning(?! (?:a|an|my|our) (?:trip|holiday|vacation|visit)\b)|"
+    r"planning(?! (?:a|an|my|our) (?:(?:road|family|ski|camping|weekend|beach|girls'?|boys'?) )?"
+    r"(?:trip|holiday|vacation|visit|getaway)\b)|"
     r"thinking|maybe|perhaps|let's|let me|can't wait|"
     r"someday|dream|dreaming|trying to|try to|need to|have to|gotta|will|'ll|used to|"
     r"probably|wondering|not sure|i guess|i think|i bet|kind of|sort of|unless|whether)\b"

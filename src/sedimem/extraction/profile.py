@@ -453,7 +453,11 @@ def _doing(rest: str, subject: str, dated: bool) -> list[Match]:
         return []
     verb = prog["v"].lower()
     if verb == "playing":  # "I've been playing guitar for ten years": a standing habit
-        years = re.match(r"^(?:the )?(?P<o>.+?) for (?:\w+ )?(?:years?|months?)$", prog["o"])
+        years = re.match(
+            r"^(?:the )?(?P<o>.+?) for (?:(?:about|around|over|almost|nearly|like) )?"
+            r"(?:\w+ )?(?:years?|months?)$",
+            prog["o"],
+        )
         obj = object_of(years["o"]) if years else None
         return [] if obj is None else [Match.of(subject, "plays", obj, 0.6)]
     if verb in _PROGRESSIVE:
