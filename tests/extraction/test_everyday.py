@@ -23,6 +23,8 @@ from tests.extraction.said import AT, said, user_turn
         ("I take notes every day.", ["ana takes notes every day."]),  # a habit, no medicine
         ("I take the bus.", []),
         ("I usually wake up at 6am.", ["ana wakes up at 6am."]),
+        ("I usually go to bed around 11.", ["ana goes to bed at 11."]),
+        ("I go to bed early.", []),
         ("I bike to work.", ["ana bikes to work."]),
         ("I take the train to work.", ["ana takes the train to work."]),
         ("I work night shifts.", ["ana works night shifts."]),

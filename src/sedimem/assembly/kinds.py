@@ -61,7 +61,7 @@ KIND_WORDS = {
     "uses": "tools software stack",
     "born_in": "born old age birthday",
     # "How do I get to work?", "When do I get up?"
-    "habit": "routine usually wake",
+    "habit": "routine usually wake bed sleep",
     "marital_status": "married family",
     # "How many kids do I have?", "Who is in my family?"
     "number_of_children": "kids family",

@@ -42,11 +42,18 @@ _MEDICATION = re.compile(
     r"(?: for (?:my |his |her |the )?(?P<cond>[a-z][\w' -]{1,30}?))?$",
     re.IGNORECASE,
 )
-_WAKE = re.compile(
-    r"^(?:usually |always |normally |often )?(?:wake|wakes|get|gets) up "
+_WHEN = (
     r"(?:at|around|by|before) (?:about |around )?"
-    r"(?P<t>\d{1,2}(?:[:.]\d{2})? ?(?:am|pm|a\.m\.|p\.m\.)?|dawn|sunrise|noon)"
+    r"(?P<t>\d{1,2}(?:[:.]\d{2})? ?(?:am|pm|a\.m\.|p\.m\.)?|dawn|sunrise|noon|midnight)"
+)
+_WAKE = re.compile(
+    rf"^(?:usually |always |normally |often )?(?:wake|wakes|get|gets) up {_WHEN}"
     r"(?: (?:every day|on weekdays|most days|each day))?$",
+    re.IGNORECASE,
+)
+_BED = re.compile(
+    rf"^(?:usually |always |normally |often )?(?:go|goes) to (?:bed|sleep) {_WHEN}"
+    r"(?: (?:every night|on weeknights|most nights|each night))?$",
     re.IGNORECASE,
 )
 _COMMUTE = re.compile(
@@ -202,11 +209,14 @@ def _health(rest: str, subject: str) -> list[Match]:
 
 
 def _routine(rest: str, subject: str) -> list[Match]:
-    """When one gets up, how one gets to work, shifts and hours, what one saves for or
-    always books, a trait, and the pets one has."""
+    """When one gets up and goes to bed, how one gets to work, shifts and hours, what one
+    saves for or always books, a trait, and the pets one has."""
     wake = _WAKE.match(rest)
     if wake:
         return [Match.of(subject, "habit", f"wakes up at {wake['t'].replace(' ', '')}", 0.7)]
+    bed = _BED.match(rest)
+    if bed:
+        return [Match.of(subject, "habit", f"goes to bed at {bed['t'].replace(' ', '')}", 0.7)]
     commute = _COMMUTE.match(rest)
     if commute:
         how = commute["how"].lower()
