@@ -24,6 +24,7 @@ AT = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
         ("How many kids do I have?", {"number_of_children", "child", "son", "daughter"}),
         ("What should I cook tonight?", {"allergic_to", "diet", "does_not_eat"}),
         ("What time do I usually go to bed?", {"habit"}),
+        ("Where did I live before I moved here?", {"lives_in", "moved_from"}),
         ("What did Caroline research about adoption agencies?", set()),
         ("?", set()),
     ],

@@ -238,6 +238,10 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
          "week.", ["ana is 45 years old.", "ana has a bad knee."]),
         ("I just moved to Austin from Seattle and I don't know anyone here.",
          ["ana lives in Austin."]),
+        ("I moved here from Texas two years ago, so the winters are new to me.",
+         ["ana moved from Texas."]),
+        ("We moved here from New York in 2019.", ["ana moved from New York."]),
+        ("I moved from a small town.", []),  # no name: nothing to answer "where" with
         ("My flight to Tokyo is on March 12th, can you help me pack?",
          ["ana has a booking: a flight to Tokyo."]),
         ("I have a job interview at Google on Friday!", ["ana has a job interview at Google."]),

@@ -32,6 +32,7 @@ KIND_WORDS = {
     "works_as": "job",
     "works_at": "job employer",
     "lives_in": "live home",
+    "moved_from": "live lived before move",
     "allergic_to": f"allergy {_FOOD}",
     "diet": _FOOD,
     "does_not_eat": _FOOD,

@@ -152,6 +152,9 @@ MOVES: list[tuple[str, str, str, float]] = [
     (r"^moved (?:back |away |out )?(?:from [\w .'-]+? )?to (?P<o>.+?)(?: from [\w .'-]+)?$",
      "lives_in", "moved to", 0.7),
     (r"^relocated to (?P<o>.+)", "lives_in", "moved to", 0.7),
+    # "moved here from Texas": where one lived before (where "here" is, the turn does not say)
+    (r"^moved (?:here |over |out here |back )?from "
+     r"(?P<o>(?-i:[A-Z])[\w.'-]*(?: (?-i:[A-Z])[\w.'-]*)*)$", "moved_from", "moved from", 0.7),
 ]  # fmt: skip
 
 _ROLE_JOB = re.compile(

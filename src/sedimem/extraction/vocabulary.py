@@ -68,6 +68,7 @@ _PHRASES: dict[str, str] = {
     "works_at": "{s} works at {o}",
     "works_as": "{s} works as {o}",
     "comes_from": "{s} comes from {o}",
+    "moved_from": "{s} moved from {o}",
     "diet": "{s} is {o}",
     "age": "{s} is {o} years old",
     "height": "{s} is {o} tall",
