@@ -24,6 +24,11 @@ from tests.extraction.said import AT, said, user_turn
         ("I take the bus.", []),
         ("I usually wake up at 6am.", ["ana wakes up at 6am."]),
         ("I usually go to bed around 11.", ["ana goes to bed at 11."]),
+        ("I still live with my parents.", ["ana lives with ana's parents."]),
+        ("I live with two roommates.", ["ana lives with ana's two roommates."]),
+        ("I live with my parents in Boston.", ["ana lives in Boston."]),  # where, as before
+        ("I live alone.", ["ana is living alone."]),
+        ("I live with it.", []),
         ("I go to bed early.", []),
         ("I bike to work.", ["ana bikes to work."]),
         ("I take the train to work.", ["ana takes the train to work."]),

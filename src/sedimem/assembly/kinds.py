@@ -33,6 +33,7 @@ KIND_WORDS = {
     "works_at": "job employer",
     "lives_in": "live home",
     "moved_from": "live lived before move",
+    "lives_with": "live family",
     "allergic_to": f"allergy {_FOOD}",
     "diet": _FOOD,
     "does_not_eat": _FOOD,

@@ -124,6 +124,17 @@ _TRAIT = re.compile(
     r"early riser|homebody|neat freak)$",
     re.IGNORECASE,
 )
+#: whom one lives with ("I live with my mom", "I still live with my parents"): a place
+#: after them ("with my parents in Boston") is where one lives, read elsewhere
+_LIVES_WITH = re.compile(
+    r"^(?:still |now |currently )?(?:live|am living) with (?:my |our )?"
+    r"(?P<o>(?:(?:two|three|four|\d) )?(?:mom|mother|dad|father|parents|partner|boyfriend|"
+    r"girlfriend|fianc[e\u00e9]e?|husband|wife|roommates?|flatmates?|housemates?|grandma|"
+    r"grandmother|grandpa|grandfather|grandparents|sisters?|brothers?|kids|children|son|"
+    r"daughter|family|in-laws|best friend))(?: (?:now|these days|again))?$",
+    re.IGNORECASE,
+)
+_ALONE = re.compile(r"^(?:still |now |currently )?(?:live|am living) (?:all )?(?:by myself|alone)$")
 _OFFER = re.compile(
     r"^(?:just |finally )?(?:got|received|have|has) (?:an? )?(?:job )?offer "
     r"(?:from|at) (?P<org>[A-Z][\w&'.-]*(?: [A-Z][\w&'.-]*){0,2})"
@@ -210,7 +221,7 @@ def _health(rest: str, subject: str) -> list[Match]:
 
 def _routine(rest: str, subject: str) -> list[Match]:
     """When one gets up and goes to bed, how one gets to work, shifts and hours, what one
-    saves for or always books, a trait, and the pets one has."""
+    saves for or always books, a trait, whom one lives with, and the pets one has."""
     wake = _WAKE.match(rest)
     if wake:
         return [Match.of(subject, "habit", f"wakes up at {wake['t'].replace(' ', '')}", 0.7)]
@@ -244,6 +255,11 @@ def _routine(rest: str, subject: str) -> list[Match]:
         if word.endswith(("ed", "ous")) or "-" in word:
             article = ""  # "left-handed", "introverted": no noun to count
         return [Match.of(subject, "status", f"{article}{word}", 0.6)]
+    housemates = _LIVES_WITH.match(rest)
+    if housemates:
+        return [Match.of(subject, "lives_with", f"{subject}'s {housemates['o'].lower()}", 0.6)]
+    if _ALONE.match(rest):
+        return [Match.of(subject, "status", "living alone", 0.6)]
     return _pets(rest, subject)
 
 

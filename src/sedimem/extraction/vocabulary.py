@@ -69,6 +69,7 @@ _PHRASES: dict[str, str] = {
     "works_as": "{s} works as {o}",
     "comes_from": "{s} comes from {o}",
     "moved_from": "{s} moved from {o}",
+    "lives_with": "{s} lives with {o}",
     "diet": "{s} is {o}",
     "age": "{s} is {o} years old",
     "height": "{s} is {o} tall",
