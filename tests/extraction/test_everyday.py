@@ -29,6 +29,11 @@ from tests.extraction.said import AT, said, user_turn
         ("I live with my parents in Boston.", ["ana lives in Boston."]),  # where, as before
         ("I live alone.", ["ana is living alone."]),
         ("I live with it.", []),
+        ("I drink way too much coffee, like 4 cups a day.", ["ana drinks coffee."]),
+        ("I drink oat milk lattes.", ["ana drinks oat milk lattes."]),
+        ("I drink coffee every morning.", ["ana drinks coffee every morning."]),  # a habit
+        ("I drink to forget.", []),
+        ("I'm drinking tea right now.", []),
         ("I go to bed early.", []),
         ("I bike to work.", ["ana bikes to work."]),
         ("I take the train to work.", ["ana takes the train to work."]),

@@ -135,6 +135,15 @@ _LIVES_WITH = re.compile(
     re.IGNORECASE,
 )
 _ALONE = re.compile(r"^(?:still |now |currently )?(?:live|am living) (?:all )?(?:by myself|alone)$")
+#: what one drinks, by name ("I drink way too much coffee, like 4 cups a day"): a word
+#: list, so "I drink to forget" and "I drink occasionally" are none
+_DRINKS = re.compile(
+    r"^(?:mostly |only |mainly |usually )?drinks? (?:a lot of |lots of |(?:way )?too much |"
+    r"(?:only |mostly )?)?(?P<o>(?:green |black |herbal |iced |decaf |oat milk |cold brew )?"
+    r"(?:coffee|tea|matcha|espresso|lattes?|beer|wine|whiskey|kombucha|soda|diet coke|coke|"
+    r"sparkling water|smoothies|energy drinks))\b(?!-)(?P<more>.*)$",
+    re.IGNORECASE,
+)
 _OFFER = re.compile(
     r"^(?:just |finally )?(?:got|received|have|has) (?:an? )?(?:job )?offer "
     r"(?:from|at) (?P<org>[A-Z][\w&'.-]*(?: [A-Z][\w&'.-]*){0,2})"
@@ -255,6 +264,12 @@ def _routine(rest: str, subject: str) -> list[Match]:
         if word.endswith(("ed", "ous")) or "-" in word:
             article = ""  # "left-handed", "introverted": no noun to count
         return [Match.of(subject, "status", f"{article}{word}", 0.6)]
+    drinks = _DRINKS.match(rest)
+    # "every morning" right after it: a habit, read as one elsewhere; "right now": no fact
+    if drinks and not re.search(
+        r"^ (?:every|each|daily|on )|\b(?:today|tonight|yesterday|now)\b", drinks["more"]
+    ):
+        return [Match.of(subject, "drinks", drinks["o"].lower(), 0.6)]
     housemates = _LIVES_WITH.match(rest)
     if housemates:
         return [Match.of(subject, "lives_with", f"{subject}'s {housemates['o'].lower()}", 0.6)]

@@ -70,6 +70,7 @@ _PHRASES: dict[str, str] = {
     "comes_from": "{s} comes from {o}",
     "moved_from": "{s} moved from {o}",
     "lives_with": "{s} lives with {o}",
+    "drinks": "{s} drinks {o}",
     "diet": "{s} is {o}",
     "age": "{s} is {o} years old",
     "height": "{s} is {o} tall",
