@@ -262,6 +262,11 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
          ["ana has a dog named Max.", "Max is 7 years old."]),
         ("I'm 6 months pregnant and craving pickles lol", ["ana has a pregnancy."]),
         ("I'm a night shift nurse in the ICU.", ["ana works as night shift nurse."]),
+        # a field of study, no place ("lives in biology at Stanford"); the school employs
+        ("I'm a PhD student in biology at Stanford.",
+         ["ana works as PhD student.", "ana works at Stanford."]),
+        ("I'm a researcher in machine learning.", ["ana works as researcher."]),
+        ("I'm a professor in Chicago.", ["ana works as professor.", "ana lives in Chicago."]),
         # a statement opening a question, after a preamble or "since"
         ("hi! quick one - I take metformin for my diabetes, anything I should avoid eating?",
          ["ana takes metformin.", "ana has diabetes."]),

@@ -165,6 +165,10 @@ _NEW_JOB = re.compile(
 )
 
 
+#: roles whose "in X" names a field ("a student in computer science"), not a place
+_STUDIES = re.compile(
+    r"\b(?:student|phd|major|professor|researcher|postdoc|lecturer|candidate|grad)\b", re.I
+)
 _NO_EMPLOYER = re.compile(r"^(?:the|this|that|my) (?:field|industry|business|sector|area)$")
 #: how long one has had a job ("a teacher for 12 years"): no part of the job's name
 _FOR_YEARS = re.compile(
@@ -193,9 +197,14 @@ def _occupation(rest: str, subject: str) -> list[Match]:
         if place and place.split()[0].lower() in ("the", "a"):  # "a nurse in the ICU"
             place = None
         org = groups.get("org")
+        occupation = groups.get("occ") or groups.get("occ_after")
+        if place and place[0].islower() and occupation and _STUDIES.search(occupation):
+            # "a PhD student in biology at Stanford": a field, no place; the school employs
+            place, _, school = place.partition(" at ")
+            place, org = None, org or (school if school[:1].isupper() else None)
         if org and pattern is _JOB_AS and not org[0].isupper() and not org.startswith("the "):
             org = None if len(org.split()) > 4 else org
-        found = job_facts(subject, groups.get("occ") or groups.get("occ_after"), org, place)
+        found = job_facts(subject, occupation, org, place)
         if found:
             return found
     based = re.match(
