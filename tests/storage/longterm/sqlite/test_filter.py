@@ -108,6 +108,38 @@ async def test_a_records_name_is_read_through_its_index_not_by_kind(
         assert not any("lt_record_kind" in s or "lt_record_time" in s for s in plan), plan
 
 
+async def test_a_name_many_records_share_is_walked_in_id_order_not_sorted(
+    tmp_path: Path,
+) -> None:
+    """A name may repeat (a consolidation job's run reports, one per run): the newest few of
+    a name held by more than ``RANGE_ROWS`` records are met by walking the ids from the
+    newest, not by reading all of them through the name's index and sorting them; a rare
+    name is still read through its index."""
+    path = str(tmp_path / "m.db")
+    store = await SqliteLongTermStore.open(path)
+    runs = [
+        make_record(f"run {i}", tenant=T, kind="run", name="facts") for i in range(RANGE_ROWS + 100)
+    ]
+    rare = [make_record(f"rare {i}", tenant=T, kind="run", name="decay") for i in range(3)]
+    try:
+        await store.put(T, rare + runs)
+        for name, expected in (("facts", runs[::-1][:2]), ("decay", rare[::-1][:2])):
+            flt = RecordFilter(kind="run", name=name)
+            page = await store.find(T, flt, limit=2, newest_first=True)
+            assert [r.text for r in page] == [r.text for r in expected]
+    finally:
+        await store.aclose()
+    conn = sqlite3.connect(path)
+    try:
+        common = _plan(conn, RecordFilter(kind="run", name="facts"))
+        assert not any("TEMP B-TREE" in step for step in common), common
+        assert any(
+            "lt_record_name" in step for step in _plan(conn, RecordFilter(kind="run", name="decay"))
+        )
+    finally:
+        conn.close()
+
+
 async def test_a_handle_is_read_through_its_index(tmp_path: Path) -> None:
     """A record named by its handle (a context's ``(id ...)``) is read through the index on
     the id's last characters, not by walking the tenant's records of its kind."""

@@ -41,23 +41,24 @@ def keyed(flt: RecordFilter) -> bool:
 def page_order(
     conn: sqlite3.Connection, tenant: str, flt: RecordFilter, *, newest_first: bool = False
 ) -> str:
-    """The ``ORDER BY`` of a page of ``flt``. A keyed filter's few rows, or a session's
-    when it holds fewer than :data:`RANGE_ROWS` records of the kind, are read by their own
-    index and sorted (``+r.id``); otherwise the kind is walked in id order, which meets a
-    page of matches soon. Walking it for a session that holds less than a page read every
+    """The ``ORDER BY`` of a page of ``flt``. A subject's or names' few rows, a name's or a
+    session's when it holds fewer than :data:`RANGE_ROWS` records, are read by their own
+    index and sorted (``+r.id``); otherwise the records are walked in id order, which meets
+    a page of matches soon. Walking it for a session that holds less than a page read every
     record of the kind (a session's messages: ~300 ms at 100k episodes); sorting a session
     of 100k turns for a page of 50 would be as bad the other way."""
-    few = keyed(flt) or (
-        flt.session is not None
-        and flt.kind is not None
-        and _counted(
-            conn,
-            "lt_record_session_time",
-            "tenant = ? AND session = ? AND kind = ?",
-            [tenant, flt.session, flt.kind],
+    few = False
+    if flt.subject is not None or flt.names is not None:
+        few = True
+    elif flt.name is not None:  # a name may repeat: a job's run reports, one per run
+        count = _counted(conn, "lt_record_name", "tenant = ? AND name = ?", [tenant, flt.name])
+        few = count < RANGE_ROWS
+    elif flt.session is not None and flt.kind is not None:
+        session = [tenant, flt.session, flt.kind]
+        count = _counted(
+            conn, "lt_record_session_time", "tenant = ? AND session = ? AND kind = ?", session
         )
-        < RANGE_ROWS
-    )
+        few = count < RANGE_ROWS
     return f" ORDER BY {'+r.id' if few else 'r.id'}" + (" DESC" if newest_first else "")
 
 
