@@ -40,6 +40,28 @@ async def _found_and_planned(
         conn.close()
 
 
+async def _newest_and_planned(
+    tmp_path: Path, records: list[StoredRecord], filters: list[RecordFilter], limit: int
+) -> list[tuple[list[str], list[str]]]:
+    """For each of ``filters``: the texts of its newest page in a store of ``records``, and
+    SQLite's plan for the read."""
+    path = str(tmp_path / "m.db")
+    store = await SqliteLongTermStore.open(path)
+    try:
+        await store.put(T, records)
+        pages = [await store.find(T, flt, limit=limit, newest_first=True) for flt in filters]
+    finally:
+        await store.aclose()
+    conn = sqlite3.connect(path)
+    try:
+        return [
+            ([r.text for r in page], _plan(conn, flt))
+            for page, flt in zip(pages, filters, strict=True)
+        ]
+    finally:
+        conn.close()
+
+
 async def test_facts_derived_from_some_episodes_are_read_by_provenance_not_by_kind(
     tmp_path: Path,
 ) -> None:
@@ -115,29 +137,20 @@ async def test_a_name_many_records_share_is_walked_in_id_order_not_sorted(
     a name held by more than ``RANGE_ROWS`` records are met by walking the ids from the
     newest, not by reading all of them through the name's index and sorting them; a rare
     name is still read through its index."""
-    path = str(tmp_path / "m.db")
-    store = await SqliteLongTermStore.open(path)
     runs = [
         make_record(f"run {i}", tenant=T, kind="run", name="facts") for i in range(RANGE_ROWS + 100)
     ]
     rare = [make_record(f"rare {i}", tenant=T, kind="run", name="decay") for i in range(3)]
-    try:
-        await store.put(T, rare + runs)
-        for name, expected in (("facts", runs[::-1][:2]), ("decay", rare[::-1][:2])):
-            flt = RecordFilter(kind="run", name=name)
-            page = await store.find(T, flt, limit=2, newest_first=True)
-            assert [r.text for r in page] == [r.text for r in expected]
-    finally:
-        await store.aclose()
-    conn = sqlite3.connect(path)
-    try:
-        common = _plan(conn, RecordFilter(kind="run", name="facts"))
-        assert not any("TEMP B-TREE" in step for step in common), common
-        assert any(
-            "lt_record_name" in step for step in _plan(conn, RecordFilter(kind="run", name="decay"))
-        )
-    finally:
-        conn.close()
+    (common, common_plan), (rarely, rare_plan) = await _newest_and_planned(
+        tmp_path,
+        rare + runs,
+        [RecordFilter(kind="run", name="facts"), RecordFilter(kind="run", name="decay")],
+        limit=2,
+    )
+    assert common == [r.text for r in runs[::-1][:2]]
+    assert rarely == [r.text for r in rare[::-1][:2]]
+    assert not any("TEMP B-TREE" in step for step in common_plan), common_plan
+    assert any("lt_record_name" in step for step in rare_plan), rare_plan
 
 
 async def test_a_handle_is_read_through_its_index(tmp_path: Path) -> None:
@@ -188,8 +201,6 @@ async def test_a_small_sessions_page_is_read_by_session_and_a_large_ones_by_id(
     walking every episode of the tenant in id order until a page matched read all of
     them when the session held less than a page. A session larger than that is walked in
     id order (a page of it is met soon; sorting all its rows would not be)."""
-    path = str(tmp_path / "m.db")
-    store = await SqliteLongTermStore.open(path)
     big = RANGE_ROWS + 100
     rows = [
         make_record(f"turn {i}", tenant=T, session="long", occurred_at=1e9 + i) for i in range(big)
@@ -197,23 +208,20 @@ async def test_a_small_sessions_page_is_read_by_session_and_a_large_ones_by_id(
     small = [
         make_record(f"short {i}", tenant=T, session="short", occurred_at=2e9 + i) for i in range(3)
     ]
-    try:
-        await store.put(T, small + rows)  # the short session's ids are the oldest
-        for session, expected in (("short", small[::-1]), ("long", rows[::-1][:50])):
-            flt = RecordFilter(kind="episode", session=session)
-            page = await store.find(T, flt, limit=50, newest_first=True)
-            assert [r.text for r in page] == [r.text for r in expected]
-    finally:
-        await store.aclose()
-    conn = sqlite3.connect(path)
-    try:
-        short = _plan(conn, RecordFilter(kind="episode", session="short"))
-        assert any("lt_record_session_time" in step for step in short), short
-        assert not any("lt_record_kind" in step for step in short), short
-        long = _plan(conn, RecordFilter(kind="episode", session="long"))
-        assert any("lt_record_kind" in step for step in long), long
-    finally:
-        conn.close()
+    (shorts, short), (longs, long) = await _newest_and_planned(
+        tmp_path,
+        small + rows,  # the short session's ids are the oldest
+        [
+            RecordFilter(kind="episode", session="short"),
+            RecordFilter(kind="episode", session="long"),
+        ],
+        limit=50,
+    )
+    assert shorts == [r.text for r in small[::-1]]
+    assert longs == [r.text for r in rows[::-1][:50]]
+    assert any("lt_record_session_time" in step for step in short), short
+    assert not any("lt_record_kind" in step for step in short), short
+    assert any("lt_record_kind" in step for step in long), long
 
 
 async def test_a_time_range_is_read_by_time_when_narrow_and_by_id_when_wide(
