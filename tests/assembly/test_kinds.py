@@ -21,7 +21,12 @@ AT = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
     ("question", "kinds"),
     [
         ("What medication am I on?", {"takes", "has_condition"}),  # "medic"
-        ("How many kids do I have?", {"number_of_children", "child", "son", "daughter"}),
+        (
+            "How many kids do I have?",
+            {"number_of_children", "child", "son", "daughter", "has_child"},
+        ),
+        ("Do I have a driver's license?", {"holds"}),
+        ("What am I studying at school?", {"learning", "studying_for"}),
         ("What should I cook tonight?", {"allergic_to", "diet", "does_not_eat"}),
         ("What time do I usually go to bed?", {"habit"}),
         ("Where did I live before I moved here?", {"lives_in", "moved_from", "lives_with"}),

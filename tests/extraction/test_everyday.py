@@ -272,6 +272,27 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
          ["ana takes metformin.", "ana has diabetes."]),
         ("Since I'm allergic to nuts, which snacks are safe?", ["ana is allergic to nuts."]),
         ("As I said - what time is it?", []),
+        # children told by age, a relative who lives with the speaker, a new rent
+        ("We have a 3 year old and a newborn, so sleep is rare.",
+         ["ana has a child aged 3.", "ana has a newborn."]),
+        ("We've got a two-month-old daughter and a 4 year old.",
+         ["ana has a daughter aged 2 months.", "ana has a child aged 4."]),
+        ("I have a baby boy.", ["ana has a baby boy."]),
+        ("We have a 10 year old car.", []),
+        ("I have a 3 year old laptop and a newborn.", []),  # not every item is a child
+        ("My mom lives with us now.", ["ana lives with ana's mom."]),
+        ("My in-laws moved in with us in March.", ["ana lives with ana's in-laws."]),
+        ("My mom lives with her sister.", []),  # not with the speaker
+        ("My landlord raised the rent to $2,000.", ["ana's rent is $2,000."]),
+        ("My boss raised my salary to $90k!", ["ana's salary is $90k."]),
+        ("Somebody raised the rent to $2,000.", []),
+        ("I'm going back to school for nursing.", ["ana is learning nursing."]),
+        ("I'm going back to school.", []),  # for what: not said
+        ("I got my driver's license last week!", ["ana holds a driver's license."]),
+        ("Finally got my green card!", ["ana holds a green card."]),
+        ("I got my MBA.", ["ana holds an MBA."]),
+        ("I got my hair cut.", []),
+        ("Did you get my license?", []),
     ],
 )  # fmt: skip
 def test_facts_told_in_passing_in_a_chatty_turn(text: str, statements: list[str]) -> None:
@@ -299,3 +320,33 @@ def test_a_journey_booked_is_dated_on_its_day() -> None:
 )  # fmt: skip
 def test_what_one_settled_on(text: str, statements: list[str]) -> None:
     assert said(text) == statements
+
+
+async def test_what_a_household_told_in_passing_answers_later(tmp_path: Path) -> None:
+    """Children by age, who lives in, a licence got and a rent raised, told in one chat:
+    after a restart, the questions about them get the facts (the newest rent first)."""
+    user = Scope(tenant="t", user="ana")
+    told = [
+        user_turn("Our rent is $1,800 a month.", AT),
+        user_turn("We have a 3 year old and a newborn, so sleep is rare.", AT),
+        user_turn("My mom lives with us now, which helps.", AT),
+        user_turn("I got my driver's license last week!", AT),
+        user_turn("I'm going back to school for nursing.", AT),
+        user_turn("My landlord raised the rent to $2,000.", datetime(2026, 5, 1, tzinfo=UTC)),
+    ]
+    async with await Memory.open(f"sqlite:///{tmp_path}/ana.db") as memory:
+        await memory.ingest(told, user.with_session("spring"))
+    async with await Memory.open(f"sqlite:///{tmp_path}/ana.db") as memory:  # a restart
+        rent = await memory.facts.current("ana", "rent", scope=user)
+        assert [f.object for f in rent] == ["$2,000"]  # the raise replaced the old rent
+        for question, answer in [
+            ("How many kids do I have?", "ana has a newborn."),
+            ("Who do I live with?", "ana lives with ana's mom."),
+            ("Do I have a driver's license?", "ana holds a driver's license."),
+            ("What am I studying?", "ana is learning nursing."),
+            ("How much is my rent?", "ana's rent is $2,000."),
+        ]:
+            context = await memory.assemble(question, user.with_session("june"), 150)
+            known = [i.text for i in context.report.included if i.tier == "facts"]
+            assert answer in known, (question, known)
+            assert not [k for k in known if "$1,800" in k], known

@@ -52,6 +52,9 @@ KIND_WORDS = {
     "rent": "apartment housing",
     "time_zone": "zone timezone",
     "studying_for": "study school degree",
+    "learning": "study school",
+    # "Do I have a driver's license?", "What degree do I have?"
+    "holds": "license licence permit degree",
     # "What did we decide on for the sofa?", "Which hotel did I book?"
     "chose": "decide decided decision choice pick",
     "booked": "book booking reservation",
@@ -67,6 +70,7 @@ KIND_WORDS = {
     "marital_status": "married family",
     # "How many kids do I have?", "Who is in my family?"
     "number_of_children": "kids family",
+    "has_child": "kids children family baby",
     "child": "kids family",
     "son": "kids family",
     "daughter": "kids family",

@@ -123,9 +123,11 @@ def pet_endings(ended: Fact) -> list[Fact]:
     return [ended, ended.model_copy(update={"object": obj.removeprefix(f"{_SOME_PET} ")})]
 
 
-#: "We raised the budget to 3000 euros": the measure's new value
+#: "We raised the budget to 3000 euros", "My landlord raised the rent to $2,000": the
+#: measure's new value (whoever set it, it is the speaker's)
 MEASURE_SET = re.compile(
-    r"^(?:I|[Ww]e)(?:'ve| have)? (?:just |finally )?(?:raised|increased|upped|bumped up|"
+    r"^(?:I|[Ww]e|(?:[Mm]y|[Oo]ur|[Tt]he) (?:landlord|landlady|boss|employer|company))"
+    r"(?:'ve| have)? (?:just |finally )?(?:raised|increased|upped|bumped up|"
     r"lowered|cut|reduced|dropped|changed|set|moved) (?:my|our|the) (?:(?:trip|travel|"
     r"holiday|vacation|monthly|yearly|annual|total|wedding|house|renovation) )?"
     r"(?P<m>budget|rent|salary|savings)(?: for (?P<for>[\w ]{1,30}?))? (?:up |down )?to "

@@ -3,8 +3,9 @@ they get up, how they get to work, their shifts and hours, what they save for, w
 always book, what makes them ill ("motion sick", "a bad knee"), a trait ("I'm
 left-handed"), one more pet, the pets they live with, a job offer, a trip's budget, how
 long they have worked somewhere, their team, time zone, rent, income, degree and trade,
-and what they would rather do, aim at ("trying to lose 10 pounds") or always go to ("my
-go-to editor").
+what they study again ("going back to school for nursing"), who lives with them ("my mom
+lives with us now"), and what they would rather do, aim at ("trying to lose 10 pounds") or
+always go to ("my go-to editor").
 
 :func:`everyday` reads the part of a clause after its subject ("take metformin for my
 diabetes"), as the other profile readers do; :func:`rather`, :func:`trying` and
@@ -22,7 +23,7 @@ from sedimem.extraction.family import family
 from sedimem.extraction.subjects import possessive
 from sedimem.extraction.vocabulary import PET_WORDS, alternation
 
-__all__ = ["MEDICINES", "everyday", "go_to", "rather", "trying"]
+__all__ = ["MEDICINES", "everyday", "go_to", "housemate", "rather", "trying"]
 
 #: Medicines named by themselves ("I take metformin"): a word list, because "I take notes"
 #: or "I take the bus" must not read as one.
@@ -134,6 +135,14 @@ _LIVES_WITH = re.compile(
     r"daughter|family|in-laws|best friend))(?: (?:now|these days|again))?$",
     re.IGNORECASE,
 )
+#: a relative who lives with the speaker, told of them ("My mom lives with us now", "my
+#: in-laws moved in with us")
+_MOVED_IN = re.compile(
+    r"^[Mm]y (?P<o>mom|mother|dad|father|parents|grandma|grandmother|grandpa|grandfather|"
+    r"grandparents|sister|brother|son|daughter|in-laws|mother-in-law|father-in-law|"
+    r"boyfriend|girlfriend)(?:,? [A-Z][a-z]+,?)? (?:now |still |also )?(?:lives?|is living|"
+    r"are living|(?:has |have )?moved in) with (?:us|me)(?: now| again| these days| for now)?$"
+)
 _ALONE = re.compile(r"^(?:still |now |currently )?(?:live|am living) (?:all )?(?:by myself|alone)$")
 #: what one drinks, by name ("I drink way too much coffee, like 4 cups a day"): a word
 #: list, so "I drink to forget" and "I drink occasionally" are none
@@ -171,6 +180,12 @@ _TEAM = re.compile(r"^(?:am|is) (?:on|in|part of) (?:the|our|my) (?P<o>[\w-]+(?:
 _ZONE = re.compile(
     r"^(?:am|is) (?:in|on) (?:the )?(?P<o>(?:Eastern|Central|Mountain|Pacific|Atlantic)|"
     r"[A-Z]{2,4}|(?:GMT|UTC) ?[+-] ?\d{1,2}(?::\d{2})?) (?:time(?: zone)?|timezone)$"
+)
+#: "I'm going back to school for nursing": what one studies (again)
+_BACK_TO_SCHOOL = re.compile(
+    r"^(?:am (?:going|heading)|went|have gone|am) back (?:to|in) (?:school|college|university|"
+    r"uni) (?:for|to study) (?P<o>[a-z][a-z -]{2,30}?)(?: (?:part-time|full-time|online|"
+    r"at night))?$"
 )
 _RENT = re.compile(
     r"^pay (?:about |around |roughly )?(?P<v>[$€£]\s?\d[\d,.]*k?)(?: a month| per month)? "
@@ -321,6 +336,9 @@ def _work_and_money(rest: str, subject: str) -> list[Match]:
     paid = _PAID.match(rest)
     if paid:
         return [Match.of(subject, "income", f"{paid['v']} a {paid['u']}", 0.7)]
+    school = _BACK_TO_SCHOOL.match(rest)
+    if school and not bad_object(school["o"]):
+        return [Match.of(subject, "learning", school["o"], 0.6)]
     degree = _DEGREE.match(rest)
     if degree:
         return [Match.of(subject, "studying_for", f"a {degree['o']}", 0.7)]
@@ -354,6 +372,14 @@ _TRANSIENT = re.compile(
     r"\b(?:tonight|today|tomorrow|now|this|that|it|you|your|him|her|them|talk|discuss|"
     r"say|answer|think about)\b"
 )
+
+
+def housemate(clause: str, speaker: str) -> list[Match]:
+    """ "My mom lives with us now": whom the speaker lives with, told of them."""
+    moved = _MOVED_IN.match(clause)
+    if moved is None:
+        return []
+    return [Match.of(speaker, "lives_with", f"{speaker}'s {moved['o'].lower()}", 0.6)]
 
 
 def rather(clause: str, speaker: str) -> list[Match]:

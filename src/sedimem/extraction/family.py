@@ -1,6 +1,7 @@
 """The speaker's family and pets, counted and named: "I have two kids, Maya (7) and Dev
 (4)", "our two kids, Maya who is 7 and Dev who is 4", "I have three dogs named Rex, Bo and
-Max". A named child's age is a fact of theirs ("Maya is 7 years old")."""
+Max". A named child's age is a fact of theirs ("Maya is 7 years old"). Young children told
+by age alone are the speaker's children of that age: "We have a 3 year old and a newborn"."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import re
 from sedimem.extraction.clauses import Match
 from sedimem.extraction.vocabulary import FAMILY, FAMILY_WORDS, PET_WORDS, PETS
 
-__all__ = ["children_named", "family"]
+__all__ = ["children_named", "family", "young_children"]
 
 _NAMEWORD = r"[A-Z][a-z]+"
 # a child named with an age: "Maya (7)", "Maya who is 7", "Maya, aged 7"
@@ -78,4 +79,42 @@ def family(rest: str, subject: str) -> list[Match]:
         out.extend(Match.of(subject, "has_pet", f"{singular} named {name}") for name in names)
     elif count == 1:
         out.append(Match.of(subject, "has_pet", singular))
+    return out
+
+
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                 "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}  # fmt: skip
+# "a 3 year old", "a two-month-old daughter", "a newborn", "a baby boy", "a toddler"
+_YOUNG = (
+    r"(?:a|an|one) (?:(?P<age>\d{1,2}|" + "|".join(_NUMBER_WORDS) + r")[- ](?P<unit>year|month|"
+    r"week)s?[- ]old|(?P<stage>newborn|baby|toddler))(?: (?P<who>son|daughter|boy|girl|baby))?"
+)
+_YOUNG_ONE = re.compile(_YOUNG)
+_ITEM = re.sub(r"\?P<\w+>", "?:", _YOUNG)  # the whole list: items are read by _YOUNG_ONE
+_YOUNG_CHILDREN = re.compile(
+    rf"^(?:I|[Ww]e)(?:'ve got| have got| now have| also have| have)"
+    rf" {_ITEM}(?:(?:,| and|, and) {_ITEM}){{0,3}}$"
+)
+_CHILD_OF = {"boy": "son", "girl": "daughter", "baby": "child"}
+
+
+def young_children(clause: str, subject: str) -> list[Match]:
+    """ "We have a 3 year old and a newborn": each a child of the speaker (``has_child``),
+    by age ("son aged 3", "child aged 2 months") or stage ("newborn", "baby daughter")."""
+    if _YOUNG_CHILDREN.match(clause) is None:
+        return []
+    out = []
+    for m in _YOUNG_ONE.finditer(clause):
+        who = _CHILD_OF.get(m["who"] or "baby", m["who"])
+        if m["stage"]:  # "a newborn", "a baby girl": as said
+            stage = m["stage"].lower()
+            what = f"{stage} {m['who'].lower()}" if m["who"] and m["who"] != stage else stage
+        else:
+            age = m["age"].lower()
+            number = int(age) if age.isdigit() else _NUMBER_WORDS[age]
+            unit = m["unit"].lower()
+            what = f"{who} aged {number}" if unit == "year" else f"{who} aged {number} {unit}s"
+            if unit != "year" and number == 1:
+                what = what.removesuffix("s")
+        out.append(Match.of(subject, "has_child", what, 0.7))
     return out

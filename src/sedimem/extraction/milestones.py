@@ -9,7 +9,9 @@ graduation told without its school.
 - "My thesis is due on May 3", "my tax return is due next week" -> ``due`` ("thesis"),
   and "My passport expires in June 2027" -> ``expires`` ("passport"), dated alike;
 - "I graduated!", "Finally graduated!" (no school named) end being a student; the school,
-  when named, is read with the event ("graduated from TU Delft").
+  when named, is read with the event ("graduated from TU Delft");
+- "I got my driver's license", "Finally got my green card" -> ``holds`` ("a driver's
+  license"), dated when it was got: a licence, a permit, a degree one now has.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import re
 
 from sedimem.extraction.clauses import Match
 
-__all__ = ["GRADUATED", "milestone"]
+__all__ = ["GOT", "GRADUATED", "milestone"]
 
 _APPOINTMENT = re.compile(
     r"^I(?:'ve| have)?(?: got)? (?:a|an|my) (?P<o>(?:[\w'-]+ ){0,2}?(?:appointment|interview|"
@@ -48,10 +50,32 @@ GRADUATED = re.compile(
 )
 
 
+#: "I got my driver's license", "Finally got my green card!": what one now holds (a word
+#: list: "I got my hair cut", "got my coffee" are nothing one holds)
+GOT = re.compile(
+    r"^(?:I(?:'ve| have)? )?(?:(?:just|finally|officially) )*(?:got|received|earned) my "
+    r"(?P<o>(?:driver'?s|driving|pilot'?s|real estate|teaching|nursing|fishing) licen[cs]e|"
+    r"green card|work permit|residence permit|citizenship|black belt|PhD|master'?s degree|"
+    r"bachelor'?s degree|degree|diploma|CPA|MBA)$",
+    re.IGNORECASE,
+)
+_NO_ARTICLE = ("citizenship",)
+
+
 def milestone(clause: str, speaker: str, dated: bool) -> list[Match]:
     """What a clause sets for a day (``dated``: it named one) or the end of studies."""
     if GRADUATED.match(clause):
         return [Match(speaker, "works_as", "student", "works as", negated=True, confidence=0.6)]
+    got = GOT.match(clause)
+    if got:
+        what = got["o"]
+        acronym = what.isupper()  # "CPA", "MBA": said by their letters ("an MBA")
+        if not any(c.isupper() for c in what[1:]):  # "PhD", "CPA" keep their capitals
+            what = what.lower()
+        if what not in _NO_ARTICLE:
+            vowel = what[0] in ("AEFHILMNORSX" if acronym else "aeiou")
+            what = f"{'an' if vowel else 'a'} {what}"
+        return [Match(speaker, "holds", what, "holds", confidence=0.7)]
     if not dated:
         return []
     appointment = _APPOINTMENT.match(clause)

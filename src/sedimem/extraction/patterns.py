@@ -38,11 +38,11 @@ from sedimem.extraction.clauses import (
     thing_of,
     without_company,
 )
-from sedimem.extraction.everyday import go_to, rather, trying
-from sedimem.extraction.family import children_named
+from sedimem.extraction.everyday import go_to, housemate, rather, trying
+from sedimem.extraction.family import children_named, young_children
 from sedimem.extraction.identity import aspiration, former, identity, possessions, target_weight
 from sedimem.extraction.measures import WEIGHT_NEWS, weight_news
-from sedimem.extraction.milestones import GRADUATED, milestone
+from sedimem.extraction.milestones import GOT, GRADUATED, milestone
 from sedimem.extraction.profile import body_state, job_facts, match_name, match_profile
 from sedimem.extraction.projects import project
 from sedimem.extraction.requests import ANSWER_REQUEST, answer_style
@@ -238,6 +238,7 @@ SUBJECTLESS: tuple[re.Pattern[str], ...] = (
     WEIGHT_NEWS,  # "Down to 89 kg!"
     ANSWER_REQUEST,  # "Please keep your answers short"
     GRADUATED,  # "Finally graduated!"
+    GOT,  # "Finally got my green card!"
 )
 # What follows a place is rarely part of it: "moved to Porto for a job at X", "live in
 # Leeds with my wife", "moved to Lisbon to study". (" to the", " to a" stay: "next to the
@@ -513,6 +514,8 @@ def _match_whole(
         return found
     owned = (
         _my_things(clause, speaker)
+        or young_children(clause, speaker)
+        or housemate(clause, speaker)
         or possessions(clause, speaker)
         or expecting(clause, speaker)
         or born(clause, speaker)

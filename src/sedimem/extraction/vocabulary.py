@@ -71,6 +71,7 @@ _PHRASES: dict[str, str] = {
     "moved_from": "{s} moved from {o}",
     "lives_with": "{s} lives with {o}",
     "drinks": "{s} drinks {o}",
+    "holds": "{s} holds {o}",
     "diet": "{s} is {o}",
     "age": "{s} is {o} years old",
     "height": "{s} is {o} tall",
