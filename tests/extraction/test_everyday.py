@@ -265,6 +265,8 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
         # a field of study, no place ("lives in biology at Stanford"); the school employs
         ("I'm a PhD student in biology at Stanford.",
          ["ana works as PhD student.", "ana works at Stanford."]),
+        ("I'm a PhD student in biology at Stanford so my days are long.",  # a consequence
+         ["ana works as PhD student.", "ana works at Stanford."]),
         ("I'm a researcher in machine learning.", ["ana works as researcher."]),
         ("I'm a professor in Chicago.", ["ana works as professor.", "ana lives in Chicago."]),
         # a statement opening a question, after a preamble or "since"

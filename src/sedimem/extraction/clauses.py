@@ -74,9 +74,9 @@ _CLAUSES = re.compile(
     # "I'm a nurse and will start nights next week", "... so I'll start": the plan is a
     # clause of its own (skipped as a plan), so the fact before it is still read
     r"|,?\s+and\s+(?=(?:will|shall|won't|am\s+going\s+to|gonna)\b)"
-    # "my daughter has a peanut allergy so nothing with nuts please": what follows is a
-    # consequence (or a request) of its own
-    r"|\s+so\s+(?=(?:I|we|he|she|they|nothing|no|please)\b)",
+    # "my daughter has a peanut allergy so nothing with nuts please", "I'm a PhD student at
+    # Stanford so my days are long": what follows is a consequence (or a request) of its own
+    r"|\s+so\s+(?=(?:I|we|he|she|they|my|our|nothing|no|please)\b)",
     re.IGNORECASE,
 )
 _LEAD = re.compile(
