@@ -64,8 +64,7 @@ class IndexOptions:
     hnsw_threshold: int | None = 4096  # vectors in a (tenant, kind) before HNSW; None: never
     exact_limit: int = 2048  # filtered candidates at or below this: always exact
     executor: Executor | None = None  # where HNSW graphs are built; None: inline
-    # Vectors at the first build past which an IVF partition is built instead of a graph
-    # (None: never). A graph built below it stays a graph as the index grows.
+    # Vectors at a first build from which it is an IVF partition, not a graph (None: never)
     ivf_threshold: int | None = IVF_THRESHOLD
     analysis: TextAnalysis | None = None  # worker processes for bulk builds; None: inline
 
@@ -410,7 +409,8 @@ class MemIndex:
         chosen[np.asarray(found, dtype=np.int64)] = True
         return chosen
 
-    # -- searches --------------------------------------------------------------------------
+    def count(self, flt: RecordFilter) -> int:
+        return int(np.count_nonzero(self._cached(flt).mask))  # live rows only, as searched
 
     def keyword_search(self, stems: Sequence[str], flt: RecordFilter, k: int) -> list[Ranked]:
         entry = self._cached(flt)

@@ -39,6 +39,10 @@ class SearchIndex(Protocol):
         """Forget the rows of these rids (unknown rids are ignored)."""
         ...
 
+    def count(self, flt: RecordFilter) -> int:
+        """How many live rows match ``flt`` (as ``COUNT(*)`` of the same filter would)."""
+        ...
+
     def keyword_search(self, stems: Sequence[str], flt: RecordFilter, k: int) -> list[Ranked]:
         """The ``k`` best rows matching ``flt`` for query terms from
         :meth:`IndexEngine.query_terms`."""

@@ -282,6 +282,12 @@ class SqliteLongTermStore:
         return await self._db.run(page)
 
     async def count(self, tenant: str, flt: RecordFilter) -> int:
+        registry = self._registry
+        if registry is not None and flt.kind is not None and registry.peek(tenant, flt.kind):
+            # the index in memory counts by its filter mask (~1 ms at 100k), where COUNT(*)
+            # reads every row of the kind for its visibility columns (~40 ms)
+            kind, on = flt.kind, registry.indexes
+            return await self._read(lambda conn: sum(i.count(flt) for i in on(conn, tenant, kind)))
         condition, params = where(tenant, flt)
         sql = f"SELECT COUNT(*) FROM lt_record r WHERE {condition}"
         return await self._db.run(lambda conn: int(conn.execute(sql, params).fetchone()[0]))
@@ -289,11 +295,10 @@ class SqliteLongTermStore:
     async def count_by_user(self, tenant: str, flt: RecordFilter) -> dict[str | None, int]:
         condition, params = where(tenant, flt)
         sql = f"SELECT r.user, COUNT(*) FROM lt_record r WHERE {condition} GROUP BY r.user"
-
-        def counts(conn: sqlite3.Connection) -> dict[str | None, int]:
-            return {user: int(n) for user, n in conn.execute(sql, params)}
-
-        return await self._db.run(counts)
+        counts: dict[str | None, int] = await self._db.run(
+            lambda conn: {user: int(n) for user, n in conn.execute(sql, params)}
+        )
+        return counts
 
     async def tenants(self) -> list[str]:
         sql = "SELECT DISTINCT tenant FROM lt_record ORDER BY tenant"
