@@ -4,7 +4,8 @@ The store is filled as ``benchmarks.context`` fills it (100k episodes, 10k facts
 procedures, pinned blocks and working state; ``--quick``: 2k / 200 / 20), then each call
 below runs ``--rounds`` times after one untimed call: an ``ingest`` of two chat turns, a
 session's lifecycle, a session's messages, a page of episodes, ``learn``,
-``procedures.record``, reads by id, ``stats`` and ``profile``. A call whose cost grows with
+``procedures.record``, reads by id, ``stats`` and ``profile`` (before any search, then
+again after ``assemble`` has loaded the indexes: ``*.searched``). A call whose cost grows with
 the history (a read that walks every record of a kind, as reads by name did until
 2026-11-29) shows here first: each call's p95 is also given as a ratio to numpy's exact top
 10 of 100k x 256 vectors, measured in the same run (how fast this machine is now).
@@ -82,8 +83,14 @@ def calls(memory: Memory, episode_id: str) -> dict[str, Call]:
                 scope=SCOPE.owner, name=f"ops procedure {i}", trigger="when asked", steps=["a", "b"]
             )
         ),
+        # before any search: every count reads the rows (no index in memory yet)
         "stats": lambda i: memory.stats(SCOPE),
         "profile": lambda i: memory.profile(SCOPE),
+        # its untimed first call builds the indexes (as a serving process has them)
+        "assemble": lambda i: memory.assemble(f"report deadline {i}", SCOPE, budget_tokens=2000),
+        # a process that has searched: the kinds' indexes count
+        "stats.searched": lambda i: memory.stats(SCOPE),
+        "profile.searched": lambda i: memory.profile(SCOPE),
     }
 
 
