@@ -295,6 +295,13 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
         ("I got my MBA.", ["ana holds an MBA."]),
         ("I got my hair cut.", []),
         ("Did you get my license?", []),
+        # how one works and gets there, a single parent, grandchildren
+        ("I work from home.", ["ana works from home."]),
+        ("I work remotely full-time.", ["ana works remotely."]),
+        ("I commute by train.", ["ana commutes by train."]),
+        ("I'm a single dad.", ["ana is a single dad."]),  # no job ("works as single dad")
+        ("I have three grandchildren.", ["ana has 3 grandchildren."]),
+        ("I was fired up about the game.", []),
     ],
 )  # fmt: skip
 def test_facts_told_in_passing_in_a_chatty_turn(text: str, statements: list[str]) -> None:
@@ -352,3 +359,29 @@ async def test_what_a_household_told_in_passing_answers_later(tmp_path: Path) ->
             known = [i.text for i in context.report.included if i.tier == "facts"]
             assert answer in known, (question, known)
             assert not [k for k in known if "$1,800" in k], known
+
+
+async def test_a_lay_off_ends_the_job_told_before(tmp_path: Path) -> None:
+    """ "I got laid off" ends the employer told in an earlier session (whichever it was),
+    "let go from Acme" ends Acme's; after a restart nothing says the user still works there."""
+    user = Scope(tenant="t", user="ana")
+    later = datetime(2026, 5, 1, tzinfo=UTC)
+    async with await Memory.open(f"sqlite:///{tmp_path}/ana.db") as memory:
+        await memory.ingest(
+            [user_turn("I work at Google as a designer.", AT)], user.with_session("a")
+        )
+        assert [f.object for f in await memory.facts.current("ana", "works_at", scope=user)] == [
+            "Google"
+        ]
+        await memory.ingest(
+            [user_turn("Rough week. I got laid off on Monday.", later)], user.with_session("b")
+        )
+    async with await Memory.open(f"sqlite:///{tmp_path}/ana.db") as memory:  # a restart
+        assert await memory.facts.current("ana", "works_at", scope=user) == []
+    for text, ended in [
+        ("I got laid off from my job.", None),
+        ("I was let go from Acme in March.", "Acme"),
+        ("I got fired.", None),
+    ]:
+        (found,) = extract_statements(text, "ana", AT)
+        assert (found.ends, found.fact.predicate, found.fact.object) == (True, "works_at", ended)

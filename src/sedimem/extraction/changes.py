@@ -316,8 +316,11 @@ def born(clause: str, speaker: str) -> list[Match]:
 
 
 _LOST_JOB = re.compile(
-    r"^(?:lost|quit|left)\s+(?:my|his|her|the|our)\s+job"
-    r"(?:\s+as\s+(?:an?\s+)?(?P<role>[^,!.]+?))?(?:\s+at\s+(?P<org>[^,!.]+?))?$",
+    r"^(?:(?:lost|quit|left)\s+(?:my|his|her|the|our)\s+job"
+    r"(?:\s+as\s+(?:an?\s+)?(?P<role>[^,!.]+?))?(?:\s+at\s+(?P<org>[^,!.]+?))?|"
+    # "I got laid off last month", "I was let go from Acme", "I got fired"
+    r"(?:was|got|am)\s+(?:laid off|let go|fired)(?:\s+from\s+(?:(?:my|his|her|our|the)\s+"
+    r"(?:job|position|role)|work)|\s+from\s+(?P<from>[^,!.]+?))?)$",
     re.IGNORECASE,
 )
 #: "I'm no longer vegetarian", "not vegan anymore": a diet that ended.
@@ -336,7 +339,8 @@ _DRINK = re.compile(
 
 
 def ended(rest: str, subject: str) -> list[Match]:
-    """ "no longer eat meat", "don't eat meat anymore", "stopped smoking", "lost my job"."""
+    """ "no longer eat meat", "don't eat meat anymore", "stopped smoking", "lost my job",
+    "got laid off"."""
     diet = NO_LONGER_DIET.match(rest)
     if diet:  # "I'm no longer vegetarian": that diet ended
         obj = (diet["a"] or diet["b"]).lower()
@@ -346,8 +350,9 @@ def ended(rest: str, subject: str) -> list[Match]:
         out: list[Match] = []
         if lost["role"]:
             out.append(Match(subject, "works_as", lost["role"].strip(), "works as", True))
-        if lost["org"]:
-            out.append(Match(subject, "works_at", lost["org"].strip(), "works at", True))
+        if lost["org"] or lost["from"]:
+            org = (lost["org"] or lost["from"]).strip()
+            out.append(Match(subject, "works_at", org, "works at", True))
         return out or [Match(subject, "works_at", None, "works at", True)]
     given_up = _given_up(rest, subject)
     if given_up:

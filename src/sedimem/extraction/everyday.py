@@ -63,6 +63,17 @@ _COMMUTE = re.compile(
     r"(?: by (?P<by>bike|car|train|bus|ferry))? to (?P<to>work|school|the office|campus)$",
     re.IGNORECASE,
 )
+#: "I commute by train" (where to unsaid), "I work from home", "I work remotely"
+_COMMUTE_BY = re.compile(
+    r"^(?:usually |always |mostly |often )?commute (?:to work )?by "
+    r"(?P<by>bike|car|train|bus|ferry|subway|tube|metro|tram|boat)$",
+    re.IGNORECASE,
+)
+_REMOTE = re.compile(
+    r"^(?:mostly |fully |usually |now |currently |still )?(?:work|am working) "
+    r"(?P<o>from home|remotely|remote)(?: full-time| part-time| now| these days| mostly)?$",
+    re.IGNORECASE,
+)
 _SHIFTS = re.compile(
     r"^(?:usually |mostly |now |often )?(?:work|works|am working|is working) "
     r"(?:the |a lot of |mostly )?(?P<o>(?:night|early|late|day|evening|weekend|double|12-hour|"
@@ -262,6 +273,13 @@ def _routine(rest: str, subject: str) -> list[Match]:
         else:
             verb = f"{how}s"
         return [Match.of(subject, "habit", f"{verb} to {commute['to'].lower()}", 0.7)]
+    commute_by = _COMMUTE_BY.match(rest)
+    if commute_by:
+        return [Match.of(subject, "habit", f"commutes by {commute_by['by'].lower()}", 0.7)]
+    remote = _REMOTE.match(rest)
+    if remote:
+        where = "from home" if remote["o"].lower() == "from home" else "remotely"
+        return [Match.of(subject, "habit", f"works {where}", 0.7)]
     worked = _SHIFTS.match(rest) or _HOURS.match(rest)
     if worked:
         return [Match.of(subject, "habit", f"works {worked['o']}", 0.7)]

@@ -48,7 +48,8 @@ def children_named(clause: str, subject: str) -> list[Match]:
 def family(rest: str, subject: str) -> list[Match]:
     m = re.match(
         rf"^(?:have got|has got|have|has|got) {_COUNT} (?:[\w-]+ ){{0,3}}?"
-        rf"(?P<thing>{PET_WORDS}|{FAMILY_WORDS}|kids|children|boys|girls)s?"
+        rf"(?P<thing>{PET_WORDS}|{FAMILY_WORDS}|grandkids|grandchildren|kids|children|boys|"
+        rf"girls)s?"
         rf"(?: of (?:my|our) own)?(?:,|:| named| called)?(?: {_AGED_NAMES})?(?:(?:,| and) .*)?$",
         rest,
     )
@@ -62,6 +63,8 @@ def family(rest: str, subject: str) -> list[Match]:
     ages = [(n["name"], n["age"]) for n in named if n is not None and n["age"]]
     singular = thing[:-1] if thing.endswith("s") and thing[:-1] in PETS else thing
     out: list[Match] = []
+    if thing in ("grandkids", "grandchildren"):  # "I have three grandchildren"
+        return [Match.of(subject, "number_of_grandchildren", str(count))]
     children = thing in ("kids", "children", "boys", "girls")
     if children or thing.rstrip("s") in FAMILY or thing in FAMILY:
         relation = FAMILY.get(thing.rstrip("s"), FAMILY.get(thing, "child"))

@@ -218,7 +218,8 @@ def _occupation(rest: str, subject: str) -> list[Match]:
 
 _STATUS = re.compile(
     r"^(?:am|is) (?:now |currently |happily )?(?P<o>retired|homeschooled|unemployed|"
-    r"self-employed|a stay-at-home parent|an only child|(?P<m>married|single|divorced|engaged|"
+    r"self-employed|a stay-at-home parent|an only child|a single (?:mom|dad|mother|father|"
+    r"parent)|(?P<m>married|single|divorced|engaged|"
     r"widowed))(?: to [A-Z][\w'-]+| from [\w ]+)?(?: and (?:looking|searching|hoping|"
     r"trying)\b.*)?$"
 )
