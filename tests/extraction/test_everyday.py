@@ -302,6 +302,16 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
         ("I'm a single dad.", ["ana is a single dad."]),  # no job ("works as single dad")
         ("I have three grandchildren.", ["ana has 3 grandchildren."]),
         ("I was fired up about the game.", []),
+        # where one was born, a surgery, a relative and what is said of them
+        ("I was born in Brazil.", ["ana comes from Brazil."]),
+        ("I was born and raised in Ohio.", ["ana grew up in Ohio."]),
+        ("I just had surgery on my knee.", ["ana is recovering from knee surgery."]),
+        ("I had a great time.", []),
+        ("I have a sister who lives in London.",
+         ["ana has one sister.", "ana's sister lives in London."]),
+        ("I have an older brother who works at Google.",
+         ["ana has one brother.", "ana's brother works at Google."]),
+        ("I have a sister who I adore.", []),
     ],
 )  # fmt: skip
 def test_facts_told_in_passing_in_a_chatty_turn(text: str, statements: list[str]) -> None:

@@ -198,6 +198,11 @@ _BACK_TO_SCHOOL = re.compile(
     r"uni) (?:for|to study) (?P<o>[a-z][a-z -]{2,30}?)(?: (?:part-time|full-time|online|"
     r"at night))?$"
 )
+#: "I just had surgery on my knee", "I had knee surgery last week": recovering from it
+_SURGERY = re.compile(
+    r"^(?:just |recently )?(?:had|got) (?:a |an |my )?(?:(?P<what>[a-z]+(?: [a-z]+)?) )?"
+    r"(?:surgery|operation)(?: on (?:my|his|her) (?P<part>[a-z]+(?: [a-z]+)?))?$"
+)
 _RENT = re.compile(
     r"^pay (?:about |around |roughly )?(?P<v>[$€£]\s?\d[\d,.]*k?)(?: a month| per month)? "
     r"(?:in|for) rent(?: a month| per month)?$"
@@ -251,6 +256,10 @@ def _health(rest: str, subject: str) -> list[Match]:
         return [Match.of(subject, "has_condition", "a pregnancy", 0.7)]
     if _SOBER.match(rest):
         return [Match.of(subject, "does_not_drink", "alcohol", 0.7)]
+    surgery = _SURGERY.match(rest)
+    if surgery and not (surgery["what"] and surgery["part"]):
+        what = surgery["part"] or surgery["what"]
+        return [Match.of(subject, "recovering_from", f"{what} surgery" if what else "surgery", 0.6)]
     return []
 
 

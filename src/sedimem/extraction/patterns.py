@@ -69,6 +69,11 @@ _YOUR_ADVICE = re.compile(
     r"\s+(?:that |which )?you (?:recommended|suggested|mentioned|gave me|sent me|showed me|"
     r"told me about|found|picked)\b(?= |$|,)"
 )
+# "I have a sister who lives in London": a relative, and what the clause says of them
+_HAVE_WHO = re.compile(
+    rf"^(?P<have>(?:I|[Ww]e) (?:have|'ve got|have got) (?:a|an|one) (?:(?:older|younger|"
+    rf"little|big|twin|step) )?(?P<rel>{FAMILY_WORDS})) who (?P<rest>[a-z].+)$"
+)
 _PRONOUNS = frozenset({"his", "hers", "theirs", "yours", "mine", "ours", "him", "her", "them"})
 _NOT_A_FAN = re.compile(
     r"^am not (?:really |much of )?(?:a (?:big |huge |great )?)?fan of (?P<o>.+)$", re.IGNORECASE
@@ -469,6 +474,12 @@ def match_clause(
     chemistry teacher in Ohio, looking for lab ideas"), and that reading wins when the
     whole states nothing or fewer kinds of fact.
     """
+    who = _HAVE_WHO.match(clause)
+    if who:  # read as "I have a sister" and "my sister lives in London"
+        return [
+            *match_clause(who["have"], speaker, named=named, dated=dated),
+            *match_clause(f"my {who['rel']} {who['rest']}", speaker, named=named, dated=dated),
+        ]
     found = _match_whole(clause, speaker, named, dated, job_changed)
     head, comma, aside = clause.partition(", ")
     if comma and aside[:1].islower() and len(head.split()) >= 3:

@@ -232,8 +232,12 @@ _STATUS_CHANGED = re.compile(
     r"^(?:just |finally |recently )?got (?P<o>married|engaged|divorced)(?: to [A-Z][\w'-]+)?"
     r"(?: again)?$"
 )
+# "I was born in Brazil" is where one comes from; "raised in", "grew up on" where one grew up
 _ORIGIN = re.compile(
-    r"^(?:was (?:born|raised|brought up)|grew up) (?:in|on) (?P<o>.+)$", re.IGNORECASE
+    r"^(?:was (?P<born>born)(?P<raised> and (?:raised|brought up))?|was (?:raised|brought up)|"
+    r"grew up)"
+    r" (?:in|on) (?P<o>.+)$",
+    re.IGNORECASE,
 )
 
 
@@ -256,7 +260,10 @@ def _status(rest: str, subject: str) -> list[Match]:
     origin = _ORIGIN.match(rest)
     if origin:
         obj = object_of(origin["o"])
-        return [] if obj is None else [Match.of(subject, "grew_up_in", obj)]
+        if obj is None:
+            return []
+        born = origin["born"] and not origin["raised"]
+        return [Match.of(subject, "comes_from" if born else "grew_up_in", obj)]
     diet = _ON_A_DIET.match(rest)
     if diet and not bad_object(diet["o"]):
         return [Match.of(subject, "diet", f"on a {diet['o'].lower()} diet", 0.7)]
