@@ -312,6 +312,16 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
         ("I have an older brother who works at Google.",
          ["ana has one brother.", "ana's brother works at Google."]),
         ("I have a sister who I adore.", []),
+        # a diagnosis (a relative's too), a school that admitted one, what one got into
+        ("My mom was diagnosed with Alzheimer's last month and I'm her main caregiver now.",
+         ["ana's mother has Alzheimer's."]),  # "her main caregiver" is no job title
+        ("I got diagnosed with ADHD last year.", ["ana has ADHD."]),
+        ("My son just got into MIT! He starts in September.", ["ana's son got into MIT."]),
+        ("My daughter got into the University of Michigan.",
+         ["ana's daughter got into the University of Michigan."]),
+        ("I got into knitting during the pandemic.", ["ana likes knitting."]),
+        ("I got into trouble at work.", []),
+        ("I got into a fight with my brother.", []),
     ],
 )  # fmt: skip
 def test_facts_told_in_passing_in_a_chatty_turn(text: str, statements: list[str]) -> None:

@@ -53,6 +53,8 @@ KIND_WORDS = {
     "time_zone": "zone timezone",
     "studying_for": "study school degree",
     "learning": "study school",
+    # "Where did my son get in?", "Which college did I get into?"
+    "admitted_to": "school college university admitted accepted",
     # "Do I have a driver's license?", "What degree do I have?"
     "holds": "license licence permit degree",
     # "What did we decide on for the sofa?", "Which hotel did I book?"

@@ -119,6 +119,11 @@ _BAD_PART = re.compile(
 _PREGNANT = re.compile(
     r"^(?:am|is) (?:about |almost |now )?\w+ (?:months?|weeks?) pregnant(?: and .*)?$"
 )
+#: "I was diagnosed with diabetes", "my mom was diagnosed with Alzheimer's last month"
+_DIAGNOSED = re.compile(
+    r"^(?:was|got|am|is|have been|has been) (?:recently |just |finally |officially )?"
+    r"diagnosed with (?:an? )?(?P<o>[\w' -]{2,40})$"
+)
 _SOBER = re.compile(r"^(?:am|is|have been|has been) (?:now )?sober(?: for [\w ]{1,20})?$")
 _HOURS = re.compile(
     r"^(?:usually |mostly |normally )?(?:work|works) (?P<o>(?:\d{1,2}(?::\d{2})? ?(?:am|pm)? "
@@ -233,7 +238,8 @@ _NTH_PET = re.compile(
 
 
 def _health(rest: str, subject: str) -> list[Match]:
-    """Medicines, what makes one ill, a bad knee, a pregnancy, sobriety."""
+    """Medicines, what makes one ill, a bad knee, a pregnancy, sobriety, a diagnosis, a
+    surgery."""
     medication = _MEDICATION.match(rest)
     if medication:
         out = [Match.of(subject, "takes", medication["med"].lower(), 0.7)]
@@ -256,6 +262,9 @@ def _health(rest: str, subject: str) -> list[Match]:
         return [Match.of(subject, "has_condition", "a pregnancy", 0.7)]
     if _SOBER.match(rest):
         return [Match.of(subject, "does_not_drink", "alcohol", 0.7)]
+    diagnosed = _DIAGNOSED.match(rest)
+    if diagnosed and not bad_object(diagnosed["o"]):
+        return [Match.of(subject, "has_condition", diagnosed["o"].strip(), 0.7)]
     surgery = _SURGERY.match(rest)
     if surgery and not (surgery["what"] and surgery["part"]):
         what = surgery["part"] or surgery["what"]

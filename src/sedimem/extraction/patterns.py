@@ -334,7 +334,16 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
          r"(?P<o>.+)", "dislikes", "dislikes", 0.6),
         (rf"^(?:prefer{verb_s}|(?:much |really )?prefer{verb_s}) (?P<o>.+)", "prefers", "prefers",
          0.7),
-        (r"^(?:got|am getting|have gotten) (?:really )?into (?P<o>.+)", "likes", "likes", 0.6),
+        # "my son got into MIT": a school that admitted them, not a taste ("got into jazz")
+        (r"^(?:got|have gotten|has gotten) (?:accepted )?(?:into|to) (?P<o>(?-i:[A-Z]{2,5})|"
+         r"(?:the )?(?-i:(?:[A-Z][\w.'&-]* ){1,4}(?:University|College|School|Institute)|"
+         r"(?:University|College|Institute) of(?: [A-Z][\w.'-]*){1,4})|"
+         r"(?:med|law|grad|nursing|business|medical|art|culinary) school|college|university|"
+         r"Harvard|Stanford|Yale|Princeton|Oxford|Cambridge|Berkeley|Columbia|Cornell)$",
+         "admitted_to", "got into", 0.7),
+        (r"^(?:got|am getting|have gotten) (?:really )?into (?!(?:trouble|debt|shape|bed|"
+         r"(?:a|an|the) (?:fight|argument|accident|car accident|habit|car|mess|routine))\b)"
+         r"(?P<o>.+)", "likes", "likes", 0.6),
         *MOVES,
         (r"^passed away\b", "died", "passed away", 0.7),
         (rf"^(?:start{verb_s}|begin{verb_s}) (?P<o>.+)", "starts", "starts", 0.6),

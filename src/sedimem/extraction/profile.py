@@ -122,6 +122,9 @@ def match_name(clause: str, subject: str) -> list[Match]:
     return [Match.of(subject, "name", m["n"][0].upper() + m["n"][1:], 0.8)]
 
 
+_WHOSE = re.compile(r"^(?:her|his|their|my|our|your|its)\b", re.IGNORECASE)
+
+
 def job_facts(
     subject: str,
     occupation: str | None,
@@ -135,7 +138,8 @@ def job_facts(
     out: list[Match] = []
     if occupation:
         occupation = re.sub(r"^(?:an?|the)\s+", "", occupation.strip(), flags=re.I)
-        if not bad_object(occupation):
+        # "I'm her main caregiver": whose it is, not a job title
+        if not bad_object(occupation) and not _WHOSE.match(occupation):
             out.append(Match.of(subject, "works_as", occupation, confidence))
     if org and not bad_object(org) and not _NO_EMPLOYER.match(org):
         out.append(Match.of(subject, "works_at", org.strip(), confidence))

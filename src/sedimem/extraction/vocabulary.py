@@ -72,6 +72,7 @@ _PHRASES: dict[str, str] = {
     "lives_with": "{s} lives with {o}",
     "drinks": "{s} drinks {o}",
     "holds": "{s} holds {o}",
+    "admitted_to": "{s} got into {o}",
     "diet": "{s} is {o}",
     "age": "{s} is {o} years old",
     "height": "{s} is {o} tall",
