@@ -322,6 +322,10 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
         ("I got into knitting during the pandemic.", ["ana likes knitting."]),
         ("I got into trouble at work.", []),
         ("I got into a fight with my brother.", []),
+        # a day's plan is no habit; a start or a schedule is
+        ("I bike to work today.", []),
+        ("I work from home tomorrow.", []),
+        ("I play tennis every Sunday since 2019.", ["ana plays tennis every Sunday."]),
     ],
 )  # fmt: skip
 def test_facts_told_in_passing_in_a_chatty_turn(text: str, statements: list[str]) -> None:

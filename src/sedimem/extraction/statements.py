@@ -84,6 +84,7 @@ _BIRTHDAY = re.compile(
     r"(?P<what>birthday|(?:wedding )?anniversary)(?:'s| is| falls)(?: on)?(?:,.*)?$"
 )  # "my mom's birthday is June 5th", ", by the way"; "our anniversary is October 12"
 _BORN = re.compile(r"^I was born$")  # its date cut: "I was born in 1990"
+_SINCE = re.compile(r"\b(?:since|every|each)\b", re.IGNORECASE)
 #: a turn longer than this is read only in its first part (a fact is stated early, and
 #: extraction must stay cheap on a 32,000-character paste)
 MAX_READ_CHARS = 8000
@@ -238,8 +239,13 @@ def extract_statements(
                 or JOB_CHANGED.match(bare) is not None
                 or any(m.predicate == "works_at" and m.negated for m in matches)
             )
+        # "I bike to work today", "I wake up at 6am tomorrow": a day's plan, no habit ("since
+        # January", "every Sunday" are no single day)
+        one_day = any(d.granularity == "day" for d in mentions) and not _SINCE.search(said)
         for match in matches:
             if "\x00" in match.subject or "\x00" in (match.object or ""):
+                continue
+            if one_day and match.predicate == "habit" and not match.negated:
                 continue
             if match.object is not None:
                 obj = stated_object(match.object)
