@@ -324,6 +324,11 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
         ("I got into a fight with my brother.", []),
         # a day's plan is no habit; a start or a schedule is
         ("I bike to work today.", []),
+        # a faith or an origin is no name ("ana's name is Jewish")
+        ("I'm Jewish so I don't eat pork.", ["ana does not eat pork."]),
+        ("I'm Canadian.", []),
+        ("I'm Brian.", ["ana's name is Brian."]),
+        ("I'm Trish.", ["ana's name is Trish."]),
         ("I work from home tomorrow.", []),
         ("I play tennis every Sunday since 2019.", ["ana plays tennis every Sunday."]),
     ],

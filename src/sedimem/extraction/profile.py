@@ -89,6 +89,19 @@ _NOT_A_NAME = frozenset(
     So Just Not Also Still Really Very Well Great Alright Thrilled Curious New Into From In
     At Currently Now Always Never Afraid Home Hungry""".split()
 )  # fmt: skip
+#: "I'm Jewish", "I'm Canadian", "I'm Catholic": who one is, not one's name (not filed: a
+#: faith or an origin is not what the assistant needs kept, and "so I don't eat pork" is)
+_BELONGING = re.compile(
+    r"^(?:\w+(?:ish|ese|ican|ian|ean)|Muslim|Hindu|Buddhist|Sikh|Catholic|Protestant|"
+    r"Orthodox|Mormon|Atheist|Agnostic|Christian|Dutch|French|Greek|Thai|German|Swiss|Kiwi|"
+    r"Aussie|Pagan|Jain|Filipino|Latino|Latina|Asian|Black|White|Iraqi|Israeli|Pakistani|"
+    r"Saudi|Kuwaiti|Nepali|Bengali|Punjabi|Gujarati|Somali|Yemeni|Omani|Qatari)$"
+)
+#: Names that end like a word of origin or faith: still names
+_NAMES_LIKE_BELONGING = frozenset(
+    "Brian Ian Julian Adrian Vivian Lillian Jillian Gillian Marian Damian Christian Sebastian "
+    "Fabian Dorian Florian Kilian Killian Cian Aidan Ryan Jordan Logan Trish Hamish".split()
+)
 
 
 _AS_NOUN = {
@@ -118,6 +131,8 @@ def match_name(clause: str, subject: str) -> list[Match]:
     if m is None:
         m = re.match(rf"^I(?:'m| am)\s+(?P<n>{_NAMEWORD})$", clause)
         if m is None or m["n"] in _NOT_A_NAME:
+            return []
+        if _BELONGING.match(m["n"]) and m["n"] not in _NAMES_LIKE_BELONGING:
             return []
     return [Match.of(subject, "name", m["n"][0].upper() + m["n"][1:], 0.8)]
 
