@@ -324,6 +324,15 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
         ("I got into a fight with my brother.", []),
         # a day's plan is no habit; a start or a schedule is
         ("I bike to work today.", []),
+        # "he" or "she" opening a sentence: the one person the sentence before spoke of
+        ("My wife is a teacher. She loves gardening.",
+         ["ana's spouse works as teacher.", "ana's spouse likes gardening."]),
+        ("What should I get my wife for our anniversary? She loves gardening.",
+         ["ana's spouse likes gardening."]),
+        ("My husband Arjun is a chef. He is vegetarian.",
+         ["ana's spouse is Arjun.", "Arjun works as chef.", "Arjun is vegetarian."]),
+        ("What should I get my wife and my mom? She loves gardening.", []),  # which: nobody
+        ("My sister lives in Paris. He loves jazz.", ["ana's sister lives in Paris."]),
         # a faith or an origin is no name ("ana's name is Jewish")
         ("I'm Jewish so I don't eat pork.", ["ana does not eat pork."]),
         ("I'm Canadian.", []),
@@ -370,6 +379,7 @@ async def test_what_a_household_told_in_passing_answers_later(tmp_path: Path) ->
         user_turn("My mom lives with us now, which helps.", AT),
         user_turn("I got my driver's license last week!", AT),
         user_turn("I'm going back to school for nursing.", AT),
+        user_turn("What should I get my wife for our anniversary? She loves gardening.", AT),
         user_turn("My landlord raised the rent to $2,000.", datetime(2026, 5, 1, tzinfo=UTC)),
     ]
     async with await Memory.open(f"sqlite:///{tmp_path}/ana.db") as memory:
@@ -383,6 +393,7 @@ async def test_what_a_household_told_in_passing_answers_later(tmp_path: Path) ->
             ("Do I have a driver's license?", "ana holds a driver's license."),
             ("What am I studying?", "ana is learning nursing."),
             ("How much is my rent?", "ana's rent is $2,000."),
+            ("What should I get my wife for her birthday?", "ana's spouse likes gardening."),
         ]:
             context = await memory.assemble(question, user.with_session("june"), 150)
             known = [i.text for i in context.report.included if i.tier == "facts"]

@@ -40,9 +40,14 @@ def test_he_or_she_is_the_one_person_the_sentence_named() -> None:
     # two people named: whose "he" it is is not guessed
     both = knowing("Arjun and Raj came over, and he's vegan now.", "Arjun", "Raj")
     assert not [s for s in both if "vegan" in s], both
-    # a sentence later, nobody: "he" is not carried over
+    # a sentence later, the one person the sentence before named ("he" opening it)
     later = knowing("Arjun came over. He's vegan now.", "Arjun")
-    assert not [s for s in later if "vegan" in s], later
+    assert "Arjun is vegan." in later, later
+    two = knowing("Arjun and Raj came over. He's vegan now.", "Arjun", "Raj")
+    assert not [s for s in two if "vegan" in s], two
+    # "my wife's sister": she may be either of them
+    either = said("My wife's sister is visiting. She's a doctor.")
+    assert not [s for s in either if "doctor" in s], either
 
 
 @pytest.mark.parametrize(

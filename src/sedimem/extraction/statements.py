@@ -35,6 +35,7 @@ from sedimem.extraction.changes import JOB_CHANGED
 from sedimem.extraction.clauses import Match, split_clauses, stated_object
 from sedimem.extraction.dates import DateMention, find_dates
 from sedimem.extraction.patterns import SUBJECTLESS, match_clause
+from sedimem.extraction.sentences import split_sentences
 from sedimem.extraction.vocabulary import (
     FAMILY,
     FAMILY_WORDS,
@@ -158,6 +159,26 @@ def _resolved(clause: str, who: str) -> str:
     return who + rest
 
 
+def _before(raws: Sequence[str], sentence: str) -> str:
+    """The sentence of the turn before ``sentence`` (a question too), or ""."""
+    lead = sentence.rstrip(".")
+    for i, raw in enumerate(raws):
+        if raw == sentence or raw.startswith(lead):
+            return raws[i - 1] if i else ""
+    return ""
+
+
+def _one_person(text: str, named: set[str]) -> set[str]:
+    """The one person ``text`` speaks of (a name known in the turn, or "my <relative>"),
+    whom "he" or "she" opening the next sentence may be; none when it names two."""
+    people = {w for w in _NAMED_WORD.findall(text) if w in named}
+    for m in _UNNAMED.finditer(text):
+        if m.group(0).endswith("'s"):
+            return set()  # "my wife's sister is visiting": she may be either
+        people.add(f"my {m['rel'].lower()}")
+    return people if len(people) == 1 else set()
+
+
 def _key(match: Match) -> tuple[str, str, str, bool]:
     return (
         " ".join(match.subject.lower().split()),
@@ -198,9 +219,12 @@ def extract_statements(
     text = text[:MAX_READ_CHARS] if assistant else as_written(text[:MAX_READ_CHARS])
     sentence: object = None
     mentioned: set[str] = set()  # the known people the sentence named so far
+    raws = [s.text for s in split_sentences(text)] if not assistant else []
     for clause in split_clauses(text, lists=not assistant):
         if clause.sentence is not sentence:
             sentence, mentioned = clause.sentence, set()
+            if raws and _PRONOUN.match(clause.text):  # "... my wife? She loves gardening."
+                mentioned = _one_person(_before(raws, sentence.text), named)
         said = clause.text
         if len(mentioned) == 1 and not assistant:
             said = _resolved(said, next(iter(mentioned)))
