@@ -333,6 +333,11 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
          ["ana's spouse is Arjun.", "Arjun works as chef.", "Arjun is vegetarian."]),
         ("What should I get my wife and my mom? She loves gardening.", []),  # which: nobody
         ("My sister lives in Paris. He loves jazz.", ["ana's sister lives in Paris."]),
+        # a child told of by age, a marriage of some years
+        ("My 8 year old refuses to do homework, any tips?", ["ana has a child aged 8."]),
+        ("Our 6-month-old daughter isn't sleeping.", ["ana has a daughter aged 6 months."]),
+        ("My 10 year old car broke down.", []),
+        ("We've been married 10 years.", ["ana is married."]),
         # a faith or an origin is no name ("ana's name is Jewish")
         ("I'm Jewish so I don't eat pork.", ["ana does not eat pork."]),
         ("I'm Canadian.", []),

@@ -99,25 +99,40 @@ _YOUNG_CHILDREN = re.compile(
     rf" {_ITEM}(?:(?:,| and|, and) {_ITEM}){{0,3}}$"
 )
 _CHILD_OF = {"boy": "son", "girl": "daughter", "baby": "child"}
+# "My 8 year old refuses to do homework": a child of that age, whatever the rest says; a
+# verb follows ("My 10 year old car broke down" is a car)
+_MY_YOUNG = re.compile(
+    r"^(?:[Mm]y|[Oo]ur) (?P<age>\d{1,2}|" + "|".join(_NUMBER_WORDS) + r")[- ](?P<unit>year|"
+    r"month|week)s?[- ]old(?: (?P<who>son|daughter|boy|girl)\b|(?:'s)? (?:[a-z]+s|just|still|"
+    r"can't|won't|didn't|doesn't|got|started|loved?|hated?|wanted|had|was|keeps?|refused)\b)"
+)
 
 
 def young_children(clause: str, subject: str) -> list[Match]:
     """ "We have a 3 year old and a newborn": each a child of the speaker (``has_child``),
     by age ("son aged 3", "child aged 2 months") or stage ("newborn", "baby daughter")."""
+    mine = _MY_YOUNG.match(clause)
+    if mine is not None:
+        return [Match.of(subject, "has_child", _aged(mine), 0.7)]
     if _YOUNG_CHILDREN.match(clause) is None:
         return []
     out = []
     for m in _YOUNG_ONE.finditer(clause):
-        who = _CHILD_OF.get(m["who"] or "baby", m["who"])
         if m["stage"]:  # "a newborn", "a baby girl": as said
             stage = m["stage"].lower()
             what = f"{stage} {m['who'].lower()}" if m["who"] and m["who"] != stage else stage
         else:
-            age = m["age"].lower()
-            number = int(age) if age.isdigit() else _NUMBER_WORDS[age]
-            unit = m["unit"].lower()
-            what = f"{who} aged {number}" if unit == "year" else f"{who} aged {number} {unit}s"
-            if unit != "year" and number == 1:
-                what = what.removesuffix("s")
+            what = _aged(m)
         out.append(Match.of(subject, "has_child", what, 0.7))
     return out
+
+
+def _aged(m: re.Match[str]) -> str:
+    """ "son aged 3", "child aged 2 months", "daughter aged 1 week"."""
+    who = _CHILD_OF.get(m["who"] or "baby", m["who"])
+    age = m["age"].lower()
+    number = int(age) if age.isdigit() else _NUMBER_WORDS[age]
+    unit = m["unit"].lower()
+    if unit == "year":
+        return f"{who} aged {number}"
+    return f"{who} aged {number} {unit}" + ("s" if number != 1 else "")

@@ -239,7 +239,10 @@ _STATUS = re.compile(
     r"^(?:am|is) (?:now |currently |happily )?(?P<o>retired|homeschooled|unemployed|"
     r"self-employed|a stay-at-home parent|an only child|a single (?:mom|dad|mother|father|"
     r"parent)|(?P<m>married|single|divorced|engaged|"
-    r"widowed))(?: to [A-Z][\w'-]+| from [\w ]+)?(?: and (?:looking|searching|hoping|"
+    r"widowed))(?: to [A-Z][\w'-]+| from [\w ]+)?"
+    # "we've been married 10 years": how long is no part of it
+    r"(?: (?:for )?(?:about |almost |nearly |over |more than )?(?:\d+|[a-z]+|a few) years?)?"
+    r"(?: and (?:looking|searching|hoping|"
     r"trying)\b.*)?$"
 )
 _WITH_KIDS = re.compile(
