@@ -27,6 +27,7 @@ AT = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
         ),
         ("Do I have a driver's license?", {"holds"}),
         ("Which college did my son get into?", {"admitted_to"}),
+        ("Where am I from?", {"comes_from", "grew_up_in", "moved_from"}),
         ("What am I studying at school?", {"learning", "studying_for", "admitted_to"}),
         ("What should I cook tonight?", {"allergic_to", "diet", "does_not_eat"}),
         ("What time do I usually go to bed?", {"habit"}),

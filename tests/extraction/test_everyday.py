@@ -385,6 +385,7 @@ async def test_what_a_household_told_in_passing_answers_later(tmp_path: Path) ->
         user_turn("I got my driver's license last week!", AT),
         user_turn("I'm going back to school for nursing.", AT),
         user_turn("What should I get my wife for our anniversary? She loves gardening.", AT),
+        user_turn("I was born in Brazil.", AT),
         user_turn("My landlord raised the rent to $2,000.", datetime(2026, 5, 1, tzinfo=UTC)),
     ]
     async with await Memory.open(f"sqlite:///{tmp_path}/ana.db") as memory:
@@ -399,6 +400,7 @@ async def test_what_a_household_told_in_passing_answers_later(tmp_path: Path) ->
             ("What am I studying?", "ana is learning nursing."),
             ("How much is my rent?", "ana's rent is $2,000."),
             ("What should I get my wife for her birthday?", "ana's spouse likes gardening."),
+            ("Where am I from?", "ana comes from Brazil."),  # a question of stop words only
         ]:
             context = await memory.assemble(question, user.with_session("june"), 150)
             known = [i.text for i in context.report.included if i.tier == "facts"]

@@ -12,6 +12,7 @@ husband?"), whose facts ("jo's spouse likes golf") share none of its words eithe
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 from sedimem.assembly.question import Question
@@ -121,7 +122,16 @@ def relatives(question: Question) -> list[str]:
     return sorted({FAMILY[w] for w in question.words if w in FAMILY})
 
 
+#: "Where am I from?", "Where are you originally from?": every word of the first is a stop
+#: word, so its words ask for nothing; the question's shape does.
+_WHERE_FROM = frozenset({"comes_from", "grew_up_in", "moved_from"})
+_FROM = re.compile(r"\bwhere\b.*\bfrom\b", re.IGNORECASE)
+
+
 def asked(question: Question) -> frozenset[str]:
     """The predicates whose kind ``question``'s words ask for (none for most questions)."""
     kinds = _kinds_by_stem()
-    return frozenset(p for stem in question.stems for p in kinds.get(stem, ()))
+    found = frozenset(p for stem in question.stems for p in kinds.get(stem, ()))
+    if _FROM.search(question.text):
+        found |= _WHERE_FROM
+    return found

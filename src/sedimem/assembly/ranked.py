@@ -29,7 +29,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from sedimem.assembly import passages as _passages
-from sedimem.assembly.kinds import kind_of
+from sedimem.assembly.kinds import asked, kind_of
 from sedimem.assembly.question import Question
 from sedimem.assembly.relevance import Pool
 from sedimem.context.diversity import diversify
@@ -182,6 +182,7 @@ def fact_items(found: Candidates, scope: Scope, matched: int) -> list[ContextIte
     profile = 0
     # the asker's own name is in most of their facts: holding it touches nothing
     names = frozenset(found.analyzer.terms(scope.user)) if scope.user else frozenset()
+    kinds = asked(found.question)  # "Where am I from?" asks for comes_from by its shape
     for i, h in enumerate(found.facts):
         fact = h.record
         kept = False
@@ -197,8 +198,8 @@ def fact_items(found: Candidates, scope: Scope, matched: int) -> list[ContextIte
             kept, profile = True, profile + 1  # describes the user
         elif deep:
             continue
-        elif found.pool.touches(offset + i, names):
-            kept = True  # holds a word of the question: it matches, however common
+        elif found.pool.touches(offset + i, names) or (askers and fact.predicate in kinds):
+            kept = True  # holds a word of the question, or is of the kind it asks for
         # neither a word nor a meaning of the question: not shown because nothing better is
         unmatched = not kept and not profiled and not found.pool.stands_out(h.explain)
         items.append(
