@@ -338,6 +338,12 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
         ("Our 6-month-old daughter isn't sleeping.", ["ana has a daughter aged 6 months."]),
         ("My 10 year old car broke down.", []),
         ("We've been married 10 years.", ["ana is married."]),
+        # after "but", the speaker's clause goes on without its subject
+        ("I was born in Brazil but grew up in Texas.",
+         ["ana comes from Brazil.", "ana grew up in Texas."]),
+        ("I love pizza but hate olives.", ["ana likes pizza.", "ana dislikes olives."]),
+        ("My mom lives in Ohio but grew up in Texas.", ["ana's mother lives in Ohio."]),
+        ("I like a lot of music, but my favorite band is Rush.", ["ana's favorite band is Rush."]),
         # a faith or an origin is no name ("ana's name is Jewish")
         ("I'm Jewish so I don't eat pork.", ["ana does not eat pork."]),
         ("I'm Canadian.", []),

@@ -159,6 +159,28 @@ def _resolved(clause: str, who: str) -> str:
     return who + rest
 
 
+# "I was born in Brazil but grew up in Texas": the second clause is the speaker's too
+_BUT = re.compile(r"(?:^|\s)but\s+$")
+# ... unless it opens on a subject of its own ("..., but my favorite band is Rush")
+_OWN_SUBJECT = re.compile(
+    r"^(?:my|our|your|his|her|their|its|the|a|an|this|that|these|those|there|it|he|she|"
+    r"they|we|you|some|no|not|so|then|now|also)\b",
+    re.IGNORECASE,
+)
+_FIRST_PERSON = re.compile(r"^I(?:'m|'ve|'d)?\s")
+
+
+def _after_but(clause: str, previous: str, sentence: str) -> str:
+    """``clause`` with the speaker as its subject when it follows "but" after a clause of
+    the speaker's and names none of its own ("... but grew up in Texas")."""
+    if not (clause[:1].islower() and _FIRST_PERSON.match(previous)):
+        return clause
+    if _OWN_SUBJECT.match(clause):
+        return clause
+    at = sentence.find(clause)
+    return f"I {clause}" if at > 0 and _BUT.search(sentence[:at]) else clause
+
+
 def _before(raws: Sequence[str], sentence: str) -> str:
     """The sentence of the turn before ``sentence`` (a question too), or ""."""
     lead = sentence.rstrip(".")
@@ -220,12 +242,14 @@ def extract_statements(
     sentence: object = None
     mentioned: set[str] = set()  # the known people the sentence named so far
     raws = [s.text for s in split_sentences(text)] if not assistant else []
+    previous = ""  # the clause before, in the same sentence
     for clause in split_clauses(text, lists=not assistant):
         if clause.sentence is not sentence:
-            sentence, mentioned = clause.sentence, set()
+            sentence, mentioned, previous = clause.sentence, set(), ""
             if raws and _PRONOUN.match(clause.text):  # "... my wife? She loves gardening."
                 mentioned = _one_person(_before(raws, sentence.text), named)
-        said = clause.text
+        said = _after_but(clause.text, previous, clause.sentence.text)
+        previous = said
         if len(mentioned) == 1 and not assistant:
             said = _resolved(said, next(iter(mentioned)))
         mentioned.update(w for w in _NAMED_WORD.findall(said) if w in named)
