@@ -11,6 +11,12 @@ from tests.extraction.said import said
     ("text", "statements"),
     [
         ("Our API is written in Go.", ["ana's API is written in Go."]),
+        ("Our backend is in Go and our frontend is in TypeScript.",
+         ["ana's backend is written in Go.", "ana's frontend is written in TypeScript."]),
+        ("Our repo is in GitHub.", []),  # "is in" names a language only
+        ("Our app is in beta.", []),
+        ("I prefer short answers with code examples please.",
+         ["ana prefers short answers with code examples."]),
         ("Our repo uses pnpm.", ["ana's repo uses pnpm."]),
         ("Our main database is Postgres 15.", ["ana's database is Postgres 15."]),
         ("Our CI runs on GitHub Actions.", ["ana's CI runs on GitHub Actions."]),

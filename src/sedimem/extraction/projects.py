@@ -20,6 +20,7 @@ _THINGS = (
 )
 _VERBS = {
     "is written in": "written_in",
+    "is in": "written_in",  # a programming language only: "our repo is in GitHub" is not one
     "is built with": "built_with",
     "is built on": "built_with",
     "is built in": "built_with",
@@ -33,6 +34,10 @@ _VERBS = {
     "is": "is",
 }
 _VERB = "|".join(sorted(_VERBS, key=len, reverse=True))
+_LANGUAGES = frozenset(
+    "Go Golang Python TypeScript JavaScript Rust Java Kotlin Swift Ruby PHP C# C++ C Scala "
+    "Elixir Erlang Haskell Clojure Dart R Julia Lua Perl Zig OCaml F# Node Node.js".split()
+)
 _PROJECT = re.compile(
     r"^(?:[Mm]y|[Oo]ur) (?:(?:main|current|new|whole|production|prod) )?"
     rf"(?P<thing>(?:[\w-]+ )?(?:{_THINGS}))(?:'s| is)? ?(?P<verb>{_VERB}) "
@@ -72,5 +77,7 @@ def project(clause: str, speaker: str) -> list[Match]:
     predicate, obj = _VERBS[m["verb"]], m["o"].strip()
     if bad_object(obj) or (predicate in ("is", "name") and not _NAMED.match(obj)):
         return []  # "Our API is slow": how it is, not what
+    if m["verb"] == "is in" and obj not in _LANGUAGES:
+        return []  # "our repo is in GitHub", "our app is in beta"
     thing = possessive(f"my {m['thing']}", speaker)
     return [Match(thing, predicate, obj, m["verb"], confidence=0.6)]
