@@ -333,6 +333,10 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
          ["ana's spouse is Arjun.", "Arjun works as chef.", "Arjun is vegetarian."]),
         ("What should I get my wife and my mom? She loves gardening.", []),  # which: nobody
         ("My sister lives in Paris. He loves jazz.", ["ana's sister lives in Paris."]),
+        ("My sister's name is Clara and she's 29.",  # the sister and Clara are one person
+         ["ana's sister is Clara.", "Clara is 29 years old."]),
+        ("My sister Clara and my brother Tom came, she's 29.",  # she: sister or brother?
+         ["ana's sister is Clara.", "ana's brother is Tom."]),
         # a child told of by age, a marriage of some years
         ("My 8 year old refuses to do homework, any tips?", ["ana has a child aged 8."]),
         ("Our 6-month-old daughter isn't sleeping.", ["ana has a daughter aged 6 months."]),

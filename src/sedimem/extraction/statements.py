@@ -304,6 +304,8 @@ def extract_statements(
             if match.predicate in RELATION_PREDICATES and match.object:
                 named.add(match.object)
                 mentioned.add(match.object)  # "my husband Arjun is a chef, he's ..."
+                # "my sister's name is Clara and she's 29": one person, now known by name
+                mentioned -= {f"my {w}" for w, rel in FAMILY.items() if rel == match.predicate}
             elif match.predicate == "has_pet" and (pet := _PET_NAMED.search(match.object or "")):
                 named.add(pet[1])  # "my dog Max ..., he's a 7 year old lab": Max is 7
                 mentioned.add(pet[1])
