@@ -298,6 +298,8 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
         # how one works and gets there, a single parent, grandchildren
         ("I work from home.", ["ana works from home."]),
         ("I work remotely full-time.", ["ana works remotely."]),
+        ("I work from home sometimes.", ["ana works from home sometimes."]),
+        ("My husband works from home.", ["ana's spouse works from home."]),
         ("I commute by train.", ["ana commutes by train."]),
         ("I'm a single dad.", ["ana is a single dad."]),  # no job ("works as single dad")
         ("I have three grandchildren.", ["ana has 3 grandchildren."]),
@@ -305,6 +307,7 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
         # where one was born, a surgery, a relative and what is said of them
         ("I was born in Brazil.", ["ana comes from Brazil."]),
         ("I was born and raised in Ohio.", ["ana grew up in Ohio."]),
+        ("I was born in the 80s.", []),  # when, not where
         ("I just had surgery on my knee.", ["ana is recovering from knee surgery."]),
         ("I had a great time.", []),
         ("I have a sister who lives in London.",

@@ -70,8 +70,9 @@ _COMMUTE_BY = re.compile(
     re.IGNORECASE,
 )
 _REMOTE = re.compile(
-    r"^(?:mostly |fully |usually |now |currently |still )?(?:work|am working) "
-    r"(?P<o>from home|remotely|remote)(?: full-time| part-time| now| these days| mostly)?$",
+    r"^(?:mostly |fully |usually |now |currently |still )?(?:work|works|am working|is working) "
+    r"(?P<o>from home|remotely|remote)(?: full-time| part-time| now| these days| mostly|"
+    r"(?P<often> sometimes| most days| a lot))?$",
     re.IGNORECASE,
 )
 _SHIFTS = re.compile(
@@ -297,7 +298,7 @@ def _routine(rest: str, subject: str) -> list[Match]:
     remote = _REMOTE.match(rest)
     if remote:
         where = "from home" if remote["o"].lower() == "from home" else "remotely"
-        return [Match.of(subject, "habit", f"works {where}", 0.7)]
+        return [Match.of(subject, "habit", f"works {where}{remote['often'] or ''}", 0.7)]
     worked = _SHIFTS.match(rest) or _HOURS.match(rest)
     if worked:
         return [Match.of(subject, "habit", f"works {worked['o']}", 0.7)]

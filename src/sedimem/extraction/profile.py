@@ -137,6 +137,11 @@ def match_name(clause: str, subject: str) -> list[Match]:
     return [Match.of(subject, "name", m["n"][0].upper() + m["n"][1:], 0.8)]
 
 
+_DECADE = re.compile(
+    r"^(?:the |the early |the late |the mid[- ])?(?:'?\d0s|\d{3}0s|\d{4}|(?:twen|thir|for|fif|six|"
+    r"seven|eigh|nine)ties)$",
+    re.IGNORECASE,
+)
 _WHOSE = re.compile(r"^(?:her|his|their|my|our|your|its)\b", re.IGNORECASE)
 
 
@@ -282,8 +287,8 @@ def _status(rest: str, subject: str) -> list[Match]:
     origin = _ORIGIN.match(rest)
     if origin:
         obj = object_of(origin["o"])
-        if obj is None:
-            return []
+        if obj is None or _DECADE.match(obj):
+            return []  # "I was born in the 80s": when, not where
         born = origin["born"] and not origin["raised"]
         return [Match.of(subject, "comes_from" if born else "grew_up_in", obj)]
     diet = _ON_A_DIET.match(rest)
