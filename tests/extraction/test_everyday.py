@@ -299,6 +299,8 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
         ("I work from home.", ["ana works from home."]),
         ("I work remotely full-time.", ["ana works remotely."]),
         ("I work from home sometimes.", ["ana works from home sometimes."]),
+        ("I'm gluten-free and dairy-free.",
+         ["ana does not eat gluten.", "ana does not eat dairy."]),
         ("My husband works from home.", ["ana's spouse works from home."]),
         ("I commute by train.", ["ana commutes by train."]),
         ("I'm a single dad.", ["ana is a single dad."]),  # no job ("works as single dad")

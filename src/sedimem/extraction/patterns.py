@@ -304,7 +304,8 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
         *RENAMED_OR_AGED,
         (r"^(?:am|is) (?:a |an )?(?P<o>vegetarian|vegan|pescatarian)\b", "diet", "is", 0.8),
         # "I'm gluten-free": what one does not eat (a diet of its own would replace "vegan")
-        (r"^(?:am|is) (?:completely |strictly |mostly )?(?P<o>gluten|dairy|sugar|meat|soy)-free$",
+        (r"^(?:am|is) (?:completely |strictly |mostly )?(?P<o>gluten|dairy|sugar|meat|soy)"
+         r"[- ]free$",
          "does_not_eat", "does not eat", 0.8),
         (rf"^work{verb_s} remotely from (?P<o>(?-i:[A-Z]).*)", "lives_in", "lives in", 0.6),
         (r"^(?:went|gone|became|become|turned|switched to being) (?:a |an |fully |full )?"
@@ -431,7 +432,8 @@ def _event(rest: str, subject: str) -> list[Match]:
 
 _CONTINUED = re.compile(
     r",?\s+and\s+(?=(?:also\s+)?(?:(?P<adj>allergic|vegetarian|vegan|pescatarian|based|"
-    r"lactose|gluten)|(?:weigh|run|live|work|have|love|like|enjoy|hate|prefer|play|drive|own|"
+    r"lactose|gluten|dairy|soy|sugar)|(?:weigh|run|live|work|have|love|like|enjoy|hate|prefer|"
+    r"play|drive|own|"
     r"use|teach|climb|swim|cook|hike|walk|go|practice|practise|meditate|study|don't|do not|"
     r"never|am)\b)|(?P<count>(?:two|three|four|five|six|\d{1,2}|an?) (?:\w+ )?"
     r"(?:cat|dog|kid|child|children|son|daughter|brother|sister|fish|bird|horse|rabbit|turtle)"
