@@ -268,6 +268,10 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
         ("I'm a PhD student in biology at Stanford so my days are long.",  # a consequence
          ["ana works as PhD student.", "ana works at Stanford."]),
         ("I'm a researcher in machine learning.", ["ana works as researcher."]),
+        ("I'm seeing a therapist for my depression.", []),  # a doing, not a job
+        ("I'm a bit of an eccentric hair stylist for dogs.",
+         ["ana works as eccentric hair stylist."]),
+        ("I have a 2 year old golden retriever named Max.", ["ana has a retriever named Max."]),
         ("I'm a professor in Chicago.", ["ana works as professor.", "ana lives in Chicago."]),
         # a statement opening a question, after a preamble or "since"
         ("hi! quick one - I take metformin for my diabetes, anything I should avoid eating?",

@@ -47,7 +47,7 @@ def children_named(clause: str, subject: str) -> list[Match]:
 
 def family(rest: str, subject: str) -> list[Match]:
     m = re.match(
-        rf"^(?:have got|has got|have|has|got) {_COUNT} (?:[\w-]+ ){{0,3}}?"
+        rf"^(?:have got|has got|have|has|got) {_COUNT} (?:[\w-]+ ){{0,4}}?"
         rf"(?P<thing>{PET_WORDS}|{FAMILY_WORDS}|grandkids|grandchildren|kids|children|boys|"
         rf"girls)s?"
         rf"(?: of (?:my|our) own)?(?:,|:| named| called)?(?: {_AGED_NAMES})?(?:(?:,| and) .*)?$",

@@ -143,6 +143,7 @@ _DECADE = re.compile(
     re.IGNORECASE,
 )
 _WHOSE = re.compile(r"^(?:her|his|their|my|our|your|its)\b", re.IGNORECASE)
+_DOING = re.compile(r"^\w+ing (?:a|an|the|my|some)\b", re.IGNORECASE)  # "seeing a therapist"
 
 
 def job_facts(
@@ -158,8 +159,13 @@ def job_facts(
     out: list[Match] = []
     if occupation:
         occupation = re.sub(r"^(?:an?|the)\s+", "", occupation.strip(), flags=re.I)
-        # "I'm her main caregiver": whose it is, not a job title
-        if not bad_object(occupation) and not _WHOSE.match(occupation):
+        # "a bit of an eccentric hair stylist": the hedge is no part of the job
+        occupation = re.sub(r"^(?:bit|kind|sort) of an?\s+", "", occupation, flags=re.I)
+        # "I'm her main caregiver", "I'm seeing a therapist for my depression": whose it
+        # is, or a doing, not a job: nothing of the clause is a job fact
+        if _WHOSE.match(occupation) or _DOING.match(occupation):
+            return []
+        if not bad_object(occupation):
             out.append(Match.of(subject, "works_as", occupation, confidence))
     if org and not bad_object(org) and not _NO_EMPLOYER.match(org):
         out.append(Match.of(subject, "works_at", org.strip(), confidence))
