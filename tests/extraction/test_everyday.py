@@ -269,6 +269,11 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
          ["ana works as PhD student.", "ana works at Stanford."]),
         ("I'm a researcher in machine learning.", ["ana works as researcher."]),
         ("I'm seeing a therapist for my depression.", []),  # a doing, not a job
+        ("I'm working with a recruiter.", []),
+        ("I'm working at a coffee shop while I finish school.",
+         ["ana works at a coffee shop."]),
+        ("I'm a dog mom.", ["ana is a dog mom."]),  # who one is, no job
+        ("I'm a nursing assistant.", ["ana works as nursing assistant."]),
         ("I'm a bit of an eccentric hair stylist for dogs.",
          ["ana works as eccentric hair stylist."]),
         ("I have a 2 year old golden retriever named Max.", ["ana has a retriever named Max."]),

@@ -143,7 +143,11 @@ _DECADE = re.compile(
     re.IGNORECASE,
 )
 _WHOSE = re.compile(r"^(?:her|his|their|my|our|your|its)\b", re.IGNORECASE)
-_DOING = re.compile(r"^\w+ing (?:a|an|the|my|some)\b", re.IGNORECASE)  # "seeing a therapist"
+# "seeing a therapist", "working with a recruiter": a doing, not a job ("nursing assistant"
+# is one)
+_DOING = re.compile(r"^\w+ing (?:a|an|the|my|some|with|for|on|at|to|in)\b", re.IGNORECASE)
+# "a dog mom", "a soccer dad": who one is, no job
+_KIND_OF_PARENT = re.compile(r"^\w+ (?:mom|dad|mum|mother|father|parent)$", re.IGNORECASE)
 
 
 def job_facts(
@@ -165,8 +169,12 @@ def job_facts(
         # is, or a doing, not a job: nothing of the clause is a job fact
         if _WHOSE.match(occupation) or _DOING.match(occupation):
             return []
+        if _KIND_OF_PARENT.match(occupation) and not org:
+            return [Match.of(subject, "status", f"a {occupation}", 0.6)]
         if not bad_object(occupation):
             out.append(Match.of(subject, "works_as", occupation, confidence))
+    if org:  # "at a coffee shop while I finish school": the employer ends before "while"
+        org = re.split(r"\s+(?:while|because|since|until|when|so)\b", org, maxsplit=1)[0]
     if org and not bad_object(org) and not _NO_EMPLOYER.match(org):
         out.append(Match.of(subject, "works_at", org.strip(), confidence))
     if place:
