@@ -302,6 +302,8 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
         ("I got my driver's license last week!", ["ana holds a driver's license."]),
         ("Finally got my green card!", ["ana holds a green card."]),
         ("I got my MBA.", ["ana holds an MBA."]),
+        ("I have a PhD in chemistry.", ["ana holds a PhD in chemistry."]),
+        ("I have a degree of freedom.", []),
         ("I got my hair cut.", []),
         ("Did you get my license?", []),
         # how one works and gets there, a single parent, grandchildren

@@ -11,7 +11,8 @@ graduation told without its school.
 - "I graduated!", "Finally graduated!" (no school named) end being a student; the school,
   when named, is read with the event ("graduated from TU Delft");
 - "I got my driver's license", "Finally got my green card" -> ``holds`` ("a driver's
-  license"), dated when it was got: a licence, a permit, a degree one now has.
+  license"), dated when it was got: a licence, a permit, a degree one now has; "I have a
+  PhD in chemistry", "I hold an MBA" -> ``holds`` too.
 """
 
 from __future__ import annotations
@@ -60,12 +61,24 @@ GOT = re.compile(
     re.IGNORECASE,
 )
 _NO_ARTICLE = ("citizenship",)
+#: "I have a PhD in chemistry", "I hold a master's in economics": a degree one holds
+_HAS_DEGREE = re.compile(
+    r"^I(?: have| hold|'ve got| have got) (?:a|an) (?P<o>(?:PhD|Ph\.D\.|doctorate|master'?s|"
+    r"bachelor'?s|MBA|MD|JD|law degree|medical degree|degree)(?: degree)?"
+    r"(?: in (?-i:[a-zA-Z])[a-z]+(?: [a-z]+){0,3})?)$",
+    re.IGNORECASE,
+)
 
 
 def milestone(clause: str, speaker: str, dated: bool) -> list[Match]:
     """What a clause sets for a day (``dated``: it named one) or the end of studies."""
     if GRADUATED.match(clause):
         return [Match(speaker, "works_as", "student", "works as", negated=True, confidence=0.6)]
+    degree = _HAS_DEGREE.match(clause)
+    if degree:
+        what = degree["o"]
+        article = "an" if what.upper().startswith(("MBA", "MD")) else "a"  # "an MBA"
+        return [Match(speaker, "holds", f"{article} {what}", "holds", confidence=0.7)]
     got = GOT.match(clause)
     if got:
         what = got["o"]
