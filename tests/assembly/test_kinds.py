@@ -30,6 +30,7 @@ AT = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
         ("Where am I from?", {"comes_from", "grew_up_in", "moved_from"}),
         ("What am I studying at school?", {"learning", "studying_for", "admitted_to"}),
         ("What should I cook tonight?", {"allergic_to", "diet", "does_not_eat"}),
+        ("Any dietary restrictions?", {"allergic_to", "diet", "does_not_eat"}),
         ("What time do I usually go to bed?", {"habit"}),
         ("Where did I live before I moved here?", {"lives_in", "moved_from", "lives_with"}),
         ("Who do I live with?", {"lives_in", "moved_from", "lives_with"}),

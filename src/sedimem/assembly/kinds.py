@@ -23,7 +23,7 @@ from sedimem.types.longterm import Fact
 __all__ = ["KIND_WORDS", "asked", "kind_of", "relatives"]
 
 # what a question about food, cooking or eating out says: what one eats answers it
-_FOOD = "eat food cook meal recipe dinner lunch breakfast restaurant snack"
+_FOOD = "eat food cook meal recipe dinner lunch breakfast restaurant snack dietary restriction"
 #: Words a question about a kind of fact uses that its predicate's name does not ("How
 #: much can I spend?" asks for the ``budget``; "What should I cook tonight?", the diet).
 KIND_WORDS = {
