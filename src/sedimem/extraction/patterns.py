@@ -41,9 +41,10 @@ from sedimem.extraction.clauses import (
 from sedimem.extraction.everyday import go_to, housemate, rather, trying
 from sedimem.extraction.family import children_named, young_children
 from sedimem.extraction.identity import aspiration, former, identity, possessions, target_weight
+from sedimem.extraction.jobs import job_facts
 from sedimem.extraction.measures import WEIGHT_NEWS, weight_news
 from sedimem.extraction.milestones import GOT, GRADUATED, milestone
-from sedimem.extraction.profile import body_state, job_facts, match_name, match_profile
+from sedimem.extraction.profile import body_state, match_name, match_profile
 from sedimem.extraction.projects import project
 from sedimem.extraction.requests import ANSWER_REQUEST, answer_style
 from sedimem.extraction.subjects import NOT_NAMES, possessive
@@ -335,13 +336,12 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
          r"(?P<o>.+)", "dislikes", "dislikes", 0.6),
         (rf"^(?:prefer{verb_s}|(?:much |really )?prefer{verb_s}) (?P<o>.+)", "prefers", "prefers",
          0.7),
-        # "my son got into MIT": a school that admitted them, not a taste ("got into jazz")
         (r"^(?:got|have gotten|has gotten) (?:accepted )?(?:into|to) (?P<o>(?-i:[A-Z]{2,5})|"
          r"(?:the )?(?-i:(?:[A-Z][\w.'&-]* ){1,4}(?:University|College|School|Institute)|"
          r"(?:University|College|Institute) of(?: [A-Z][\w.'-]*){1,4})|"
          r"(?:med|law|grad|nursing|business|medical|art|culinary) school|college|university|"
          r"Harvard|Stanford|Yale|Princeton|Oxford|Cambridge|Berkeley|Columbia|Cornell)$",
-         "admitted_to", "got into", 0.7),
+         "admitted_to", "got into", 0.7),  # "my son got into MIT": a school, not a taste
         (r"^(?:got|am getting|have gotten) (?:really )?into (?!(?:trouble|debt|shape|bed|"
          r"(?:a|an|the) (?:fight|argument|accident|car accident|habit|car|mess|routine))\b)"
          r"(?P<o>.+)", "likes", "likes", 0.6),
@@ -485,8 +485,7 @@ def match_clause(
     chemistry teacher in Ohio, looking for lab ideas"), and that reading wins when the
     whole states nothing or fewer kinds of fact.
     """
-    who = _HAVE_WHO.match(clause)
-    if who:  # read as "I have a sister" and "my sister lives in London"
+    if who := _HAVE_WHO.match(clause):  # "I have a sister" and "my sister lives in London"
         return [
             *match_clause(who["have"], speaker, named=named, dated=dated),
             *match_clause(f"my {who['rel']} {who['rest']}", speaker, named=named, dated=dated),
