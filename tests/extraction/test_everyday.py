@@ -314,6 +314,9 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
          ["ana does not eat gluten.", "ana does not eat dairy."]),
         ("My husband works from home.", ["ana's spouse works from home."]),
         ("I commute by train.", ["ana commutes by train."]),
+        ("I fly to Boston every other week for work.",
+         ["ana flies to Boston every other week for work."]),
+        ("I fly tomorrow.", []),
         ("I'm a single dad.", ["ana is a single dad."]),  # no job ("works as single dad")
         ("I have three grandchildren.", ["ana has 3 grandchildren."]),
         ("I was fired up about the game.", []),

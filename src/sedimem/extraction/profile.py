@@ -47,7 +47,8 @@ _COND = alternation(CONDITIONS)
 _PLACE = r"(?P<place>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2})"
 _NAMEWORD = r"[A-Z][a-z]+"
 _FREQUENCY = re.compile(
-    r"\b(?:every (?:day|morning|evening|night|week|weekend|month|year|\w+day)|daily|weekly|"
+    r"\b(?:every (?:other )?(?:day|morning|evening|night|week|weekend|month|year|\w+day)|"
+    r"daily|weekly|"
     r"nightly|monthly|on (?:weekends|the weekends?|\w+days)|each (?:day|morning|evening|week)|"
     r"(?:once|twice|\w+ times) (?:a|per|every) (?:day|week|month|year)|"
     r"(?:\d+|a few) (?:km|miles|hours|minutes) (?:a|per) (?:day|week))\b",
@@ -57,7 +58,7 @@ _HABIT_VERBS = frozenset(
     """run climb swim cycle bike hike walk cook bake read write paint draw play practice
     practise meditate train go visit volunteer teach study work knit sew garden dance sing
     jog lift surf ski skate row box fish hunt drive ride call watch do take eat drink attend
-    shoot coach""".split()
+    shoot coach fly travel commute""".split()
 )  # fmt: skip
 _THING_VERBS = {
     "drive": "drives", "own": "owns", "use": "uses", "speak": "speaks", "collect": "collects",
