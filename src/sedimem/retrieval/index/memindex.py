@@ -15,10 +15,11 @@ to open; see :mod:`~sedimem.retrieval.index.ivf`).
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
+import threading
 from collections.abc import Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -27,8 +28,10 @@ import numpy.typing as npt
 from sedimem.ids import has_handle
 from sedimem.retrieval.index.analysis import Backlog, TextAnalysis, analyse
 from sedimem.retrieval.index.analyzer import Analyzer
+from sedimem.retrieval.index.beside import side_by_side
 from sedimem.retrieval.index.blas import one_blas_thread
 from sedimem.retrieval.index.bm25 import KeywordIndex
+from sedimem.retrieval.index.filters import BoolArray, FilterCache, Filtered
 from sedimem.retrieval.index.growable import GrowableArray
 from sedimem.retrieval.index.hnsw import HnswGraph, hnsw_available
 from sedimem.retrieval.index.ivf import IVF_SECTIONS
@@ -47,7 +50,6 @@ from sedimem.storage.longterm.sqlite.schema import INDEX_COLUMNS, NUMBER_COLUMNS
 
 __all__ = ["IVF_THRESHOLD", "IndexOptions", "MemIndex"]
 
-BoolArray = npt.NDArray[np.bool_]
 _EQUAL = ("user", "session", "outcome", "task_type", "subject", "predicate", "name")
 _UNSET = -1  # code of NULL in a text column
 _UNKNOWN = -2  # code of a value no row has: matches nothing
@@ -69,20 +71,10 @@ class IndexOptions:
     analysis: TextAnalysis | None = None  # worker processes for bulk builds; None: inline
 
 
-@dataclass(slots=True)
-class _Cached:
-    mask: BoolArray
-    vector_slots: npt.NDArray[np.int64] | None = None
-    vectors: npt.NDArray[np.float32] | None = None
-    # Derived from the mask when first needed (the entry goes with the next write):
-    everything: bool | None = None  # the mask keeps every live row
-    slots: npt.NDArray[np.int32] | None = None  # the mask's rows, ascending
-    with_vector: BoolArray | None = None  # the mask's rows that have a vector
-    matching: int = 0  # how many those are
-
-
 class MemIndex:
-    """Not thread-safe: used from the store's worker thread only."""
+    """Used by one thread at a time (the store's worker, or a caller holding the store's
+    index lock), which may hand a search's vector half to a helper thread meanwhile
+    (:meth:`hybrid_search`): what both halves touch is guarded."""
 
     def __init__(self, dimension: int | None, options: IndexOptions, analyzer: Analyzer) -> None:
         self.dimension = dimension
@@ -104,6 +96,7 @@ class MemIndex:
         # second search starts a new generation; otherwise the first traits() of such ids
         # built the whole id map (1M ids: ~0.5 s).
         self._earlier: dict[str, int] = {}
+        self._returning = threading.Lock()  # guards the two generations
         self._codes: dict[str, int] = {}
         self._text = {c: GrowableArray(np.int32) for c in TEXT_COLUMNS}
         self._numbers = {c: GrowableArray(np.float64) for c in NUMBER_COLUMNS}
@@ -111,7 +104,7 @@ class MemIndex:
         self._sources: dict[str, list[int]] = {}
         self._keywords = KeywordIndex()
         self._backlog = Backlog()  # a bulk build's batches still being analysed
-        self._cache: OrderedDict[RecordFilter, _Cached] = OrderedDict()
+        self._cache = FilterCache(_MASK_CACHE)
         self._structure: HnswGraph | IvfIndex | None = None
         self.dead = 0
         self.live_vectors = 0
@@ -342,20 +335,6 @@ class MemIndex:
     def _code(self, value: str) -> int:
         return self._codes.get(value, _UNKNOWN)
 
-    def _cached(self, flt: RecordFilter) -> _Cached:
-        try:
-            entry = self._cache.get(flt)
-        except TypeError:  # an unhashable filter (a list where a tuple belongs): no caching
-            return _Cached(self._mask(flt))
-        if entry is None:
-            entry = _Cached(self._mask(flt))
-            self._cache[flt] = entry
-            if len(self._cache) > _MASK_CACHE:
-                self._cache.popitem(last=False)
-        else:
-            self._cache.move_to_end(flt)
-        return entry
-
     def _mask(self, flt: RecordFilter) -> BoolArray:
         mask: BoolArray = self._alive.view.copy()
         text = {name: column.view for name, column in self._text.items()}
@@ -410,10 +389,24 @@ class MemIndex:
         return chosen
 
     def count(self, flt: RecordFilter) -> int:
-        return int(np.count_nonzero(self._cached(flt).mask))  # live rows only, as searched
+        live = self._cache.get(flt, self._mask).mask  # live rows only, as searched
+        return int(np.count_nonzero(live))
+
+    def hybrid_search(
+        self, stems: Sequence[str], query: Vector, flt: RecordFilter, k: int
+    ) -> tuple[list[Ranked], list[Ranked]]:
+        """Both searches, side by side on two threads when the vector half scans an IVF
+        partition (see :mod:`~sedimem.retrieval.index.beside`), else in turn."""
+        keyword = partial(self.keyword_search, stems, flt, k)
+        vector = partial(self.vector_search, query, flt, k)
+        structure, entry = self._structure, self._cache.get(flt, self._mask)
+        scans = isinstance(structure, IvfIndex) and structure.ready
+        if scans and self._approximate(entry):  # (not a selective filter's exact search)
+            return side_by_side(keyword, vector)
+        return keyword(), vector()
 
     def keyword_search(self, stems: Sequence[str], flt: RecordFilter, k: int) -> list[Ranked]:
-        entry = self._cached(flt)
+        entry = self._cache.get(flt, self._mask)
         if entry.everything is None:
             kept = int(np.count_nonzero(entry.mask))
             entry.everything = kept == len(self) - self.dead
@@ -429,16 +422,12 @@ class MemIndex:
     def vector_search(self, query: Vector, flt: RecordFilter, k: int) -> list[Ranked]:
         if self._vectors is None or k <= 0 or self.live_vectors == 0:
             return []
-        entry = self._cached(flt)
-        if entry.with_vector is None:
-            entry.with_vector = entry.mask & self._has_vector.view
-            entry.matching = int(np.count_nonzero(entry.with_vector))
+        entry = self._cache.get(flt, self._mask)
+        wanted = self._approximate(entry)
         candidates, matching = entry.with_vector, entry.matching
-        if matching == 0:
+        if candidates is None or matching == 0:
             return []
-        # Selective filters are searched exactly (cheaper than the graph), and start no
-        # graph build: a process whose searches never need the graph never builds it.
-        if matching > self._options.exact_limit and matching * 5 >= self.live_vectors:
+        if wanted:
             self._refresh_structure()
             structure = self._structure
             if structure is not None and structure.ready:
@@ -447,8 +436,18 @@ class MemIndex:
                     return found
         return self._exact(query, entry, candidates, matching, k)
 
+    def _approximate(self, entry: Filtered) -> bool:
+        """Whether the filter's vector search goes to the graph or partition: selective
+        filters are searched exactly (cheaper), and start no build (a process whose searches
+        never need the graph never builds it)."""
+        if entry.with_vector is None:
+            entry.with_vector = entry.mask & self._has_vector.view
+            entry.matching = int(np.count_nonzero(entry.with_vector))
+        matching = entry.matching
+        return matching > self._options.exact_limit and matching * 5 >= self.live_vectors
+
     def _exact(
-        self, query: Vector, entry: _Cached, candidates: BoolArray, matching: int, k: int
+        self, query: Vector, entry: Filtered, candidates: BoolArray, matching: int, k: int
     ) -> list[Ranked]:
         vectors = self._matrix()
         if matching * 4 > len(self):
@@ -535,11 +534,12 @@ class MemIndex:
     def _ranked(self, slots: list[int], scores: list[float]) -> list[Ranked]:
         """Hits as (id, score); their slots are remembered for :meth:`traits`, which the
         caller asks for these very ids next."""
-        if len(self._returned) > 4096:
-            self._earlier, self._returned = self._returned, {}
         ids = self._ids
         found = ids.take(slots) if isinstance(ids, SavedStrings) else [ids[s] for s in slots]
-        self._returned.update(zip(found, slots, strict=True))
+        with self._returning:  # (a hybrid search's halves may both rank at once)
+            if len(self._returned) > 4096:
+                self._earlier, self._returned = self._returned, {}
+            self._returned.update(zip(found, slots, strict=True))
         return list(zip(found, map(float, scores), strict=True))
 
     def _matrix(self) -> VectorRows:

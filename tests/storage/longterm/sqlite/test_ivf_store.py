@@ -4,7 +4,11 @@ a damaged one rebuilt, never served."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -120,4 +124,112 @@ async def test_a_saved_partition_is_served_and_a_damaged_one_rebuilt(db_path: st
         finally:
             await s.aclose()
     finally:
+        await exact.aclose()
+
+
+Halves = tuple[list[tuple[str, float]], list[tuple[str, float]]]
+QUERIES = [(["apple", "kiwi"], 4), (["pear"], 9), (["plum", "fig", "apple"], 13)]
+
+
+async def hybrid(s: SqliteLongTermStore, flt: RecordFilter, terms: list[str], seed: int) -> Halves:
+    """The two halves a fused search hands its fusion."""
+    got: list[Halves] = []
+
+    def pick(keyword: Any, vector: Any, traits: Any) -> list[str]:
+        got.append((keyword, vector))
+        return []
+
+    await s.fused_search(T, flt, terms, unit_vector(seed), 20, pick)
+    return got[0]
+
+
+async def alone(s: SqliteLongTermStore, flt: RecordFilter, terms: list[str], seed: int) -> Halves:
+    """The same two halves searched one at a time."""
+    keyword = await s.keyword_search(T, flt, terms, 20)
+    return keyword, await s.vector_search(T, flt, unit_vector(seed), 20)
+
+
+def helper_threads() -> list[str]:
+    return [t.name for t in threading.enumerate() if t.name.startswith("sedimem-search")]
+
+
+async def test_a_hybrid_search_runs_its_halves_side_by_side_with_the_same_answers(
+    db_path: str,
+) -> None:
+    s = await open_store(db_path, partitioned())
+    try:
+        await s.put(T, random_records(np.random.default_rng(23), 800))
+        for flt in FILTERS:
+            for terms, seed in QUERIES:
+                assert await hybrid(s, flt, terms, seed) == await alone(s, flt, terms, seed)
+        # the partition's vector half ran on the helper thread
+        assert helper_threads()
+    finally:
+        await s.aclose()
+
+
+async def test_hybrid_searches_of_two_stores_on_two_threads_answer_as_alone(
+    tmp_path: Path,
+) -> None:
+    """Two handles (each its own indexes) searched at once from two threads: one gets the
+    process's helper thread, the other runs its halves in turn; every answer is the same."""
+    paths = [str(tmp_path / f"{n}.db") for n in ("a", "b")]
+    for n, path in enumerate(paths):
+        s = await open_store(path, partitioned())
+        await s.put(T, random_records(np.random.default_rng(30 + n), 600))
+        await s.aclose()
+
+    async def expected(path: str) -> list[Halves]:
+        s = await open_store(path, partitioned(), save=False)
+        try:
+            return [await alone(s, f, t, q) for f in FILTERS for t, q in QUERIES]
+        finally:
+            await s.aclose()
+
+    answers = [await expected(path) for path in paths]
+    start = threading.Barrier(2)
+
+    def searches(path: str) -> list[list[Halves]]:
+        async def run() -> list[list[Halves]]:
+            s = await open_store(path, partitioned(), save=False)
+            try:
+                await hybrid(s, FILTERS[0], ["apple"], 1)  # the index is in memory
+                start.wait()
+                return [
+                    [await hybrid(s, f, t, q) for f in FILTERS for t, q in QUERIES]
+                    for _ in range(10)
+                ]
+            finally:
+                await s.aclose()
+
+        return asyncio.run(run())
+
+    with ThreadPoolExecutor(2) as pool:
+        rounds = list(pool.map(searches, paths))
+    for got, want in zip(rounds, answers, strict=True):
+        assert all(one == want for one in got)
+
+
+async def test_a_damaged_list_found_by_the_helper_thread_is_rebuilt_not_served(
+    db_path: str,
+) -> None:
+    s = await open_store(db_path, partitioned())
+    await s.put(T, random_records(np.random.default_rng(24), 600))
+    await s.warm(T, wait=True)
+    await s.aclose()
+    for path in index_files(db_path):
+        damage_section(path, "ivf_codes")
+    exact = await open_store(db_path, MemoryIndexEngine(hnsw_threshold=None), save=False)
+    s = await open_store(db_path, partitioned(), save=False)
+    try:
+        for terms, seed in QUERIES:
+            got = await hybrid(s, RecordFilter(kind="episode"), terms, seed)
+            want = await alone(exact, RecordFilter(kind="episode"), terms, seed)
+            assert {i for i, _ in got[0]} == {i for i, _ in want[0]}  # (BM25 statistics)
+            assert [i for i, _ in got[1]] == [i for i, _ in want[1]]
+        info = await s.index_info(T, "episode")
+        assert info is not None
+        assert info["builds"] >= 1
+    finally:
+        await s.aclose()
         await exact.aclose()

@@ -20,7 +20,8 @@ __all__ = ["IndexEngine", "SearchIndex"]
 
 
 class SearchIndex(Protocol):
-    """The index of one (tenant, kind); used from the store's worker thread only."""
+    """The index of one (tenant, kind); used by one thread at a time (the store's worker,
+    or a caller holding the store's index lock)."""
 
     def __len__(self) -> int:
         """Slots held, dead ones included (the registry's memory budget counts them)."""
@@ -50,6 +51,13 @@ class SearchIndex(Protocol):
 
     def vector_search(self, query: Vector, flt: RecordFilter, k: int) -> list[Ranked]:
         """The ``k`` rows matching ``flt`` closest to ``query`` (k whenever k match)."""
+        ...
+
+    def hybrid_search(
+        self, stems: Sequence[str], query: Vector, flt: RecordFilter, k: int
+    ) -> tuple[list[Ranked], list[Ranked]]:
+        """Both searches at once: ``(keyword_search(...), vector_search(...))``, the two
+        halves maybe run side by side on two threads (each returns what it would alone)."""
         ...
 
     def export(self) -> tuple[dict[str, Any], dict[str, npt.NDArray[Any]]]:

@@ -36,19 +36,17 @@ from sedimem.storage.longterm.base import (
     check_tenant,
     with_records,
 )
-from sedimem.storage.longterm.sqlite.engine import IndexEngine, SearchIndex
+from sedimem.storage.longterm.sqlite.engine import IndexEngine
 from sedimem.storage.longterm.sqlite.filter import narrow_range, page_order, where
 from sedimem.storage.longterm.sqlite.indexes import IndexRegistry
 from sedimem.storage.longterm.sqlite.indexfile import IndexFileError, remove_index_files
+from sedimem.storage.longterm.sqlite.ranking import ranked
 from sedimem.storage.longterm.sqlite.rows import (
     Binding,
-    best_of,
-    checked_vector,
     delete_rows,
     fts_search,
     read_binding,
     read_traits,
-    scan_vectors,
     select_previews,
     select_records,
     select_records_now,
@@ -341,54 +339,15 @@ class SqliteLongTermStore:
         registry = self._registry
         if registry is None:
             return await self._db.run(lambda conn: fts_search(conn, tenant, flt, terms, k))
-
-        return await self._read(lambda conn: self._keyword(conn, registry, tenant, flt, terms, k))
-
-    def _keyword(
-        self,
-        conn: sqlite3.Connection,
-        registry: IndexRegistry,
-        tenant: str,
-        flt: RecordFilter,
-        terms: Sequence[str],
-        k: int,
-        indexes: list[SearchIndex] | None = None,
-    ) -> list[Ranked]:
-        """``indexes``: the kind's indexes when the caller has them (caught up in this
-        snapshot already)."""
-        if indexes is None:
-            indexes = registry.indexes(conn, tenant, flt.kind)
-        stems = registry.engine.query_terms(terms)
-        if not stems:
-            return []
-        return best_of(k, [i.keyword_search(stems, flt, k) for i in indexes])
+        return await self._read(lambda conn: ranked(conn, registry, tenant, flt, terms, None, k)[0])
 
     async def vector_search(
         self, tenant: str, flt: RecordFilter, vector: Vector, k: int
     ) -> list[Ranked]:
         if k <= 0:
             return []
-
-        return await self._read(lambda conn: self._vector(conn, tenant, flt, vector, k))
-
-    def _vector(
-        self,
-        conn: sqlite3.Connection,
-        tenant: str,
-        flt: RecordFilter,
-        vector: Vector,
-        k: int,
-        indexes: list[SearchIndex] | None = None,
-    ) -> list[Ranked]:
-        binding = read_binding(conn)
-        if binding is None:
-            return []  # no embedder bound yet: no record has a vector
-        query = _query_vector(vector, binding)
-        if self._registry is None:
-            return scan_vectors(conn, tenant, flt, query, k)
-        if indexes is None:
-            indexes = self._registry.indexes(conn, tenant, flt.kind)
-        return best_of(k, [i.vector_search(query, flt, k) for i in indexes])
+        registry = self._registry
+        return await self._read(lambda conn: ranked(conn, registry, tenant, flt, [], vector, k)[1])
 
     async def fused_search(
         self,
@@ -406,15 +365,7 @@ class SqliteLongTermStore:
         def body(conn: sqlite3.Connection) -> dict[str, StoredRecord]:
             # The indexes once per search: each look-up reads the change log.
             indexes = None if registry is None else registry.indexes(conn, tenant, flt.kind)
-            keyword: list[Ranked] = []
-            if terms and pool > 0:
-                if registry is None:
-                    keyword = fts_search(conn, tenant, flt, terms, pool)
-                else:
-                    keyword = self._keyword(conn, registry, tenant, flt, terms, pool, indexes)
-            similar: list[Ranked] = []
-            if vector is not None and pool > 0:
-                similar = self._vector(conn, tenant, flt, vector, pool, indexes)
+            keyword, similar = ranked(conn, registry, tenant, flt, terms, vector, pool, indexes)
             ids = list(dict.fromkeys([i for i, _ in keyword] + [i for i, _ in similar]))
             if indexes is None:
                 traits = read_traits(conn, tenant, ids)
@@ -456,7 +407,7 @@ class SqliteLongTermStore:
         # Search and rows in one trip to the worker thread, from one snapshot.
         return await self._read(
             lambda conn: with_rows(
-                conn, tenant, self._keyword(conn, registry, tenant, flt, terms, k)
+                conn, tenant, ranked(conn, registry, tenant, flt, terms, None, k)[0]
             )
         )
 
@@ -465,8 +416,11 @@ class SqliteLongTermStore:
     ) -> list[ScoredRecord]:
         if k <= 0:
             return []
+        registry = self._registry
         return await self._read(
-            lambda conn: with_rows(conn, tenant, self._vector(conn, tenant, flt, vector, k))
+            lambda conn: with_rows(
+                conn, tenant, ranked(conn, registry, tenant, flt, [], vector, k)[1]
+            )
         )
 
     async def scrub(self) -> str:
@@ -594,7 +548,3 @@ def _snapshot(body: Callable[[sqlite3.Connection], T], conn: sqlite3.Connection)
         raise
     conn.execute("COMMIT")
     return result
-
-
-def _query_vector(vector: Vector, binding: Binding) -> Vector:
-    return checked_vector(vector, binding, "the query")
