@@ -352,6 +352,11 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
          ["ana's spouse is Arjun.", "Arjun works as chef.", "Arjun is vegetarian."]),
         ("What should I get my wife and my mom? She loves gardening.", []),  # which: nobody
         ("My sister lives in Paris. He loves jazz.", ["ana's sister lives in Paris."]),
+        # a sentence said twice: "she" is whom the sentence right before it spoke of
+        ("My mom is retired. She loves gardening. My wife is a teacher. She loves gardening.",
+         ["ana's mother is retired.", "ana's mother likes gardening.",
+          "ana's spouse works as teacher.",
+          "ana's spouse likes gardening."]),
         ("My sister's name is Clara and she's 29.",  # the sister and Clara are one person
          ["ana's sister is Clara.", "Clara is 29 years old."]),
         ("My sister Clara and my brother Tom came, she's 29.",  # she: sister or brother?
@@ -365,6 +370,9 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
         ("I was born in Brazil but grew up in Texas.",
          ["ana comes from Brazil.", "ana grew up in Texas."]),
         ("I love pizza but hate olives.", ["ana likes pizza.", "ana dislikes olives."]),
+        # the "but" is read where this clause is, not where its words first appear
+        ("I hate olives on pizza, I love pizza but hate olives.",
+         ["ana dislikes olives on pizza.", "ana likes pizza.", "ana dislikes olives."]),
         ("My mom lives in Ohio but grew up in Texas.", ["ana's mother lives in Ohio."]),
         ("I like a lot of music, but my favorite band is Rush.", ["ana's favorite band is Rush."]),
         # a faith or an origin is no name ("ana's name is Jewish")

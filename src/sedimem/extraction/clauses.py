@@ -57,10 +57,14 @@ class Match:
 
 @dataclass(frozen=True, slots=True)
 class Clause:
-    """A statement clause and the sentence it came from."""
+    """A statement clause, the sentence it came from, the text of that sentence before it
+    (its separator and lead words included: "I was born in Brazil, but "), and the
+    sentence of the turn before that one, a question too ("" for the first)."""
 
     text: str
     sentence: Sentence
+    before: str = ""
+    after_sentence: str = ""
 
 
 _CLAUSES = re.compile(
@@ -143,20 +147,37 @@ def split_clauses(text: str, *, lists: bool = True) -> list[Clause]:
     """Statement clauses of ``text`` (see the module docstring); ``lists``: whether list
     items count (an assistant's lists are boilerplate)."""
     out: list[Clause] = []
+    prior = ""  # the sentence before, as written
     for asked in split_sentences(text):
         sentence: Sentence | None = asked
         if asked.question:
             sentence = _stated_lead(asked)
+        before, prior = prior, asked.text
         if sentence is None or (sentence.listed and not lists):
             continue
         body = _LEAD.sub("", sentence.text.strip()).strip()
         if not body or (_REQUEST.match(body) and not _ABOUT_ANSWERS.search(body)):
             continue
-        for clause in _CLAUSES.split(sentence.text):
-            clause = _LEAD.sub("", clause.strip()).strip().rstrip(".!").strip()
+        for start, piece in _pieces(sentence.text):
+            stripped = piece.strip()
+            lead = _LEAD.match(stripped)  # "so", "oh and", "but": not the clause's words
+            opened = stripped[lead.end() :] if lead else stripped
+            clause = opened.strip().rstrip(".!").strip()
             if clause and len(clause) <= MAX_CLAUSE_CHARS and not _request(clause):
-                out.append(Clause(clause, sentence))
+                at = start + len(piece) - len(piece.lstrip()) + len(stripped) - len(opened)
+                at += len(opened) - len(opened.lstrip())
+                out.append(Clause(clause, sentence, sentence.text[:at], before))
     return out
+
+
+def _pieces(text: str) -> list[tuple[int, str]]:
+    """``text`` cut at clause separators, each piece with where it starts."""
+    pieces, at = [], 0
+    for separator in _CLAUSES.finditer(text):
+        pieces.append((at, text[at : separator.start()]))
+        at = separator.end()
+    pieces.append((at, text[at:]))
+    return pieces
 
 
 def _request(clause: str) -> bool:

@@ -32,10 +32,9 @@ from sedimem.errors import ValidationError
 from sedimem.extraction.assistant import match_assistant
 from sedimem.extraction.casual import as_written
 from sedimem.extraction.changes import JOB_CHANGED
-from sedimem.extraction.clauses import Match, split_clauses, stated_object
+from sedimem.extraction.clauses import Clause, Match, split_clauses, stated_object
 from sedimem.extraction.dates import DateMention, find_dates
 from sedimem.extraction.patterns import SUBJECTLESS, match_clause
-from sedimem.extraction.sentences import split_sentences
 from sedimem.extraction.vocabulary import (
     FAMILY,
     FAMILY_WORDS,
@@ -170,24 +169,16 @@ _OWN_SUBJECT = re.compile(
 _FIRST_PERSON = re.compile(r"^I(?:'m|'ve|'d)?\s")
 
 
-def _after_but(clause: str, previous: str, sentence: str) -> str:
-    """``clause`` with the speaker as its subject when it follows "but" after a clause of
-    the speaker's and names none of its own ("... but grew up in Texas")."""
-    if not (clause[:1].islower() and _FIRST_PERSON.match(previous)):
-        return clause
-    if _OWN_SUBJECT.match(clause):
-        return clause
-    at = sentence.find(clause)
-    return f"I {clause}" if at > 0 and _BUT.search(sentence[:at]) else clause
-
-
-def _before(raws: Sequence[str], sentence: str) -> str:
-    """The sentence of the turn before ``sentence`` (a question too), or ""."""
-    lead = sentence.rstrip(".")
-    for i, raw in enumerate(raws):
-        if raw == sentence or raw.startswith(lead):
-            return raws[i - 1] if i else ""
-    return ""
+def _after_but(clause: Clause, previous: str) -> str:
+    """The clause's text with the speaker as its subject when it follows "but" after a
+    clause of the speaker's (``previous``) and names none of its own ("... but grew up in
+    Texas")."""
+    text = clause.text
+    if not (text[:1].islower() and _FIRST_PERSON.match(previous)):
+        return text
+    if _OWN_SUBJECT.match(text):
+        return text
+    return f"I {text}" if _BUT.search(clause.before) else text
 
 
 def _one_person(text: str, named: set[str]) -> set[str]:
@@ -241,14 +232,13 @@ def extract_statements(
     text = text[:MAX_READ_CHARS] if assistant else as_written(text[:MAX_READ_CHARS])
     sentence: object = None
     mentioned: set[str] = set()  # the known people the sentence named so far
-    raws = [s.text for s in split_sentences(text)] if not assistant else []
     previous = ""  # the clause before, in the same sentence
     for clause in split_clauses(text, lists=not assistant):
         if clause.sentence is not sentence:
             sentence, mentioned, previous = clause.sentence, set(), ""
-            if raws and _PRONOUN.match(clause.text):  # "... my wife? She loves gardening."
-                mentioned = _one_person(_before(raws, sentence.text), named)
-        said = _after_but(clause.text, previous, clause.sentence.text)
+            if not assistant and _PRONOUN.match(clause.text):  # "my wife? She loves ..."
+                mentioned = _one_person(clause.after_sentence, named)
+        said = _after_but(clause, previous)
         previous = said
         if len(mentioned) == 1 and not assistant:
             said = _resolved(said, next(iter(mentioned)))
