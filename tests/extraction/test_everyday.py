@@ -352,6 +352,12 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
          ["ana's spouse is Arjun.", "Arjun works as chef.", "Arjun is vegetarian."]),
         ("What should I get my wife and my mom? She loves gardening.", []),  # which: nobody
         ("My sister lives in Paris. He loves jazz.", ["ana's sister lives in Paris."]),
+        # "and the ... is": a statement of its own, not more of the object
+        ("I love hiking and the view is amazing.", ["ana likes hiking."]),
+        ("We use Postgres and the frontend is React.", ["ana uses Postgres."]),
+        ("I play guitar and the band is called Echo.", ["ana plays guitar."]),
+        ("I like the Lord of the Rings and the Hobbit.",
+         ["ana likes the Lord of the Rings and the Hobbit."]),
         # a sentence said twice: "she" is whom the sentence right before it spoke of
         ("My mom is retired. She loves gardening. My wife is a teacher. She loves gardening.",
          ["ana's mother is retired.", "ana's mother likes gardening.",

@@ -73,6 +73,10 @@ _CLAUSES = re.compile(
     # "Arjun is vegetarian and Dev can't have dairy": a second person, a statement of theirs
     r"|,?\s+and\s+(?=[A-Z][a-z]+\s+(?:is|was|has|can't|cannot|doesn't|loves|likes|hates|"
     r"works|lives)\b)"
+    # "I love hiking and the view is amazing", "We use Postgres and the frontend is React":
+    # a thing with a statement of its own (it was read as the object: "likes hiking and the
+    # view is amazing")
+    r"|,?\s+and\s+(?=the\s+(?:[\w-]+\s+){1,2}?(?:is|are|was|were|has|have)\b)"
     # "I love cooking, my favorite dish is ramen": a favorite is a statement of its own
     r"|,\s*(?=my\s+(?:absolute\s+)?(?:favou?rite|fave)\b)"
     # "I'm a nurse and will start nights next week", "... so I'll start": the plan is a
