@@ -134,11 +134,12 @@ async def assemble(
     analyzer = _analyzer()
     question = read_question(query, analyzer, now)
     depth = episode_depth(budget_tokens) if isinstance(budget_tokens, int) else 20
+    kinds = asked(question)  # the kinds of fact it asks for ("Where am I from?": comes_from)
     blocks, working, procedures, (facts, matched), episodes, dated = await asyncio.gather(
         block_items(memory, scope),
         working_items(memory, scope),
         memory.procedures.find_matching(query, scope=scope.owner, k=_PROCEDURES),
-        _facts(memory, query, scope, question),
+        _facts(memory, query, scope, question, kinds),
         memory.episodes.recall(query, scope=scope, k=depth),
         _dated(memory, query, scope, question.dates[:_DATES]),
     )
@@ -160,7 +161,7 @@ async def assemble(
         "blocks": blocks,
         "working": working,
         "procedures": procedure_items(found),
-        "facts": fact_items(found, scope, matched),
+        "facts": fact_items(found, scope, matched, kinds),
         "episodes": episode_items(found, scope, analyzer, counter, replies, outdated),
     }
     return pack(
@@ -187,22 +188,24 @@ async def _dated(
 
 
 async def _facts(
-    memory: Memory, query: str, scope: Scope, question: Question
+    memory: Memory, query: str, scope: Scope, question: Question, kinds: frozenset[str]
 ) -> tuple[list[Hit[Fact]], int]:
     """The facts found for ``query``, and how many of the first may match it."""
     k = _FACTS_ABOUT_ASKER if question.about_asker else _FACTS_PROFILED
     found, of_kind = await asyncio.gather(
-        memory.facts.recall(query, scope=scope, k=k), _of_kind(memory, scope, question)
+        memory.facts.recall(query, scope=scope, k=k), _of_kind(memory, scope, question, kinds)
     )
     return _with_kind(found, of_kind)
 
 
-async def _of_kind(memory: Memory, scope: Scope, question: Question) -> list[Fact]:
+async def _of_kind(
+    memory: Memory, scope: Scope, question: Question, kinds: frozenset[str]
+) -> list[Fact]:
     """The asker's current facts of the kinds the question's words ask for ("What
     medication am I on?": ``takes``), the newest ``_OF_KIND``, and those of the relatives it
     names by kind ("my husband": "jo's spouse likes golf"), the newest ``_OF_RELATIVE``:
     a search for its words may reach neither."""
-    kinds, kin = asked(question), relatives(question)[:_RELATIVES]
+    kin = relatives(question)[:_RELATIVES]
     if scope.user is None or question.about_asker or not (kinds or kin):
         return []  # a question about the asker as a whole searches for all they said
     found = await asyncio.gather(

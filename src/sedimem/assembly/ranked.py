@@ -29,7 +29,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from sedimem.assembly import passages as _passages
-from sedimem.assembly.kinds import asked, kind_of
+from sedimem.assembly.kinds import kind_of
 from sedimem.assembly.question import Question
 from sedimem.assembly.relevance import Pool
 from sedimem.context.diversity import diversify
@@ -174,15 +174,18 @@ def procedure_items(found: Candidates) -> list[ContextItem]:
     ]
 
 
-def fact_items(found: Candidates, scope: Scope, matched: int) -> list[ContextItem]:
+def fact_items(
+    found: Candidates, scope: Scope, matched: int, kinds: frozenset[str]
+) -> list[ContextItem]:
     """The facts as items; those found below the first ``matched`` were searched for only
-    as facts describing the user (a question about the user as a whole keeps them all)."""
+    as facts describing the user (a question about the user as a whole keeps them all).
+    ``kinds``: the predicates the question asks for (:func:`~.kinds.asked`): a fact of one
+    is kept as matching."""
     offset = len(found.procedures)
     items = []
     profile = 0
     # the asker's own name is in most of their facts: holding it touches nothing
     names = frozenset(found.analyzer.terms(scope.user)) if scope.user else frozenset()
-    kinds = asked(found.question)  # "Where am I from?" asks for comes_from by its shape
     for i, h in enumerate(found.facts):
         fact = h.record
         kept = False
