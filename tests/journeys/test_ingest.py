@@ -43,3 +43,32 @@ async def test_turns_told_in_one_session_serve_the_next(drive: Drive) -> None:
         assert len(moved["superseded"]) == 1
         (now,) = [v for v in await d.history(ANA, "Ana", "lives_in") if v.get("valid_to") is None]
         assert now["object"] == "Bergen"
+
+
+async def test_what_a_user_says_in_passing_survives_a_restart_and_answers(drive: Drive) -> None:
+    """Sentences the extraction reads since this wave, told through each interface: the
+    facts they file are there after a restart, ended where the user said so, and answer."""
+    async with drive() as d:
+        first = ANA.in_session("chat-1")
+        await d.ingest(
+            first,
+            [
+                said(1, "user", "I work at Acme as a designer."),
+                said(2, "assistant", "Nice: design at Acme sounds fun."),
+                said(3, "user", "I was born in Brazil but grew up in Texas."),
+                said(4, "user", "I love hiking and the view is amazing."),
+                said(5, "user", "I got laid off yesterday."),
+            ],
+        )
+        await d.restart()
+        objects = {
+            predicate: [(v["object"], v.get("valid_to") is None)
+                        for v in await d.history(ANA, "Ana", predicate)]
+            for predicate in ("comes_from", "grew_up_in", "likes", "works_at")
+        }  # fmt: skip
+        assert objects["comes_from"] == [("Brazil", True)]
+        assert objects["grew_up_in"] == [("Texas", True)]  # the clause after "but"
+        assert objects["likes"] == [("hiking", True)]  # not "... and the view is amazing"
+        assert objects["works_at"] == [("Acme", False)]  # the lay-off ended the job
+        context = await d.assemble(ANA.in_session("chat-2"), "Where am I from?")
+        assert "Ana comes from Brazil" in context
