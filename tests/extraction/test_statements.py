@@ -17,7 +17,7 @@ from sedimem.extraction import (
 )
 from sedimem.extraction.clauses import thing_of
 from sedimem.scope import Scope
-from sedimem.types.longterm import Episode
+from sedimem.types.longterm import SINCE, TOLD, Episode
 
 NOW = datetime(2023, 11, 8, 15, 30, tzinfo=UTC)  # a Wednesday
 
@@ -47,6 +47,12 @@ def test_the_issue_examples() -> None:
     assert ended.ends
     assert ended.fact.statement == "Ana no longer eats meat."
     assert ended.fact.metadata == {"ends": True}
+    # a value said without a date of its own holds from when it was said: an end dated
+    # before that still ends it (SemanticMemory.end); one with a date is another stretch
+    (told,) = extract_statements("I work at Acme.", "Ana", NOW)
+    assert told.fact.metadata == {SINCE: TOLD}
+    (dated,) = extract_statements("I moved to Oslo in 2019.", "Ana", NOW)
+    assert dated.fact.metadata == {}
     # and the habit told of it ("I eat meat almost every day"), whose value begins so
     assert (habit.fact.predicate, habit.fact.object, habit.ends) == ("habit", "eats meat", True)
 

@@ -57,7 +57,7 @@ async def test_what_a_user_says_in_passing_survives_a_restart_and_answers(drive:
                 said(2, "assistant", "Nice: design at Acme sounds fun."),
                 said(3, "user", "I was born in Brazil but grew up in Texas."),
                 said(4, "user", "I love hiking and the view is amazing."),
-                said(5, "user", "I got laid off yesterday."),
+                said(5, "user", "I got laid off last week."),  # dated before turn 1
             ],
         )
         await d.restart()

@@ -14,6 +14,7 @@ from sedimem.longterm.semantic import SemanticMemory
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import LongTermStore
 from sedimem.types import Episode, Fact
+from sedimem.types.longterm import SINCE, TOLD
 
 Y = [datetime(2018 + i, 1, 1, tzinfo=UTC) for i in range(10)]
 
@@ -354,6 +355,29 @@ async def test_end_closes_the_current_value_and_keeps_history(facts: SemanticMem
     history = await facts.history("Ana", "lives_in", scope=scope)
     assert [(f.object, f.valid_to) for f in history] == [("Lisbon", Y[5])]
     assert await facts.end(ended) == []  # already closed: nothing changes
+
+
+async def test_an_end_dated_before_a_value_was_said_ends_a_value_said_without_a_date(
+    facts: SemanticMemory,
+) -> None:
+    """ "I work at Acme" (said in year 3, no date of its own), then "I got laid off" dated
+    year 2: the job is over, closed where it was said. A value dated in the sentence itself
+    ("since year 3") is another stretch, which an earlier end leaves alone."""
+    scope = Scope(tenant="e3", user="ana")
+    said = Fact(scope=scope, statement="Ana works at Acme", subject="Ana", predicate="works_at",
+                object="Acme", valid_from=Y[3], metadata={SINCE: TOLD})  # fmt: skip
+    await facts.learn(said)
+    laid_off = Fact(scope=scope, statement="Ana no longer works at Acme", subject="Ana",
+                    predicate="works_at", object=None, valid_from=Y[2])  # fmt: skip
+    (closed,) = await facts.end(laid_off)
+    assert (closed.object, closed.valid_from, closed.valid_to) == ("Acme", Y[3], Y[3])
+    assert await facts.current("Ana", "works_at", scope=scope) == []
+    history = await facts.history("Ana", "works_at", scope=scope)
+    assert [(f.object, f.valid_to) for f in history] == [("Acme", Y[3])]
+    dated = said.model_copy(update={"object": "Globex", "metadata": {}, "valid_from": Y[4]})
+    await facts.learn(dated)
+    assert await facts.end(laid_off) == []  # stated to start after the end: left alone
+    assert [f.object for f in await facts.current("Ana", "works_at", scope=scope)] == ["Globex"]
 
 
 async def test_end_of_multi_valued_facts_by_object_or_all(facts: SemanticMemory) -> None:

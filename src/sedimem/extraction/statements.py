@@ -43,7 +43,7 @@ from sedimem.extraction.vocabulary import (
     phrase,
 )
 from sedimem.scope import Scope
-from sedimem.types.longterm import Fact
+from sedimem.types.longterm import SINCE, TOLD, Fact
 
 __all__ = ["RELATION_PREDICATES", "Statement", "extract_statements"]
 
@@ -314,7 +314,13 @@ def extract_statements(
                 valid_from=valid_from,
                 scope=scope or Scope(),
                 source_episode_ids=list(source_episode_ids),
-                metadata={"ends": True} if match.negated else {},
+                metadata=(
+                    {"ends": True}
+                    if match.negated
+                    else {}
+                    if match.dated and mentions
+                    else {SINCE: TOLD}
+                ),
                 cardinality=cardinality,
             )
             out.append(Statement(fact, match.negated, cardinality, clause.sentence.text))

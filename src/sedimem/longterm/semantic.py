@@ -50,7 +50,7 @@ from sedimem.retrieval.fusion import RetrievalSettings
 from sedimem.scope import Scope
 from sedimem.storage.longterm.base import LongTermStore, RecordFilter, StoredRecord
 from sedimem.types.edits import FactChanges, PredicateCardinalities
-from sedimem.types.longterm import Cardinality, Fact, LearnResult
+from sedimem.types.longterm import SINCE, TOLD, Cardinality, Fact, LearnResult
 from sedimem.types.search import Hit
 
 __all__ = ["DEFAULT_SINGLE_VALUED", "LearnResult", "SemanticMemory"]
@@ -247,21 +247,26 @@ class SemanticMemory(LongTermService):
             writes: list[StoredRecord] = []
             for row in rows:
                 old = records.fact_from_row(row)
+                # A value said without a date holds from when it was said (TOLD): an end
+                # dated before that ("I work at Acme" on May 1, "I got laid off last week"
+                # on May 5) ends it there. One dated later than the end ("I quit in 2015",
+                # then "I started again in 2020") is another stretch: left alone.
+                told = old.metadata.get(SINCE) == TOLD and at < old.valid_from
                 if (
                     old.scope.owner != ended.scope.owner
                     or old.valid_to is not None
-                    or not covers(old, at)
+                    or not (covers(old, at) or told)
                     or (ended.object is not None and not ends_object(old.object, ended.object))
                 ):
                     continue
                 writes.append(
                     records.fact_row(old.model_copy(update={"invalidated_at": now}), None)
                 )
-                if old.valid_from < at:
+                if old.valid_from < at or told:
                     version = old.model_copy(
                         update={
                             "id": new_id(),
-                            "valid_to": at,
+                            "valid_to": max(at, old.valid_from),
                             "recorded_at": now,
                             "invalidated_at": None,
                         }

@@ -44,6 +44,8 @@ __all__ = [
     "Plain",
     "Procedure",
     "RecordId",
+    "SINCE",
+    "TOLD",
     "Text",
     "utc_now",
 ]
@@ -57,6 +59,9 @@ FactValue = ObjectText
 #: How many values a predicate holds at a time: "one" (a new value supersedes the old one)
 #: or "many" (values accumulate).
 Cardinality = Literal["one", "many"]
+#: ``Fact.metadata[SINCE] == TOLD``: its ``valid_from`` is when it was said (the sentence
+#: named no date of its own), so an end dated before that still ends it.
+SINCE, TOLD = "since", "told"
 
 _METADATA = (
     "Free-form JSON object kept with the record (not searched; nested at most "
