@@ -26,7 +26,7 @@ def test_each_clause_knows_the_sentence_before_its_own_even_a_question() -> None
     clauses = split_clauses(
         "Hi! What should I get my wife? She loves gardening. She loves gardening."
     )
-    assert [(c.text, c.after_sentence) for c in clauses] == [
+    assert [(c.text, c.previous_sentence) for c in clauses] == [
         ("She loves gardening", "What should I get my wife?"),
         ("She loves gardening", "She loves gardening."),
     ]

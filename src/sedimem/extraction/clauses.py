@@ -64,7 +64,7 @@ class Clause:
     text: str
     sentence: Sentence
     before: str = ""
-    after_sentence: str = ""
+    previous_sentence: str = ""
 
 
 _CLAUSES = re.compile(
@@ -168,8 +168,8 @@ def split_clauses(text: str, *, lists: bool = True) -> list[Clause]:
             opened = stripped[lead.end() :] if lead else stripped
             clause = opened.strip().rstrip(".!").strip()
             if clause and len(clause) <= MAX_CLAUSE_CHARS and not _request(clause):
-                at = start + len(piece) - len(piece.lstrip()) + len(stripped) - len(opened)
-                at += len(opened) - len(opened.lstrip())
+                # where the clause's words begin: past the piece's spaces and lead words
+                at = start + len(piece) - len(piece.lstrip()) + len(stripped) - len(opened.lstrip())
                 out.append(Clause(clause, sentence, sentence.text[:at], before))
     return out
 

@@ -237,7 +237,7 @@ def extract_statements(
         if clause.sentence is not sentence:
             sentence, mentioned, previous = clause.sentence, set(), ""
             if not assistant and _PRONOUN.match(clause.text):  # "my wife? She loves ..."
-                mentioned = _one_person(clause.after_sentence, named)
+                mentioned = _one_person(clause.previous_sentence, named)
         said = _after_but(clause, previous)
         previous = said
         if len(mentioned) == 1 and not assistant:
