@@ -9,9 +9,12 @@ bytes are overwritten with zeros, in its page and in freed pages), and
 :func:`truncate_wal` copies the WAL into the file and empties it, so an erasure leaves
 no copy of the old pages in ``-wal`` either.
 
-Point reads skip even that hop: in WAL mode a reader never waits for a writer, so a
-single-statement read runs at once on a read-only connection of the calling thread (tens of
-microseconds), and sees every write that has been acknowledged.
+Reads skip even that hop: in WAL mode a reader never waits for a writer, so a read (a point
+read, a search, a page of records) runs at once on a read-only connection of the calling
+thread, and sees every write that has been acknowledged. Sent to the worker, a read would
+wait behind whatever write is running and pay two thread switches; an assembled context
+reads a few pages of records beside its searches, and sending them there cost about 1 ms
+of its ~14 at 100k records.
 """
 
 from __future__ import annotations

@@ -617,3 +617,27 @@ async def test_a_store_of_an_earlier_schema_gains_the_later_indexes(db_path: str
         assert version.fetchone() == (len(MIGRATIONS),)
     assert {"lt_record_session_time", "lt_record_time", "lt_record_handle"} <= indexes
     assert "lt_record_session" not in indexes
+
+
+async def test_a_page_of_records_is_not_queued_behind_a_write(
+    store: SqliteLongTermStore,
+) -> None:
+    """``find`` (a page of records: what ``assemble`` reads for replies, current facts and
+    blocks) runs on a reader of the calling thread, like a search: it answers while the
+    writer thread is busy, and sees every acknowledged write."""
+    await store.put(T, [make_record("kept", tenant=T, session="s1")])
+    busy, release = asyncio.Event(), asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def hold(conn: sqlite3.Connection) -> None:  # a long write transaction on the worker
+        loop.call_soon_threadsafe(busy.set)
+        asyncio.run_coroutine_threadsafe(release.wait(), loop).result(timeout=10)
+
+    holding = asyncio.create_task(store._db.run(hold))
+    await asyncio.wait_for(busy.wait(), 5)
+    try:
+        page = await asyncio.wait_for(store.find(T, RecordFilter(session="s1"), limit=5), 2)
+        assert [r.text for r in page] == ["kept"]
+    finally:
+        release.set()
+        await holding

@@ -277,7 +277,8 @@ class SqliteLongTermStore:
                 conn, tenant, flt, f"{extra}{order} LIMIT ?", params, ranged=ranged
             )
 
-        return await self._db.run(page)
+        # its statements (plan, range, page) on one snapshot, on the caller's reader
+        return await self._db.read(lambda conn: _snapshot(page, conn))
 
     async def count(self, tenant: str, flt: RecordFilter) -> int:
         registry = self._registry
