@@ -21,7 +21,7 @@ from tests.extraction.said import AT, said
         ("I'm a single mom of two boys.", "ana is a single mom of two boys."),
         ("I'm a model who lives in New York City.", "ana is a model."),
         ("I'm serving in the army.", "ana is in the army."),
-        ("I'm currently attending school.", "ana is in school."),
+        ("I'm currently attending school.", "ana attends school."),
         ("I'm in college.", "ana is in college."),
         ("I'm more of a homebody.", "ana is a homebody."),
         ("Honestly I'm more of a night owl anyway.", "ana is a night owl."),

@@ -33,6 +33,9 @@ KIND_WORDS = {
     "works_as": "job",
     "works_at": "job employer",
     "lives_in": "live home",
+    "lives": "live home",  # "ana lives on a farm"
+    "attends": "study school college university",
+    "does_not_want": "want",
     "moved_from": "live lived before move",
     "lives_with": "live family",
     "allergic_to": f"allergy {_FOOD}",

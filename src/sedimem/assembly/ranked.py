@@ -83,7 +83,7 @@ EARLIER = 0.5
 #: (:mod:`sedimem.extraction.vocabulary`); a test keeps them so.
 PROFILE = frozenset(
     {
-        "name", "lives_in", "works_at", "works_as", "prefers", "allergic_to", "diet",
+        "name", "lives_in", "lives", "works_at", "works_as", "prefers", "allergic_to", "diet",
         "has_condition", "recovering_from", "status", "goal",
     }
 )  # fmt: skip

@@ -111,9 +111,17 @@ _ABOUT_ANSWERS = re.compile(
     r"\b(?:answer|reply|respond|write|talk to me|speak to me) in\b",
     re.IGNORECASE,
 )
+# "being" leads a state of one's own ("being still", "being a mom") unless what follows
+# points elsewhere ("being able to", "being there")
+VAGUE_BEING = (
+    r"being(?:$| (?:able|there|here|told|asked|honest|sure|with|around|in|on|at|so|too|very|"
+    r"really|it|that|this|them)\b)"
+)
 _BAD_OBJECT = re.compile(
     r"^(?:(?:it|that|this|these|those|them|him|her|me|us|you|one)$|(?:it|them|him|me|us|you|"
-    r"how|what|when|where|why|who|which|the idea|the fact|being|some|something|anything|"
+    rf"how|what|when|where|why|who|which|the idea|the fact|{VAGUE_BEING}|some|something|"
+    # "anything sweet" is a kind of thing; "anything", "anything else" are not
+    r"anything(?! (?!else\b|more\b|at\b|like\b)(?-i:[a-z]+)$)|"
     r"everything|nothing|a lot|so much|here|there|that's|it's|lots|more|a bit)\b)",
     re.IGNORECASE,
 )

@@ -10,7 +10,7 @@ import re
 from sedimem.extraction.clauses import Match
 from sedimem.extraction.vocabulary import FAMILY, FAMILY_WORDS, PET_WORDS, PETS
 
-__all__ = ["children_named", "family", "young_children"]
+__all__ = ["child_ages", "children_named", "family", "young_children"]
 
 _NAMEWORD = r"[A-Z][a-z]+"
 # a child named with an age: "Maya (7)", "Maya who is 7", "Maya, aged 7"
@@ -136,3 +136,31 @@ def _aged(m: re.Match[str]) -> str:
     if unit == "year":
         return f"{who} aged {number}"
     return f"{who} aged {number} {unit}" + ("s" if number != 1 else "")
+
+
+# "my kids are 5 and 8", "my two daughters are 3 and 6 years old": how many, how old
+_CHILD_AGES = re.compile(
+    r"^[Mm]y (?:(?P<n>two|three|four|five|\d) )?(?P<who>kids|children|sons|daughters|boys|girls)"
+    r" are (?:aged |ages )?(?P<ages>\d{1,2}(?:(?:,| and|, and) \d{1,2}){1,5})"
+    r"(?: (?:years old|years|yo))?$"
+)
+_CHILD_WORDS = {"kids": "child", "children": "child", "sons": "son", "daughters": "daughter",
+                "boys": "son", "girls": "daughter"}  # fmt: skip
+_WORD_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5}
+
+
+def child_ages(clause: str, speaker: str) -> list[Match]:
+    """ "my kids are 5 and 8": how many children, and each one's age."""
+    m = _CHILD_AGES.match(clause)
+    if m is None:
+        return []
+    ages = re.findall(r"\d+", m["ages"])
+    said = m["n"] and (int(m["n"]) if m["n"].isdigit() else _WORD_COUNTS[m["n"]])
+    if said and said != len(ages):
+        return []  # "my three kids are 5 and 8": which is which is unclear
+    child = _CHILD_WORDS[m["who"].lower()]
+    plural = "children" if child == "child" else f"{child}s"
+    return [
+        Match(speaker, f"number_of_{plural}", str(len(ages)), "has", confidence=0.7),
+        *(Match(speaker, "has_child", f"{child} aged {a}", "has a", confidence=0.7) for a in ages),
+    ]

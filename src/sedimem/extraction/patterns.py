@@ -39,7 +39,7 @@ from sedimem.extraction.clauses import (
     without_company,
 )
 from sedimem.extraction.everyday import go_to, housemate, rather, trying
-from sedimem.extraction.family import children_named, young_children
+from sedimem.extraction.family import child_ages, children_named, young_children
 from sedimem.extraction.identity import aspiration, former, identity, possessions, target_weight
 from sedimem.extraction.jobs import job_facts
 from sedimem.extraction.measures import WEIGHT_NEWS, weight_news
@@ -47,19 +47,24 @@ from sedimem.extraction.milestones import GOT, GRADUATED, milestone
 from sedimem.extraction.profile import body_state, match_name, match_profile
 from sedimem.extraction.projects import project
 from sedimem.extraction.requests import ANSWER_REQUEST, answer_style
+from sedimem.extraction.states import BEING, NOW, SCHOOL, plural_subject, states
 from sedimem.extraction.subjects import NOT_NAMES, possessive
 from sedimem.extraction.vocabulary import EVENT_VERBS, FAMILY, FAMILY_WORDS, PET_WORDS, alternation
 
 __all__ = ["SUBJECTLESS", "match_clause"]
 
 _SKIP = re.compile(
-    r"\b(?:you|your|yours|would|'d|could|might|should|if|hope|hoping|wish|want|wanna|"
-    # "going to" a named place is a trip ("we're going to Spain in June"), not a wish
-    r"gonna|going to(?!(?-i: [A-Z]))|plan|"
+    r"\b(?:you|your|yours|would|'d|could|might|should|if|hope|hoping|wish|wanna|"
+    # "I don't want kids" is a standing want; "I want ..." a wish
+    r"(?<!don't )(?<!do not )(?<!doesn't )(?<!does not )want|"
+    # "going to" a named place is a trip ("we're going to Spain in June"), not a wish; nor is
+    # going to a school one attends; a move said in the future is a plan (``profile``)
+    rf"gonna|going to(?!(?-i: [A-Z])| move\b| {SCHOOL}$)|plan(?! to move\b)|"
     r"planning(?! (?:a|an|my|our) (?:(?:road|family|ski|camping|weekend|beach|girls'?|boys'?) )?"
     r"(?:trip|holiday|vacation|visit|getaway)\b)|"
     r"thinking|maybe|perhaps|let's|let me|can't wait|"
-    r"someday|dream|dreaming|trying to|try to|need to|have to|gotta|will|'ll|used to|"
+    r"someday|dream|dreaming|trying to|try to|need to|have to|gotta|"
+    r"(?:will|'ll)(?! (?:be moving|move) to\b)|used to|"
     r"probably|wondering|not sure|i guess|i think|i bet|kind of|sort of|unless|whether)\b"
     # "I don't either": what the other speaker said, denied; its subject is theirs
     r"|\beither\s*[!.]*$",
@@ -85,7 +90,9 @@ _ADVERBS = (
     r"officially|truly|absolutely|definitely|so|always|both|all|mostly|currently|more)\s+)*"
 )
 _NAME = r"[A-Z][a-z]+(?: [A-Z][a-z]+)?"
-_FIRST = re.compile(r"^(?P<subj>I|we)(?P<be>'m|'ve|'d| am| have| was| were| are|'re)?\s+", re.I)
+_FIRST = re.compile(
+    r"^(?P<subj>I|we)(?P<be>'m|'ve|'d|'ll| am| have| was| were| are|'re| will)?\s+", re.I
+)
 _RELATIVE = re.compile(rf"\b[Mm]y (?P<rel>{FAMILY_WORDS})s?(?:,? (?P<name>[A-Z][a-z]+))?\b")
 _RELATIVE_NAMED = re.compile(
     rf"\b[Mm]y (?P<rel>{FAMILY_WORDS})(?:'s name is| is called| is named| goes by) "
@@ -133,11 +140,15 @@ def _subject(clause: str, speaker: str, named: frozenset[str]) -> tuple[str, str
             rest = "have " + rest
         elif be in ("was", "were"):
             rest = "was " + rest
+        elif be in ("'ll", "will"):
+            rest = "will " + rest  # "I'll be moving to Denver": read by what a plan says
         elif be == "'d":
             return None
         if rest.lower().startswith("have been "):
             rest = "am " + rest[len("have been ") :]
         return speaker, rest, True
+    if plural := plural_subject(clause, speaker):  # "my parents live in Florida"
+        return *plural, True
     rel = re.match(rf"^[Mm]y (?P<rel>{FAMILY_WORDS})(?: (?P<name>[A-Z][a-z]+))?\s+", clause)
     if rel:
         subject = rel["name"] or f"{speaker}'s {FAMILY[rel['rel'].lower()]}"
@@ -176,37 +187,10 @@ _MEASURE = re.compile(
 )
 
 
-# "my kids are 5 and 8", "my two daughters are 3 and 6 years old": how many, how old
-_CHILD_AGES = re.compile(
-    r"^[Mm]y (?:(?P<n>two|three|four|five|\d) )?(?P<who>kids|children|sons|daughters|boys|girls)"
-    r" are (?:aged |ages )?(?P<ages>\d{1,2}(?:(?:,| and|, and) \d{1,2}){1,5})"
-    r"(?: (?:years old|years|yo))?$"
-)
-_CHILD_WORDS = {"kids": "child", "children": "child", "sons": "son", "daughters": "daughter",
-                "boys": "son", "girls": "daughter"}  # fmt: skip
-_WORD_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5}
-
-
-def _child_ages(clause: str, speaker: str) -> list[Match]:
-    m = _CHILD_AGES.match(clause)
-    if m is None:
-        return []
-    ages = re.findall(r"\d+", m["ages"])
-    said = m["n"] and (int(m["n"]) if m["n"].isdigit() else _WORD_COUNTS[m["n"]])
-    if said and said != len(ages):
-        return []  # "my three kids are 5 and 8": which is which is unclear
-    child = _CHILD_WORDS[m["who"].lower()]
-    plural = "children" if child == "child" else f"{child}s"
-    return [
-        Match(speaker, f"number_of_{plural}", str(len(ages)), "has", confidence=0.7),
-        *(Match(speaker, "has_child", f"{child} aged {a}", "has a", confidence=0.7) for a in ages),
-    ]
-
-
 def _my_things(clause: str, speaker: str) -> list[Match]:
     """Clauses about what is the speaker's: pets' names, children's ages, favorites,
     measures."""
-    ages = _child_ages(clause, speaker) or children_named(clause, speaker)
+    ages = child_ages(clause, speaker) or children_named(clause, speaker)
     if ages:
         return ages
     pets = _NAMED_PETS.match(clause)
@@ -346,7 +330,7 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
          r"(?:a|an|the) (?:fight|argument|accident|car accident|habit|car|mess|routine))\b)"
          r"(?P<o>.+)", "likes", "likes", 0.6),
         *MOVES,
-        (r"^passed away\b", "died", "passed away", 0.7),
+        *states(verb_s),
         (rf"^(?:start{verb_s}|begin{verb_s}) (?P<o>.+)", "starts", "starts", 0.6),
     ]  # fmt: skip
     for pattern, predicate, surface, confidence in checks:
@@ -366,9 +350,12 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
             ]
         if predicate in ("lives_in", "comes_from"):
             return _place(m["o"], subject, predicate, surface, confidence)
-        obj = object_of(m["o"])
+        being = BEING.match(m["o"]) if many else None
+        obj = object_of(m["o"]) if being is None else object_of(being["o"])
         if obj is None:
             return []
+        if being is not None:
+            obj = f"being {obj}"  # "I hate being still": a state one likes or not
         if predicate in _THINGS:  # "plays tennis with my brother": tennis
             obj = thing_of(obj)
         if predicate == "likes" and obj.lower().split()[0] in ("all", "every"):
@@ -579,6 +566,7 @@ def _match_whole(
         return [*found, *changed]
     matches: list[Match] = []
     for part in _shared_subject(rest):
+        part = NOW.sub("", part)  # "I'm in college right now": as true without it
         read_part = match_profile(part, subject, dated=dated)
         if not read_part:
             if part.lower().startswith("have "):

@@ -68,7 +68,9 @@ _THING_VERBS = {
 #: What one drives or rides is the vehicle, not where ("a Civic to work", "my bike in the
 #: park")
 _VEHICLE_VERBS = frozenset({"drives", "rides"})
-_NO_VERBS = {"eat": "does_not_eat", "drink": "does_not_drink"}
+_NO_VERBS = {"eat": "does_not_eat", "drink": "does_not_drink", "want": "does_not_want"}
+# "I don't eat anything sweet": a kind of thing, one item
+_ANYTHING = re.compile(r"^anything (?P<kind>[a-z]+)$")
 _NO_ACTIVITIES = frozenset("ski smoke drive swim cook dance drink eat".split())
 #: What one "can't have" that is food ("Dev can't have dairy"; not "can't have kids")
 _NOT_HAD_FOOD = re.compile(
@@ -531,12 +533,22 @@ def _standing_negation(rest: str, subject: str) -> list[Match]:
     verb = m["v"]
     if verb == "have" and m["o"] and _NOT_HAD_FOOD.match(m["o"]):
         verb = "eat"  # "can't have dairy": does not eat it
+    if verb == "want" and m["o"] and re.match(r"^(?:to|you|them|it|that|this)\b", m["o"]):
+        return []  # "I don't want to go": what, is a plan of the moment, not a standing want
     if verb in _NO_VERBS and m["o"]:
-        items = items_of(re.sub(r"^any |\b(?:at all|ever)\b", "", m["o"]).strip(), 3)
+        said = re.sub(r"^any |\b(?:at all|ever)\b", "", m["o"]).strip()
+        items = [said] if _ANYTHING.match(said) else items_of(said, 3)
         return [Match.of(subject, _NO_VERBS[verb], item) for item in items]
     if verb in _NO_ACTIVITIES and not m["o"]:
         return [Match.of(subject, "does_not_do", verb)]
     return []
+
+
+# A move said in the future, as a plan: "will be moving to", "am about to move to"
+_FUTURE_MOVE = re.compile(
+    r"^(?:will (?:be moving|move)|am (?:about|going|planning) to move|plan to move|"
+    r"intend to move|(?:am|are) moving soon) (?P<to>to .+)$"
+)
 
 
 def match_profile(rest: str, subject: str, *, dated: bool = False) -> list[Match]:
@@ -549,6 +561,13 @@ def match_profile(rest: str, subject: str, *, dated: bool = False) -> list[Match
         "",
         rest,
     )
+    # "I'm actually in college", "I really live in Ohio": the adverb says nothing of the fact
+    rest = re.sub(
+        r"^((?:am|is|was|have|has) )?(?:actually|really|honestly|currently) ", r"\1", rest
+    )
+    future = _FUTURE_MOVE.match(rest)
+    if future:  # "I'll be moving to Denver next year": a plan when dated, as "I'm moving"
+        rest = f"am moving {future['to']}"
     lived = re.match(rf"^(?:have|has) (?:lived|been living) in {_PLACE}$", rest)
     if dated and lived:  # "I've lived in Chicago since 2015": the date was cut; still there
         return [Match.of(subject, "lives_in", lived["place"], 0.8)]

@@ -101,6 +101,7 @@ _PHRASES: dict[str, str] = {
     "expires": "{s}'s {o} expires",
     "does_not_eat": "{s} does not eat {o}",
     "does_not_drink": "{s} does not drink {o}",
+    "does_not_want": "{s} does not want {o}",
     "does_not_do": "{s} does not {o}",
     "goal": "{s} aims to {o}",
     "status": "{s} is {o}",
@@ -322,6 +323,31 @@ _ABBREVIATIONS = {
 }
 
 
+#: Relatives spoken of in the plural ("my parents live in Florida"): what is said of them is
+#: filed with "<speaker>'s parents" as the subject, and phrased in the plural.
+PLURAL_RELATIVES = frozenset(
+    {
+        "parents", "kids", "children", "grandparents", "grandkids", "grandchildren", "in-laws",
+        "brothers", "sisters", "sons", "daughters", "twins", "cousins", "folks",
+    }
+)  # fmt: skip
+_PLURAL_SUBJECT = re.compile(rf"'s (?:{alternation(PLURAL_RELATIVES)})$")
+_PLURAL_VERBS = {"is": "are", "was": "were", "has": "have", "does": "do"}
+
+
+def _plural_verb(verb: str) -> str:
+    """The verb of a plural subject for the third person's ("lives" -> "live")."""
+    if verb in _PLURAL_VERBS:
+        return _PLURAL_VERBS[verb]
+    if verb.endswith("ies") and len(verb) > 4:
+        return verb[:-3] + "y"  # "studies"
+    if verb.endswith(("ches", "shes", "sses", "xes", "zes", "oes")):
+        return verb[:-2]  # "watches", "goes"
+    if verb.endswith("s") and not verb.endswith("ss"):
+        return verb[:-1]
+    return verb
+
+
 def phrase(subject: str, predicate: str, obj: str | None, *, ended: bool = False) -> str:
     """The statement of ``(subject, predicate, obj)``; ``ended``: it stopped being true."""
     if predicate in _PHRASES:
@@ -344,9 +370,12 @@ def phrase(subject: str, predicate: str, obj: str | None, *, ended: bool = False
         template = "{s}'s " + predicate + " is {o}"
     else:
         template = "{s} " + predicate.replace("_", " ") + " {o}"
+    if _PLURAL_SUBJECT.search(subject) and (verb := re.match(r"\{s\} (\w+)", template)):
+        template = "{s} " + _plural_verb(verb[1]) + template[verb.end() :]
     if ended:
-        if " is " in template:
-            template = template.replace(" is ", " is no longer ", 1)
+        be = next((b for b in (" is ", " are ") if b in template), None)
+        if be is not None:
+            template = template.replace(be, f"{be}no longer ", 1)
         else:
             template = template.replace("{s} ", "{s} no longer ", 1)
     if obj is None:  # "Ana no longer works at." reads "Ana no longer works."
@@ -395,7 +424,7 @@ KNOWN_PREDICATES = frozenset(
     set(_PHRASES) | _RELATIONS | SINGLE_VALUED | set(EVENT_VERBS.values()) | set(GERUNDS.values())
     | {"likes", "dislikes", "prefers", "plays", "uses", "owns", "drives", "teaches", "starts",
        "volunteers_at", "rides", "speaks", "collects", "used_to", "takes",
-       "works_in", "runs_on", "is"}
+       "works_in", "runs_on", "is", "lives", "attends"}
 )  # fmt: skip
 
 

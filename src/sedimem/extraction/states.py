@@ -1,0 +1,71 @@
+"""What one is and where, told plainly, and relatives spoken of in the plural.
+
+- a state one likes or hates being in ("I hate being still", "I love being a mom");
+- a home told by what it is on, near or under ("I live on a farm", "I live under the sea"),
+  filed as ``lives`` beside ``lives_in`` (a place by name), and a posting ("I'm stationed in
+  South Korea");
+- the school one attends ("I'm going to hairdresser school", "I attend Auburn University");
+- becoming a parent ("I just became a first time father");
+- relatives in the plural as the subject of a clause ("my parents live in Florida"): what
+  is said of them reads as of the speaker ("live", "are retired"), and is filed with
+  "<speaker>'s parents" as its subject (phrased in the plural, ``vocabulary.phrase``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from sedimem.extraction.clauses import VAGUE_BEING
+from sedimem.extraction.vocabulary import PLURAL_RELATIVES, alternation
+
+__all__ = ["BEING", "NOW", "SCHOOL", "plural_subject", "states"]
+
+#: "right now", "at the moment": a state is as true without them
+NOW = re.compile(r"\s+(?:right now|at the moment|currently|these days|nowadays)$", re.I)
+#: A school one attends: "hairdresser school", "Auburn University", "the University of Oslo"
+SCHOOL = (
+    r"(?:the )?(?:(?-i:[A-Z][\w.'&-]*) (?:of )?){0,4}(?:(?!back\b|to\b|the\b)[\w-]+ ){0,2}"
+    r"(?:school|college|university|academy|institute)"
+)
+#: "being still", "being outdoors", "being a mom": what one likes being; not "being able to",
+#: "being there" (for someone), whose thing is elsewhere
+BEING = re.compile(rf"^(?!{VAGUE_BEING})being (?P<o>.+)$", re.IGNORECASE)
+# "my parents", "my two brothers": relatives in the plural
+_RELATIVES = re.compile(
+    rf"^[Mm]y (?:(?:two|three|four|\d) )?(?P<rel>{alternation(PLURAL_RELATIVES)})(?=\s)\s+"
+)
+
+
+def states(verb_s: str) -> list[tuple[str, str, str, float]]:
+    """The rules of this module as ``(pattern, predicate, surface, confidence)``, for a
+    clause whose verbs take ``verb_s`` ("" in the first person, "s" in the third)."""
+    return [
+        (r"^(?:passed away|(?:am|is) (?:deceased|dead|no longer alive))\b", "died", "passed away",
+         0.7),
+        # "I live on a farm", "I live near the beach": where, told by what it is near or on
+        (rf"^live{verb_s} (?P<o>(?:(?:near|under|beside|close to|next to|outside)"
+         r" (?:a |an |the )?|by the |on (?:a |an |the )(?=(?:[\w-]+ )?(?:farm|ranch|island|boat|"
+         r"houseboat|coast|lake|river|mountain|hill|beach|campus|base|reservation|estate|"
+         r"street|road|avenue)\b))(?-i:[a-z])[\w -]*)$", "lives", "lives", 0.7),
+        (r"^(?:am|is) (?:currently |now )?stationed (?:in|at) (?P<o>.+)", "lives_in",
+         "lives in", 0.7),
+        (rf"^(?:am (?:currently )?going to|go to|goes to|am (?:currently )?attending|"
+         rf"attend{verb_s}) (?P<o>{SCHOOL})$", "attends", "attends", 0.7),
+        (r"^(?:just |recently )?(?:became|have become|has become) (?P<o>(?:a |an )(?:first[- ]"
+         r"time |proud |new )?(?:father|mother|dad|mom|mum|parent|grandfather|grandmother|"
+         r"grandpa|grandma|grandparent|aunt|uncle))\b", "status", "is", 0.7),
+    ]  # fmt: skip
+
+
+def plural_subject(clause: str, speaker: str) -> tuple[str, str] | None:
+    """``(subject, rest)`` of a clause about relatives in the plural, the rest read as of
+    the speaker ("are retired" -> "am retired"); None for any other clause, and for their
+    ages ("my kids are 5 and 8", read by ``family.child_ages``)."""
+    group = _RELATIVES.match(clause)
+    if group is None:
+        return None
+    rest = clause[group.end() :]
+    if re.match(r"^(?:are|'re) (?:aged |ages )?\d", rest):
+        return None
+    rest = re.sub(r"^(?:are|'re)\s+(?:both\s+|all\s+)?", "am ", rest)
+    return f"{speaker}'s {group['rel'].lower()}", rest

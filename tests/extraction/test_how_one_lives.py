@@ -1,0 +1,122 @@
+"""What one is and where, told plainly: a state one likes or hates being in, a home told by
+what it is on or near, the school one attends, a move said in the future, what one does not
+want or eat, and relatives spoken of in the plural ("my parents live in Florida")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sedimem.extraction.vocabulary import phrase
+from sedimem.memory import Memory
+from sedimem.scope import Scope
+from tests.extraction.said import AT, said, user_turn
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        ("I hate being still.", ["ana dislikes being still."]),
+        ("I love being outdoors and exploring new places.",
+         ["ana likes being outdoors.", "ana likes exploring new places."]),
+        ("I love being a mom.", ["ana likes being a mom."]),
+        ("I like being able to help.", []),  # able to what: the thing is elsewhere
+        ("I love being there for my friends.", []),
+        ("I don't eat anything sweet.", ["ana does not eat anything sweet."]),
+        ("I don't eat anything else.", []),
+        ("I live under the sea.", ["ana lives under the sea."]),
+        ("I live on a farm.", ["ana lives on a farm."]),
+        ("I live near the beach.", ["ana lives near the beach."]),
+        ("I live by the ocean.", ["ana lives by the ocean."]),
+        ("I live by myself.", []),
+        ("I live on a budget.", []),
+        ("I live near you.", []),
+        ("I'm stationed in South Korea.", ["ana lives in South Korea."]),
+        ("Hi, I'm going to hairdresser school.", ["ana attends hairdresser school."]),
+        ("I attend Auburn University.", ["ana attends Auburn University."]),
+        ("I go to nursing school.", ["ana attends nursing school."]),
+        ("I'm going back to school.", []),
+        ("I'm going to the store.", []),
+        ("I'm going to the school play.", []),
+        ("I'll be moving to New York City next year.", ["ana is moving to New York City."]),
+        ("I'm about to move to Denver in May.", ["ana is moving to Denver."]),
+        ("I plan to move to Denver next spring.", ["ana is moving to Denver."]),
+        ("I plan to move to Denver.", []),  # a plan alone is no fact (``test_chat_review``)
+        ("I'll call you tomorrow.", []),
+        ("I will be there.", []),
+        ("I don't want kids.", ["ana does not want kids."]),
+        ("I don't want to go.", []),
+        ("I want kids.", []),  # a wish, not (yet) a fact
+        ("I just became a first time father.", ["ana is a first time father."]),
+        ("I'm actually in college right now, studying education.", ["ana is in college."]),
+    ],
+)  # fmt: skip
+def test_states_homes_schools_and_plans(text: str, statements: list[str]) -> None:
+    assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        ("My parents live in Florida.", ["ana's parents live in Florida."]),
+        ("My parents are both deceased.", ["ana's parents passed away."]),
+        ("My parents are retired.", ["ana's parents are retired."]),
+        ("My parents are divorced.", ["ana's parents are divorced."]),
+        ("My kids love hiking.", ["ana's kids like hiking."]),
+        ("My two brothers work at Google.", ["ana's brothers work at Google."]),
+        ("My parents have a boat.", ["ana's parents own a boat."]),
+        ("My kids love them too.", []),  # whom, is in another turn
+        ("My friends are coming over.", []),
+    ],
+)  # fmt: skip
+def test_relatives_in_the_plural(text: str, statements: list[str]) -> None:
+    assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("subject", "predicate", "obj", "ended", "statement"),
+    [
+        ("ana's parents", "lives_in", "Florida", False, "ana's parents live in Florida."),
+        ("ana's kids", "status", "retired", False, "ana's kids are retired."),
+        ("ana's kids", "status", "retired", True, "ana's kids are no longer retired."),
+        ("ana's kids", "watches", "Bluey", False, "ana's kids watch Bluey."),
+        ("ana's kids", "studies", "French", False, "ana's kids study French."),
+        ("ana's kids", "goes_to", "school", False, "ana's kids go to school."),
+        ("ana's parents", "owns", "a boat", True, "ana's parents no longer own a boat."),
+        ("ana's parents", "died", None, False, "ana's parents passed away."),
+        ("ana's sister", "lives_in", "Ohio", False, "ana's sister lives in Ohio."),
+        ("ana", "lives", "on a farm", False, "ana lives on a farm."),
+    ],
+)  # fmt: skip
+def test_a_plural_subject_reads_in_the_plural(
+    subject: str, predicate: str, obj: str | None, ended: bool, statement: str
+) -> None:
+    assert phrase(subject, predicate, obj, ended=ended) == statement
+
+
+async def test_where_ones_parents_live_is_not_where_one_lives(tmp_path: Path) -> None:
+    """Told across turns and read after a restart: the parents' home is theirs (it does not
+    replace the user's), the move is a plan, and "Where do my parents live?" is answered."""
+    user = Scope(tenant="t", user="ana")
+    turns = [
+        user_turn(text, AT)
+        for text in [
+            "I live in Boston.",
+            "My parents live in Florida.",
+            "I'll be moving to Denver next year.",
+            "I hate being still, so I run every morning.",
+        ]
+    ]
+    async with await Memory.open(f"sqlite:///{tmp_path}/ana.db") as memory:
+        await memory.ingest(turns, user.with_session("s1"))
+    async with await Memory.open(f"sqlite:///{tmp_path}/ana.db") as memory:
+        home = await memory.facts.current("ana", "lives_in", scope=user)
+        assert [f.object for f in home] == ["Boston"]
+        theirs = await memory.facts.current("ana's parents", "lives_in", scope=user)
+        assert [f.statement for f in theirs] == ["ana's parents live in Florida."]
+        plans = await memory.facts.current("ana", "plans", scope=user)
+        assert [f.object for f in plans] == ["moving to Denver"]
+        context = await memory.assemble("Where do my parents live?", user, 200)
+        known = [i.text for i in context.report.included if i.tier == "facts"]
+        assert "ana's parents live in Florida." in known, known
