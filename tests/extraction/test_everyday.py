@@ -452,8 +452,9 @@ async def test_what_a_household_told_in_passing_answers_later(tmp_path: Path) ->
 
 
 async def test_a_lay_off_ends_the_job_told_before(tmp_path: Path) -> None:
-    """ "I got laid off" ends the employer told in an earlier session (whichever it was),
-    "let go from Acme" ends Acme's; after a restart nothing says the user still works there."""
+    """ "I got laid off" ends the employer and the job told in an earlier session (whichever
+    they were), "let go from Acme" ends Acme's; after a restart nothing says the user still
+    works there, nor as what."""
     user = Scope(tenant="t", user="ana")
     later = datetime(2026, 5, 1, tzinfo=UTC)
     async with await Memory.open(f"sqlite:///{tmp_path}/ana.db") as memory:
@@ -468,10 +469,13 @@ async def test_a_lay_off_ends_the_job_told_before(tmp_path: Path) -> None:
         )
     async with await Memory.open(f"sqlite:///{tmp_path}/ana.db") as memory:  # a restart
         assert await memory.facts.current("ana", "works_at", scope=user) == []
+        assert await memory.facts.current("ana", "works_as", scope=user) == []  # the job too
     for text, ended in [
-        ("I got laid off from my job.", None),
-        ("I was let go from Acme in March.", "Acme"),
-        ("I got fired.", None),
+        ("I got laid off from my job.", [("works_at", None), ("works_as", None)]),
+        ("I was let go from Acme in March.", [("works_at", "Acme")]),
+        ("I got fired.", [("works_at", None), ("works_as", None)]),
+        ("I lost my job as a nurse.", [("works_as", "nurse")]),
     ]:
-        (found,) = extract_statements(text, "ana", AT)
-        assert (found.ends, found.fact.predicate, found.fact.object) == (True, "works_at", ended)
+        found = extract_statements(text, "ana", AT)
+        assert all(s.ends for s in found), text
+        assert [(s.fact.predicate, s.fact.object) for s in found] == ended

@@ -64,11 +64,12 @@ async def test_what_a_user_says_in_passing_survives_a_restart_and_answers(drive:
         objects = {
             predicate: [(v["object"], v.get("valid_to") is None)
                         for v in await d.history(ANA, "Ana", predicate)]
-            for predicate in ("comes_from", "grew_up_in", "likes", "works_at")
+            for predicate in ("comes_from", "grew_up_in", "likes", "works_at", "works_as")
         }  # fmt: skip
         assert objects["comes_from"] == [("Brazil", True)]
         assert objects["grew_up_in"] == [("Texas", True)]  # the clause after "but"
         assert objects["likes"] == [("hiking", True)]  # not "... and the view is amazing"
         assert objects["works_at"] == [("Acme", False)]  # the lay-off ended the job
+        assert objects["works_as"] == [("designer", False)]  # and what it was
         context = await d.assemble(ANA.in_session("chat-2"), "Where am I from?")
         assert "Ana comes from Brazil" in context

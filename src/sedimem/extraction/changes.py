@@ -353,7 +353,12 @@ def ended(rest: str, subject: str) -> list[Match]:
         if lost["org"] or lost["from"]:
             org = (lost["org"] or lost["from"]).strip()
             out.append(Match(subject, "works_at", org, "works at", True))
-        return out or [Match(subject, "works_at", None, "works at", True)]
+        # without a role or a place named, the job as a whole ended: where and as what
+        # ("I work at Acme as a designer", then "I got laid off": neither holds now)
+        return out or [
+            Match(subject, "works_at", None, "works at", True),
+            Match(subject, "works_as", None, "works as", True),
+        ]
     given_up = _given_up(rest, subject)
     if given_up:
         return given_up
