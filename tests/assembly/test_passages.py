@@ -5,6 +5,7 @@ import time
 import pytest
 
 from sedimem.assembly.passages import ELLIPSIS, passage, sentences
+from sedimem.context.render import render_bullet, render_line
 from sedimem.context.tokens import Tokenizer, default_tokenizer
 from sedimem.retrieval.index.analyzer import Analyzer
 
@@ -80,3 +81,29 @@ def test_time_grows_linearly_with_the_text(analyzer: Analyzer, tokenizer: Tokeni
     cost(50)  # warm the caches
     small, large = min(cost(100) for _ in range(3)), min(cost(800) for _ in range(3))
     assert large < small * 8 * 4  # 8x the text: well under quadratic (64x)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I went hiking near the lake with my dog Rex and we saw a heron.",
+        "123 birds, mostly gulls.",
+        "'Quoted' words, then more.",
+        "Émigré café: crème brûlée.",
+        "…a cut start",
+        "first line\nsecond line",
+        "x" * 300,
+    ],
+)
+@pytest.mark.parametrize("speaker", ["Ana", None])
+def test_a_texts_tokens_are_its_lines_less_the_lines_start(
+    said: str, speaker: str | None, tokenizer: Tokenizer
+) -> None:
+    """What assembly reads a text's tokens from (the count its line needs anyway): the
+    line's count less its start's is the text's own count, with the space before it."""
+    label = "2024-05-01 success"
+    head = render_bullet(label) + (f"{speaker}:" if speaker else "")
+    line = render_line(f"{speaker}: {said}" if speaker else said, label)
+    assert line.startswith(head)
+    own = tokenizer.count(" " + said.replace("\n", "\n  ") + "\n")
+    assert tokenizer.count(line) - tokenizer.count(head.rstrip()) == own

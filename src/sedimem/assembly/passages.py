@@ -51,9 +51,13 @@ def passage(
     analyzer: Analyzer,
     tokenizer: Tokenizer,
     limit: int = PASSAGE_TOKENS,
+    tokens: int | None = None,
 ) -> tuple[str, bool]:
-    """The passage of ``text`` to show and whether it is cut; ``weights``: stem -> weight."""
-    if _bytes(text) <= limit or tokenizer.count(text) <= limit:
+    """The passage of ``text`` to show and whether it is cut; ``weights``: stem -> weight.
+    ``tokens``: the tokens of ``text`` when the caller knows them (else they are counted)."""
+    if _bytes(text) <= limit:
+        return text, False
+    if (tokenizer.count(text) if tokens is None else tokens) <= limit:
         return text, False
     parts = sentences(text)
     if len(parts) <= 1:

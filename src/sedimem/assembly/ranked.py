@@ -34,6 +34,7 @@ from sedimem.assembly.question import Question
 from sedimem.assembly.relevance import Pool
 from sedimem.context.diversity import diversify
 from sedimem.context.models import ContextItem
+from sedimem.context.render import render_bullet, render_line
 from sedimem.context.tokens import Tokenizer
 from sedimem.ids import handle
 from sedimem.retrieval.index.analyzer import Analyzer
@@ -253,10 +254,10 @@ def episode_items(
     for i, h in enumerate(found.episodes):
         e = h.record
         speaker = speakers[i]
-        text = shown(e)
         label = f"{e.occurred_at:%Y-%m-%d}"
         if speaker is None and e.outcome is not Outcome.NONE:
             label += f" {e.outcome.value}"  # how a task ended; a chat turn has no outcome
+        text = shown(e, label)
         weight = _weight(question, speaker, e.metadata.get("role"), named)
         if question.names_the_time_of(e.occurred_at):
             weight *= DATED
@@ -302,14 +303,27 @@ class _Shown:
     analyzer: Analyzer
     tokenizer: Tokenizer
 
-    def __call__(self, e: Episode) -> str:
+    def __call__(self, e: Episode, label: str) -> str:
+        """``label``: the item's, with which packing counts its line."""
         speaker, said = _speech(e)
         shown, cut = _passages.passage(
             said, self.weights, analyzer=self.analyzer, tokenizer=self.tokenizer,
-            limit=PASSAGE_LIMIT,
+            limit=PASSAGE_LIMIT, tokens=self._tokens(speaker, said, label),
         )  # fmt: skip
         text = f"{speaker}: {shown}" if speaker is not None else shown
         return f"{text} (id {handle(e.id)})" if cut else text
+
+    def _tokens(self, speaker: str | None, said: str, label: str) -> int | None:
+        """The tokens ``said`` adds to its item's line, read off the count of the whole line
+        (which packing counts next: counted once, remembered by the tokenizer) less its
+        start up to the space before ``said``; ``None`` for a text short enough to fit
+        uncounted (:func:`~.passages.passage`). Tokenizers split text at that space (a word
+        opens with it), so the difference is the text's own count, with the space."""
+        if len(said) <= PASSAGE_LIMIT and said.isascii():
+            return None
+        head = render_bullet(label) + (f"{speaker}:" if speaker is not None else "")
+        line = render_line(f"{speaker}: {said}" if speaker is not None else said, label)
+        return self.tokenizer.count(line) - self.tokenizer.count(head.rstrip())
 
 
 def _with_replies(
@@ -328,11 +342,12 @@ def _with_replies(
         if reply is not None and reply.id not in known:
             known.add(reply.id)
             earlier = " earlier" if (item.label or "").endswith("earlier") else ""
+            label = f"{reply.occurred_at:%Y-%m-%d}{earlier}"
             out.append(
                 ContextItem(
                     id=reply.id,
-                    text=shown(reply),
-                    label=f"{reply.occurred_at:%Y-%m-%d}{earlier}",
+                    text=shown(reply, label),
+                    label=label,
                     score=item.score * REPLY,
                     relevance=item.relevance,
                     at=reply.occurred_at,

@@ -16,6 +16,7 @@ from sedimem.context.models import TIERS, ContextFormat, ContextMessage, Tier
 __all__ = [
     "TITLES",
     "TRUNCATION_MARK",
+    "render_bullet",
     "render_heading",
     "render_line",
     "render_markdown",
@@ -35,6 +36,7 @@ TRUNCATION_MARK = "…"
 
 _SEPARATOR = "\n"
 _NEWLINE = re.compile(r"\r\n|\r|\n")
+_CONTINUED = "\n  "  # a continuation line, indented under its bullet
 
 
 def render_heading(tier: Tier, fmt: ContextFormat) -> str:
@@ -43,13 +45,15 @@ def render_heading(tier: Tier, fmt: ContextFormat) -> str:
     return _SEPARATOR + heading if fmt == "markdown" else heading
 
 
+def render_bullet(label: str | None) -> str:
+    """What an item's line starts with: ``- **label**: `` (or ``- `` without a label)."""
+    name = " ".join(label.split()) if label else ""
+    return f"- **{name}**: " if name else "- "
+
+
 def render_line(text: str, label: str | None) -> str:
     """One item as a bullet line, ending with a newline."""
-    body = _NEWLINE.sub("\n  ", text)
-    if label:
-        name = " ".join(label.split())
-        return f"- **{name}**: {body}\n" if name else f"- {body}\n"
-    return f"- {body}\n"
+    return f"{render_bullet(label)}{_NEWLINE.sub(_CONTINUED, text)}\n"
 
 
 def _section(tier: Tier, lines: Sequence[str]) -> str:
