@@ -1,6 +1,7 @@
 """What one is and where, told plainly: a state one likes or hates being in, a home told by
 what it is on or near, the school one attends, a move said in the future, what one does not
-want or eat, and relatives spoken of in the plural ("my parents live in Florida")."""
+want or eat, interests, skills and diets, and relatives spoken of in the plural ("my parents
+live in Florida")."""
 
 from __future__ import annotations
 
@@ -53,6 +54,30 @@ from tests.extraction.said import AT, said, user_turn
     ],
 )  # fmt: skip
 def test_states_homes_schools_and_plans(text: str, statements: list[str]) -> None:
+    assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        ("I'm a bodybuilder, so I eat a lot of meat.",
+         ["ana is a bodybuilder.", "ana eats meat."]),
+        ("I like a lot of music.", []),  # no one thing
+        ("I've always been interested in woodworking.", ["ana likes woodworking."]),
+        ("I'm not really into exercise.", ["ana dislikes exercise."]),
+        ("I dropped out of high school.", ["ana dropped out of high school."]),
+        ("I'm actually on a diet now.", ["ana is on a diet."]),
+        ("I'm in middle school.", ["ana is in middle school."]),
+        ("I'm engaged to be married.", ["ana is engaged."]),
+        ("I know how to ice fish.", ["ana knows how to ice fish."]),
+        ("I know how to do that.", []),
+        ("I study marine biology at the university.", ["ana is learning marine biology."]),
+        ("I study at night.", []),
+        ("I've been practicing Taekwondo since I was a kid.", ["ana practices Taekwondo."]),
+        ("I'm practicing a lot.", []),
+    ],
+)  # fmt: skip
+def test_interests_skills_schooling_and_diets(text: str, statements: list[str]) -> None:
     assert said(text) == statements
 
 

@@ -384,7 +384,7 @@ def pairs(text: str) -> list[tuple[object, ...]]:
         ("I just moved into a new apartment in Brooklyn.", [("lives_in", "Brooklyn")]),
         ("I work remotely for a startup in Austin.", [("works_at", "a startup in Austin")]),
         ("I'm on a keto diet.", [("diet", "on a keto diet")]),
-        ("I'm on a diet.", []),
+        ("I'm on a diet.", [("status", "on a diet")]),  # no kind: no ``diet`` replaced
         ("I can't eat gluten.", [("does_not_eat", "gluten")]),
         ("My wife's name is Sarah.", [("spouse", "Sarah")]),
         ("I've been playing guitar for ten years.", [("plays", "guitar")]),

@@ -101,7 +101,8 @@ def _person_phrase(raw: str) -> str | None:
 _ENROLLED = re.compile(
     r"^am\s+(?:currently\s+|still\s+|now\s+)?(?:in|serving\s+in|attending)\s+"
     r"(?P<o>(?:the\s+)?(?:army|navy|air\s+force|marines|military|national\s+guard|coast\s+guard)"
-    r"|college|high\s+school|school|university|grad\s+school|med(?:ical)?\s+school"
+    r"|college|(?:high|middle|elementary|grade|primary|secondary)\s+school|school|university"
+    r"|grad\s+school|med(?:ical)?\s+school"
     r"|law\s+school|nursing\s+school)$",
     re.IGNORECASE,
 )

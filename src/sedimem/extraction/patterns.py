@@ -82,7 +82,9 @@ _HAVE_WHO = re.compile(
 )
 _PRONOUNS = frozenset({"his", "hers", "theirs", "yours", "mine", "ours", "him", "her", "them"})
 _NOT_A_FAN = re.compile(
-    r"^am not (?:really |much of )?(?:a (?:big |huge |great )?)?fan of (?P<o>.+)$", re.IGNORECASE
+    r"^am not (?:really |much of |that |very |too |much )?(?:(?:a (?:big |huge |great )?)?fan of"
+    r"|into) (?P<o>.+)$",
+    re.IGNORECASE,
 )
 _ECHO = re.compile(r",?\s+(?:too|as well)\s*[!.]*$", re.IGNORECASE)
 _ADVERBS = (
@@ -307,7 +309,7 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
         ),
         (
             r"^(?:am|is|been|have been|has been) (?:into|passionate about|keen on|obsessed with|"
-            r"crazy about|all about|"
+            r"crazy about|all about|(?:really |very |also )?interested in|"
             r"a (?:big |huge )?fan of) (?P<o>.+)",
             "likes",
             "likes",
@@ -315,7 +317,10 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
         ),
         (r"^(?:am|is) an? (?:big |huge )?(?P<o>[\w -]+?) fan\b", "likes", "likes", 0.6),
         (rf"^play{verb_s} (?:the )?(?P<o>.+)", "plays", "plays", 0.6),
-        (rf"^eat{verb_s} (?P<o>.+)", "eats", "eats", 0.6),
+        # "I eat a lot of meat": what one eats, not how much ("I like a lot of music" names
+        # no one thing: not read)
+        (rf"^eat{verb_s} (?:a lot of |lots of |plenty of |tons of )?(?P<o>.+)", "eats", "eats",
+         0.6),
         (rf"^(?:hate{verb_s}|(?:don't|doesn't|do not) (?:really )?(?:like|enjoy)|can't stand) "
          r"(?P<o>.+)", "dislikes", "dislikes", 0.6),
         (rf"^(?:prefer{verb_s}|(?:much |really )?prefer{verb_s}) (?P<o>.+)", "prefers", "prefers",

@@ -82,7 +82,7 @@ _PROGRESSIVE = {
     "learning": "learning", "studying": "learning", "training for": "training_for",
     "using": "uses", "reading": "reading", "building": "building", "writing": "writing",
     "renovating": "renovating", "studying for": "preparing_for", "preparing for": "preparing_for",
-    "working on": "working_on",
+    "working on": "working_on", "practicing": "practices", "practising": "practices",
 }  # fmt: skip
 _PLAN_VERBS = (
     r"(?:flying|going|travel+ing|moving|driving|heading|visiting|starting|getting|having|planning|"
@@ -219,7 +219,7 @@ _STATUS = re.compile(
     r"^(?:am|is) (?:now |currently |happily )?(?P<o>retired|homeschooled|unemployed|"
     r"self-employed|a stay-at-home parent|an only child|a single (?:mom|dad|mother|father|"
     r"parent)|(?P<m>married|single|divorced|engaged|"
-    r"widowed))(?: to [A-Z][\w'-]+| from [\w ]+)?"
+    r"widowed))(?: to be married| to [A-Z][\w'-]+| from [\w ]+)?"
     # "we've been married 10 years": how long is no part of it
     r"(?: (?:for )?(?:about |almost |nearly |over |more than )?(?:\d+|[a-z]+|a few) years?)?"
     r"(?: and (?:looking|searching|hoping|"
@@ -269,6 +269,8 @@ def _status(rest: str, subject: str) -> list[Match]:
     diet = _ON_A_DIET.match(rest)
     if diet and not bad_object(diet["o"]):
         return [Match.of(subject, "diet", f"on a {diet['o'].lower()} diet", 0.7)]
+    if re.match(r"^(?:am|is) (?:now |currently )?on a diet$", rest):
+        return [Match.of(subject, "status", "on a diet", 0.6)]  # a kind would be a ``diet``
     if re.match(r"^(?:just |finally |recently )?retired(?: (?:after|from|in|at)\b.*)?$", rest):
         return [Match.of(subject, "status", "retired", 0.7)]
     afraid = re.match(

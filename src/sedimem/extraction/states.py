@@ -5,7 +5,8 @@
   filed as ``lives`` beside ``lives_in`` (a place by name), and a posting ("I'm stationed in
   South Korea");
 - the school one attends ("I'm going to hairdresser school", "I attend Auburn University");
-- becoming a parent ("I just became a first time father");
+- becoming a parent ("I just became a first time father"), a skill ("I know how to ice
+  fish"), what one studies ("I study marine biology at the university");
 - relatives in the plural as the subject of a clause ("my parents live in Florida"): what
   is said of them reads as of the speaker ("live", "are retired"), and is filed with
   "<speaker>'s parents" as its subject (phrased in the plural, ``vocabulary.phrase``).
@@ -51,6 +52,11 @@ def states(verb_s: str) -> list[tuple[str, str, str, float]]:
          "lives in", 0.7),
         (rf"^(?:am (?:currently )?going to|go to|goes to|am (?:currently )?attending|"
          rf"attend{verb_s}) (?P<o>{SCHOOL})$", "attends", "attends", 0.7),
+        # "I know how to ice fish": a skill
+        (rf"^know{verb_s} how to (?P<o>.+)", "knows_how_to", "knows how to", 0.6),
+        # "I study marine biology (at the university)": what, not where
+        (r"^stud(?:y|ies) (?!(?:at|in|for|with|on|hard|a lot|late|abroad|online)\b)"
+         r"(?P<o>[\w -]+?)(?: (?:at|in) .+)?$", "learning", "is learning", 0.6),
         (r"^(?:just |recently )?(?:became|have become|has become) (?P<o>(?:a |an )(?:first[- ]"
          r"time |proud |new )?(?:father|mother|dad|mom|mum|parent|grandfather|grandmother|"
          r"grandpa|grandma|grandparent|aunt|uncle))\b", "status", "is", 0.7),

@@ -145,6 +145,7 @@ EVENT_VERBS: dict[str, str] = {
     "came back from": "returned_from",
     "joined": "joined",
     "graduated from": "graduated_from",
+    "dropped out of": "dropped_out_of",
     "ran": "ran",
     "painted": "painted",
     "signed with": "signed_with",
@@ -424,7 +425,7 @@ KNOWN_PREDICATES = frozenset(
     set(_PHRASES) | _RELATIONS | SINGLE_VALUED | set(EVENT_VERBS.values()) | set(GERUNDS.values())
     | {"likes", "dislikes", "prefers", "plays", "uses", "owns", "drives", "teaches", "starts",
        "volunteers_at", "rides", "speaks", "collects", "used_to", "takes",
-       "works_in", "runs_on", "is", "lives", "attends"}
+       "works_in", "runs_on", "is", "lives", "attends", "knows_how_to", "practices"}
 )  # fmt: skip
 
 
