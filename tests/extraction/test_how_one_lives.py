@@ -75,6 +75,14 @@ def test_states_homes_schools_and_plans(text: str, statements: list[str]) -> Non
         ("I study at night.", []),
         ("I've been practicing Taekwondo since I was a kid.", ["ana practices Taekwondo."]),
         ("I'm practicing a lot.", []),
+        ("I don't have a car.", ["ana does not own a car."]),
+        ("I don't have a garden of my own.", ["ana does not own a garden."]),
+        ("I have a garden of my own.", ["ana owns a garden."]),
+        ("I don't have a clue.", []),
+        ("I don't have time.", []),
+        ("I don't have any kids, but I can imagine.", ["ana has no children."]),
+        ("I have no siblings.", ["ana has no siblings."]),
+        ("I have no idea.", []),
     ],
 )  # fmt: skip
 def test_interests_skills_schooling_and_diets(text: str, statements: list[str]) -> None:

@@ -97,7 +97,7 @@ def test_a_second_person_after_and_is_a_clause_of_its_own() -> None:
         ("I work remotely from Lisbon.", ["ana lives in Lisbon."]),
         ("I work remotely from home.", []),
         ("I can't have kids.", []),  # not food
-        ("I don't have any siblings.", []),
+        ("I don't have any siblings.", ["ana has no siblings."]),
         ("I turn 40 next month.", ["ana is 40 years old."]),
         ("I'm turning 30 in May.", ["ana is 30 years old."]),
         ("The company turns 10 this year.", []),

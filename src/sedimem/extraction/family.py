@@ -45,7 +45,19 @@ def children_named(clause: str, subject: str) -> list[Match]:
     return family(f"have {count} {m['thing']}, {m['names']}", subject)
 
 
+# "I have no kids", "I don't have any siblings": a count of none (it replaces an earlier one)
+_NONE_OF = re.compile(
+    r"^(?:(?:have|has) no|(?:do not|don't|does not|doesn't) have any) (?P<thing>kids|children|"
+    r"siblings|brothers|sisters|grandkids|grandchildren|pets)$"
+)
+_NONE_NAMES = {"kids": "children", "grandkids": "grandchildren"}
+
+
 def family(rest: str, subject: str) -> list[Match]:
+    none = _NONE_OF.match(rest)
+    if none:
+        things = _NONE_NAMES.get(none["thing"], none["thing"])
+        return [Match.of(subject, f"number_of_{things}", "0")]
     m = re.match(
         rf"^(?:have got|has got|have|has|got) {_COUNT} (?:[\w-]+ ){{0,4}}?"
         rf"(?P<thing>{PET_WORDS}|{FAMILY_WORDS}|grandkids|grandchildren|kids|children|boys|"

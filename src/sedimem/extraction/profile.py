@@ -420,6 +420,7 @@ def _has_thing(rest: str, subject: str) -> list[Match]:
         collected = object_of(tail[4:], max_words=5)
         return [] if collected is None else [Match.of(subject, "collects", collected, 0.6)]
     said = rest[m.start("words") : m.end("tail")].strip()
+    said = re.sub(r" of (?:my|our|his|her|their) own$", "", said)  # "a garden of my own"
     det = m["det"].lower()
     if det.startswith(("my", "our")):  # "my own bakery": a bakery
         det = "" if said.endswith("s") and not thing.endswith("s") else "a"
@@ -535,6 +536,10 @@ def _standing_negation(rest: str, subject: str) -> list[Match]:
     verb = m["v"]
     if verb == "have" and m["o"] and _NOT_HAD_FOOD.match(m["o"]):
         verb = "eat"  # "can't have dairy": does not eat it
+    elif verb == "have" and m["o"] and rest.startswith(("don't", "do not", "doesn't", "does not")):
+        # "I don't have a car": a thing one does not own (of the things "I have" files)
+        had = _has_thing(f"have {m['o']}", subject)
+        return [Match.of(subject, "does_not_own", h.object, 0.6) for h in had if h.object]
     if verb == "want" and m["o"] and re.match(r"^(?:to|you|them|it|that|this)\b", m["o"]):
         return []  # "I don't want to go": what, is a plan of the moment, not a standing want
     if verb in _NO_VERBS and m["o"]:

@@ -102,6 +102,7 @@ _PHRASES: dict[str, str] = {
     "does_not_eat": "{s} does not eat {o}",
     "does_not_drink": "{s} does not drink {o}",
     "does_not_want": "{s} does not want {o}",
+    "does_not_own": "{s} does not own {o}",
     "does_not_do": "{s} does not {o}",
     "goal": "{s} aims to {o}",
     "status": "{s} is {o}",
@@ -363,6 +364,8 @@ def phrase(subject: str, predicate: str, obj: str | None, *, ended: bool = False
         things = predicate.removeprefix("number_of_").replace("_", " ")
         if obj == "1":  # "Ana has one brother", not "1 brothers"
             obj, things = "one", _singular(things)
+        elif obj == "0":  # "Ana has no siblings"
+            obj = "no"
         template = "{s} has {o} " + things
     elif predicate.startswith("tally_"):
         template = "{s}'s count of " + predicate.removeprefix("tally_").replace("_", " ")
