@@ -100,6 +100,9 @@ def test_interests_skills_schooling_and_diets(text: str, statements: list[str]) 
         ("My two brothers work at Google.", ["ana's brothers work at Google."]),
         ("My parents have a boat.", ["ana's parents own a boat."]),
         ("My kids love them too.", []),  # whom, is in another turn
+        ("Our cat Luna was diagnosed with diabetes.", ["Luna has diabetes."]),
+        ("My dog loves the beach.", ["ana's dog likes the beach."]),
+        ("My dog is a golden retriever.", ["ana's dog is a golden retriever."]),
         ("My friends are coming over.", []),
     ],
 )  # fmt: skip

@@ -47,7 +47,7 @@ from sedimem.extraction.milestones import GOT, GRADUATED, milestone
 from sedimem.extraction.profile import body_state, match_name, match_profile
 from sedimem.extraction.projects import project
 from sedimem.extraction.requests import ANSWER_REQUEST, answer_style
-from sedimem.extraction.states import BEING, NOW, SCHOOL, plural_subject, states
+from sedimem.extraction.states import BEING, NOW, SCHOOL, pet_subject, plural_subject, states
 from sedimem.extraction.subjects import NOT_NAMES, possessive
 from sedimem.extraction.vocabulary import EVENT_VERBS, FAMILY, FAMILY_WORDS, PET_WORDS, alternation
 
@@ -151,6 +151,8 @@ def _subject(clause: str, speaker: str, named: frozenset[str]) -> tuple[str, str
         return speaker, rest, True
     if plural := plural_subject(clause, speaker):  # "my parents live in Florida"
         return *plural, True
+    if pet := pet_subject(clause, speaker):  # "our cat Luna was diagnosed with diabetes"
+        return pet[0], _third(pet[1]), False
     rel = re.match(rf"^[Mm]y (?P<rel>{FAMILY_WORDS})(?: (?P<name>[A-Z][a-z]+))?\s+", clause)
     if rel:
         subject = rel["name"] or f"{speaker}'s {FAMILY[rel['rel'].lower()]}"

@@ -7,6 +7,7 @@
 - the school one attends ("I'm going to hairdresser school", "I attend Auburn University");
 - becoming a parent ("I just became a first time father"), a skill ("I know how to ice
   fish"), what one studies ("I study marine biology at the university");
+- a pet as the subject of a clause ("our cat Luna was diagnosed with diabetes": Luna's);
 - relatives in the plural as the subject of a clause ("my parents live in Florida"): what
   is said of them reads as of the speaker ("live", "are retired"), and is filed with
   "<speaker>'s parents" as its subject (phrased in the plural, ``vocabulary.phrase``).
@@ -17,9 +18,9 @@ from __future__ import annotations
 import re
 
 from sedimem.extraction.clauses import VAGUE_BEING
-from sedimem.extraction.vocabulary import PLURAL_RELATIVES, alternation
+from sedimem.extraction.vocabulary import PET_WORDS, PLURAL_RELATIVES, alternation
 
-__all__ = ["BEING", "NOW", "SCHOOL", "plural_subject", "states"]
+__all__ = ["BEING", "NOW", "SCHOOL", "pet_subject", "plural_subject", "states"]
 
 #: "right now", "at the moment": a state is as true without them
 NOW = re.compile(r"\s+(?:right now|at the moment|currently|these days|nowadays)$", re.I)
@@ -61,6 +62,22 @@ def states(verb_s: str) -> list[tuple[str, str, str, float]]:
          r"time |proud |new )?(?:father|mother|dad|mom|mum|parent|grandfather|grandmother|"
          r"grandpa|grandma|grandparent|aunt|uncle))\b", "status", "is", 0.7),
     ]  # fmt: skip
+
+
+# "our cat Luna was diagnosed with diabetes", "my dog loves the beach": a pet as a subject
+_PET = re.compile(
+    rf"^(?:[Mm]y|[Oo]ur) (?P<pet>{PET_WORDS})(?: (?P<name>[A-Z][a-z]+))?\s+"
+    r"(?=(?:is|was|has|loves|likes|hates|eats|gets|got)\b)"
+)
+
+
+def pet_subject(clause: str, speaker: str) -> tuple[str, str] | None:
+    """``(subject, rest)`` of a clause about the speaker's pet: its name when the clause
+    gives it, else "<speaker>'s <pet>"; the rest as a relative's is read."""
+    pet = _PET.match(clause)
+    if pet is None:
+        return None
+    return pet["name"] or f"{speaker}'s {pet['pet'].lower()}", clause[pet.end() :]
 
 
 def plural_subject(clause: str, speaker: str) -> tuple[str, str] | None:
