@@ -83,6 +83,8 @@ def test_states_homes_schools_and_plans(text: str, statements: list[str]) -> Non
         ("I don't have any kids, but I can imagine.", ["ana has no children."]),
         ("I have no siblings.", ["ana has no siblings."]),
         ("I have no idea.", []),
+        ("I have four siblings.", ["ana has 4 siblings."]),
+        ("I'm homeschooling my child.", ["ana homeschools ana's child."]),
     ],
 )  # fmt: skip
 def test_interests_skills_schooling_and_diets(text: str, statements: list[str]) -> None:

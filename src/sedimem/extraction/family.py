@@ -60,8 +60,8 @@ def family(rest: str, subject: str) -> list[Match]:
         return [Match.of(subject, f"number_of_{things}", "0")]
     m = re.match(
         rf"^(?:have got|has got|have|has|got) {_COUNT} (?:[\w-]+ ){{0,4}}?"
-        rf"(?P<thing>{PET_WORDS}|{FAMILY_WORDS}|grandkids|grandchildren|kids|children|boys|"
-        rf"girls)s?"
+        rf"(?P<thing>{PET_WORDS}|{FAMILY_WORDS}|grandkids|grandchildren|siblings|kids|children|"
+        rf"boys|girls)s?"
         rf"(?: of (?:my|our) own)?(?:,|:| named| called)?(?: {_AGED_NAMES})?(?:(?:,| and) .*)?$",
         rest,
     )
@@ -77,6 +77,8 @@ def family(rest: str, subject: str) -> list[Match]:
     out: list[Match] = []
     if thing in ("grandkids", "grandchildren"):  # "I have three grandchildren"
         return [Match.of(subject, "number_of_grandchildren", str(count))]
+    if thing == "siblings":  # "I have four siblings"
+        return [Match.of(subject, "number_of_siblings", str(count))]
     children = thing in ("kids", "children", "boys", "girls")
     if children or thing.rstrip("s") in FAMILY or thing in FAMILY:
         relation = FAMILY.get(thing.rstrip("s"), FAMILY.get(thing, "child"))

@@ -83,6 +83,7 @@ _PROGRESSIVE = {
     "using": "uses", "reading": "reading", "building": "building", "writing": "writing",
     "renovating": "renovating", "studying for": "preparing_for", "preparing for": "preparing_for",
     "working on": "working_on", "practicing": "practices", "practising": "practices",
+    "homeschooling": "homeschools",
 }  # fmt: skip
 _PLAN_VERBS = (
     r"(?:flying|going|travel+ing|moving|driving|heading|visiting|starting|getting|having|planning|"

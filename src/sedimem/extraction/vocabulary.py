@@ -428,7 +428,7 @@ KNOWN_PREDICATES = frozenset(
     set(_PHRASES) | _RELATIONS | SINGLE_VALUED | set(EVENT_VERBS.values()) | set(GERUNDS.values())
     | {"likes", "dislikes", "prefers", "plays", "uses", "owns", "drives", "teaches", "starts",
        "volunteers_at", "rides", "speaks", "collects", "used_to", "takes",
-       "works_in", "runs_on", "is", "lives", "attends", "knows_how_to", "practices"}
+       "works_in", "runs_on", "is", "lives", "attends", "knows_how_to", "practices", "homeschools"}
 )  # fmt: skip
 
 
