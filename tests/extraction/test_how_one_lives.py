@@ -85,6 +85,12 @@ def test_states_homes_schools_and_plans(text: str, statements: list[str]) -> Non
         ("I have no idea.", []),
         ("I have four siblings.", ["ana has 4 siblings."]),
         ("I'm homeschooling my child.", ["ana homeschools ana's child."]),
+        ("I am married with kids.", ["ana is married.", "ana is a parent."]),
+        ("I'm married with three kids.", ["ana is married.", "ana has 3 children."]),
+        ("My favorite thing to cook is Italian food.",
+         ["ana's favorite thing to cook is Italian food."]),
+        ("I used to collect model cars as a hobby.",
+         ["ana used to collect model cars as a hobby."]),
     ],
 )  # fmt: skip
 def test_interests_skills_schooling_and_diets(text: str, statements: list[str]) -> None:

@@ -127,7 +127,7 @@ def identity(rest: str, subject: str) -> list[Match]:
 
 _FORMER = re.compile(
     r"^(?:I|we)\s+used\s+to\s+(?P<o>(?:be|work|live|play|teach|run|own|race|coach|sing|"
-    r"dance|study|serve|volunteer)\b.+)$",
+    r"dance|study|serve|volunteer|collect|build|restore|paint|write|ride|drive)\b.+)$",
     re.IGNORECASE,
 )
 

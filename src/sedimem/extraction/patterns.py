@@ -174,7 +174,9 @@ _NAMED_PETS = re.compile(
 )
 # a category is one or two lower-case words, or an abbreviation ("my favorite TV show")
 _CATEGORY_WORD = r"(?:[a-z]+|[A-Z]{2,3})"
-_CATEGORY = rf"{_CATEGORY_WORD}(?: (?!now\b|these\b|nowadays\b){_CATEGORY_WORD})?"
+_CATEGORY = (  # "color", "TV show", "thing to cook"
+    rf"{_CATEGORY_WORD}(?: (?!now\b|these\b|nowadays\b){_CATEGORY_WORD})?(?: to [a-z]+)?"
+)
 _FAVORITE = re.compile(
     rf"^(?:[Mm]y (?:absolute )?(?:favou?rite|fave) (?P<c1>{_CATEGORY})"
     r"(?: now| these days| nowadays)? (?:is|are) "

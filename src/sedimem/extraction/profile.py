@@ -227,7 +227,7 @@ _STATUS = re.compile(
     r"trying)\b.*)?$"
 )
 _WITH_KIDS = re.compile(
-    r" with (?P<k>(?:a|an|one|two|three|four|five|six|\d) (?:little |young |grown )?"
+    r" with (?P<k>(?:(?:a|an|one|two|three|four|five|six|\d) )?(?:little |young |grown )?"
     r"(?:kids?|children|child|sons?|daughters?|boys?|girls?))$"
 )
 # "I got married last year", "I just got engaged!": the status changed (dated by the clause)
@@ -256,6 +256,8 @@ def _status(rest: str, subject: str) -> list[Match]:
     status = _STATUS.match(rest[: kids.start()] if kids else rest)
     if status:
         found = [Match.of(subject, "marital_status" if status["m"] else "status", status["o"])]
+        if kids and not re.match(r"(?:a|an|one|two|three|four|five|six|\d) ", kids["k"]):
+            return [*found, Match.of(subject, "status", "a parent", 0.6)]  # how many: unsaid
         return found + (family(f"have {kids['k']}", subject) if kids else [])
     changed = _STATUS_CHANGED.match(rest)
     if changed:
