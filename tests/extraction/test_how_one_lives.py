@@ -91,6 +91,9 @@ def test_states_homes_schools_and_plans(text: str, statements: list[str]) -> Non
          ["ana's favorite thing to cook is Italian food."]),
         ("I used to collect model cars as a hobby.",
          ["ana used to collect model cars as a hobby."]),
+        ("I usually work out in the morning.", ["ana works out in the morning."]),
+        ("I often travel for work.", ["ana travels for work."]),
+        ("I usually feel tired.", []),  # no habit verb
     ],
 )  # fmt: skip
 def test_interests_skills_schooling_and_diets(text: str, statements: list[str]) -> None:

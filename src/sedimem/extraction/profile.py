@@ -51,7 +51,9 @@ _FREQUENCY = re.compile(
     r"daily|weekly|"
     r"nightly|monthly|on (?:weekends|the weekends?|\w+days)|each (?:day|morning|evening|week)|"
     r"(?:once|twice|\w+ times) (?:a|per|every) (?:day|week|month|year)|"
-    r"(?:\d+|a few) (?:km|miles|hours|minutes) (?:a|per) (?:day|week))\b",
+    r"(?:\d+|a few) (?:km|miles|hours|minutes) (?:a|per) (?:day|week)|"
+    # "I usually work out in the mornings": what one usually does is a habit too
+    r"in the (?:mornings|evenings|afternoons)|^(?:usually|normally|regularly|often) )\b",
     re.IGNORECASE,
 )
 _HABIT_VERBS = frozenset(
