@@ -58,6 +58,8 @@ async def test_what_a_user_says_in_passing_survives_a_restart_and_answers(drive:
                 said(3, "user", "I was born in Brazil but grew up in Texas."),
                 said(4, "user", "I love hiking and the view is amazing."),
                 said(5, "user", "I got laid off last week."),  # dated before turn 1
+                said(6, "user", "My parents live in Florida."),  # theirs, not Ana's
+                said(7, "user", "Our cat Luna was diagnosed with diabetes."),
             ],
         )
         await d.restart()
@@ -73,3 +75,10 @@ async def test_what_a_user_says_in_passing_survives_a_restart_and_answers(drive:
         assert objects["works_as"] == [("designer", False)]  # and what it was
         context = await d.assemble(ANA.in_session("chat-2"), "Where am I from?")
         assert "Ana comes from Brazil" in context
+        theirs = await d.history(ANA, "Ana's parents", "lives_in")
+        assert [(v["object"], v.get("valid_to")) for v in theirs] == [("Florida", None)]
+        assert await d.history(ANA, "Ana", "lives_in") == []  # no home of Ana's was said
+        (luna,) = await d.history(ANA, "Luna", "has_condition")
+        assert luna["object"] == "diabetes"
+        context = await d.assemble(ANA.in_session("chat-2"), "Where do my parents live?")
+        assert "Ana's parents live in Florida" in context
