@@ -94,6 +94,10 @@ def test_states_homes_schools_and_plans(text: str, statements: list[str]) -> Non
         ("I usually work out in the morning.", ["ana works out in the morning."]),
         ("I often travel for work.", ["ana travels for work."]),
         ("I usually feel tired.", []),  # no habit verb
+        ("My mother has dementia.", ["ana's mother has dementia."]),
+        ("My dad has Parkinson's.", ["ana's father has Parkinson's."]),
+        ("I have ADHD.", ["ana has ADHD."]),  # as it is written
+        ("I have a ms word file.", []),
     ],
 )  # fmt: skip
 def test_interests_skills_schooling_and_diets(text: str, statements: list[str]) -> None:

@@ -27,6 +27,7 @@ from sedimem.extraction.family import family
 from sedimem.extraction.jobs import job_facts
 from sedimem.extraction.measures import measure, tally
 from sedimem.extraction.vocabulary import (
+    ACRONYMS,
     CONDITIONS,
     OCCUPATIONS,
     OWNED,
@@ -386,7 +387,8 @@ def _health(rest: str, subject: str) -> list[Match]:
         rf"^(?:have|has) (?:an? |had an? )?(?P<o>(?:[\w-]+ ){{0,2}}(?:{_COND}))\b", rest, re.I
     )
     if has and not bad_object(has["o"]):
-        return [Match.of(subject, "has_condition", has["o"].lower(), 0.7)]
+        condition = has["o"].lower()
+        return [Match.of(subject, "has_condition", ACRONYMS.get(condition, condition), 0.7)]
     return []
 
 

@@ -29,6 +29,7 @@ __all__ = [
     "OWNED",
     "PLAYED",
     "RIDDEN",
+    "ACRONYMS",
     "CONDITIONS",
     "MEASURES",
     "OCCUPATIONS",
@@ -419,8 +420,16 @@ CONDITIONS = frozenset(
         "knee injury", "injury", "pregnant", "colorblind", "color blind", "deaf",
         "hearing loss", "dyslexia", "dyslexic", "autism", "autistic", "crohn's disease",
         "heart condition", "cancer", "long covid", "tinnitus", "eczema", "psoriasis",
+        "dementia", "alzheimer's", "parkinson's", "multiple sclerosis", "lupus",
+        "fibromyalgia", "sleep apnea", "copd", "pcos", "endometriosis", "gout",
+        "osteoporosis", "chronic pain", "kidney disease", "heart disease", "hypothyroidism",
+        "hyperthyroidism", "bipolar disorder", "ptsd", "ocd", "glaucoma", "cataracts",
     }
 )  # fmt: skip
+#: Conditions written in capitals ("ADHD"), as a fact shows them.
+ACRONYMS = {"adhd": "ADHD", "ibs": "IBS", "copd": "COPD", "pcos": "PCOS",
+            "ptsd": "PTSD", "ocd": "OCD", "alzheimer's": "Alzheimer's",
+            "parkinson's": "Parkinson's", "crohn's disease": "Crohn's disease"}  # fmt: skip
 
 
 #: Every predicate the rules emit (the LLM extractor is asked to prefer these).
