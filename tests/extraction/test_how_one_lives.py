@@ -5,6 +5,7 @@ live in Florida")."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -98,6 +99,9 @@ def test_states_homes_schools_and_plans(text: str, statements: list[str]) -> Non
         ("My dad has Parkinson's.", ["ana's father has Parkinson's."]),
         ("I have ADHD.", ["ana has ADHD."]),  # as it is written
         ("I have a ms word file.", []),
+        ("I'm looking for a new job.", ["ana is looking for a new job."]),
+        ("I'm currently looking for a new apartment.", ["ana is looking for a new apartment."]),
+        ("I'm looking for a gift for my wife.", []),  # a moment's errand
     ],
 )  # fmt: skip
 def test_interests_skills_schooling_and_diets(text: str, statements: list[str]) -> None:
@@ -171,3 +175,26 @@ async def test_where_ones_parents_live_is_not_where_one_lives(tmp_path: Path) ->
         context = await memory.assemble("Where do my parents live?", user, 200)
         known = [i.text for i in context.report.included if i.tier == "facts"]
         assert "ana's parents live in Florida." in known, known
+
+
+async def test_a_search_for_a_job_ends_when_one_is_found(tmp_path: Path) -> None:
+    """ "I'm looking for a new job", then a month later "I got a new job at Meta": after a
+    restart the job search is over, the flat hunt told beside it is not, and a relative's
+    new job ends nothing of the user's."""
+    user = Scope(tenant="t", user="ana")
+    later = AT + timedelta(days=30)
+    async with await Memory.open(f"sqlite:///{tmp_path}/ana.db") as memory:
+        told = ["I'm looking for a new job.", "I'm looking for a new apartment."]
+        await memory.ingest([user_turn(t, AT) for t in told], user.with_session("a"))
+        await memory.ingest(
+            [user_turn("My sister got a new job at Meta.", later)], user.with_session("b")
+        )
+        looking = await memory.facts.current("ana", "looking_for", scope=user)
+        assert sorted(f.object for f in looking) == ["a new apartment", "a new job"]
+        await memory.ingest([user_turn("I got a new job at Meta!", later)], user.with_session("c"))
+    async with await Memory.open(f"sqlite:///{tmp_path}/ana.db") as memory:  # a restart
+        looking = await memory.facts.current("ana", "looking_for", scope=user)
+        assert [f.object for f in looking] == ["a new apartment"]
+        assert [f.object for f in await memory.facts.current("ana", "works_at", scope=user)] == [
+            "Meta"
+        ]

@@ -5,7 +5,8 @@
   filed as ``lives`` beside ``lives_in`` (a place by name), and a posting ("I'm stationed in
   South Korea");
 - the school one attends ("I'm going to hairdresser school", "I attend Auburn University");
-- becoming a parent ("I just became a first time father"), a skill ("I know how to ice
+- a search that lasts ("I'm looking for a new job"), becoming a parent ("I just became a
+  first time father"), a skill ("I know how to ice
   fish"), what one studies ("I study marine biology at the university");
 - a pet as the subject of a clause ("our cat Luna was diagnosed with diabetes": Luna's);
 - relatives in the plural as the subject of a clause ("my parents live in Florida"): what
@@ -53,6 +54,11 @@ def states(verb_s: str) -> list[tuple[str, str, str, float]]:
          "lives in", 0.7),
         (rf"^(?:am (?:currently )?going to|go to|goes to|am (?:currently )?attending|"
          rf"attend{verb_s}) (?P<o>{SCHOOL})$", "attends", "attends", 0.7),
+        # "I'm looking for a new job": a search that lasts (not "for a gift", "for my keys")
+        (r"^am (?:currently |actively |still )?(?:looking|searching|hunting) for (?P<o>(?:a |an )?"
+         r"(?:new |full[- ]time |part[- ]time |remote |better )?(?:job|work|position|apartment|"
+         r"flat|house|home|place to live|roommate|flatmate))$", "looking_for", "is looking for",
+         0.6),
         # "I know how to ice fish": a skill
         (rf"^know{verb_s} how to (?P<o>.+)", "knows_how_to", "knows how to", 0.6),
         # "I study marine biology (at the university)": what, not where

@@ -104,6 +104,7 @@ _PHRASES: dict[str, str] = {
     "does_not_drink": "{s} does not drink {o}",
     "does_not_want": "{s} does not want {o}",
     "does_not_own": "{s} does not own {o}",
+    "looking_for": "{s} is looking for {o}",
     "does_not_do": "{s} does not {o}",
     "goal": "{s} aims to {o}",
     "status": "{s} is {o}",
