@@ -32,6 +32,7 @@ __all__ = [
     "MOVED_THERE",
     "MOVES",
     "MOVING_TO",
+    "NEW_JOB",
     "NAME_GONE",
     "NO_LONGER_DIET",
     "RENAMED_OR_AGED",
@@ -55,6 +56,13 @@ MOVED_THERE = re.compile(
     r"\b(?:[Ww]e|I)(?:'ve| have)? (?:finally |just |officially |now )*moved(?: in| house)?"
     r"(?=\s*(?:[.!,;)]|$| (?:last|this|yesterday|today|over the weekend|a (?:week|month) ago|"
     r"\w+ (?:days|weeks|months) ago)\b))"
+)
+#: A job one now has: "a new job", "got the job", "I was hired", "started my new job" (a
+#: search for one told before ends: see :class:`~.rules.RuleExtractor`)
+NEW_JOB = re.compile(
+    r"\b(?:new (?:job|position|role)|got (?:a |the )?job|(?:was|got|been) hired|started (?:a |my )?"
+    r"(?:new )?job)\b",
+    re.IGNORECASE,
 )
 #: A plan to move somewhere, as filed ("plans": "moving to Manchester")
 MOVING_TO = re.compile(

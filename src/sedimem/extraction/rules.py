@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from sedimem.extraction.changes import MOVED_THERE, MOVING_TO, pet_endings
+from sedimem.extraction.changes import MOVED_THERE, MOVING_TO, NEW_JOB, pet_endings
 from sedimem.extraction.clauses import FUNCTION_WORDS
 from sedimem.extraction.protocols import CurrentFacts, EndingExtractor, Extractor
 from sedimem.extraction.statements import RELATION_PREDICATES, Statement, extract_statements
@@ -151,6 +151,7 @@ class RuleExtractor:
         found = self.episode_statements(episode, await self._people(episode))
         if not any(s.fact.predicate == "lives_in" for s in found):
             found += await self._moved_as_planned(episode)
+        found += await self._hired(episode, found)
         self._last = (episode, found)
         return found
 
@@ -203,6 +204,38 @@ class RuleExtractor:
             metadata={"ends": True},
         )
         return [*moved, Statement(done, ends=True, cardinality=cardinality_of("plans"))]
+
+    async def _hired(self, episode: Episode, found: list[Statement]) -> list[Statement]:
+        """ "I got a new job at Meta" after "I'm looking for a new job": the search is
+        over (it ends), for the user the new job is filed of."""
+        subject = self._user(episode)
+        if subject is None or self._known is None or not NEW_JOB.search(episode.input_text or ""):
+            return []
+        if not any(
+            s.fact.subject == subject and s.fact.predicate in ("works_at", "works_as")
+            and not s.ends for s in found
+        ):  # fmt: skip
+            return []
+        owner = episode.scope.owner
+        searches = await self._known.current_of(subject, ("looking_for",), scope=owner)
+        done = [f for f in searches if (f.object or "").endswith(("job", "work", "position"))]
+        return [
+            Statement(
+                Fact(
+                    statement=phrase(subject, "looking_for", f.object, ended=True),
+                    subject=subject,
+                    predicate="looking_for",
+                    object=f.object,
+                    valid_from=episode.occurred_at,
+                    scope=owner,
+                    source_episode_ids=[episode.id],
+                    metadata={"ends": True},
+                ),
+                ends=True,
+                cardinality=cardinality_of("looking_for"),
+            )
+            for f in done
+        ]
 
     @staticmethod
     def statements(

@@ -84,12 +84,6 @@ _BIRTHDAY = re.compile(
     r"(?P<what>birthday|(?:wedding )?anniversary)(?:'s| is| falls)(?: on)?(?:,.*)?$"
 )  # "my mom's birthday is June 5th", ", by the way"; "our anniversary is October 12"
 _BORN = re.compile(r"^I was born$")  # its date cut: "I was born in 1990"
-# a job one now has: "a new job", "got the job", "I was hired", "started my new job"
-_NEW_JOB = re.compile(
-    r"\b(?:new (?:job|position|role)|got (?:a |the )?job|(?:was|got|been) hired|started (?:a |my )?"
-    r"(?:new )?job)\b",
-    re.IGNORECASE,
-)
 _SINCE = re.compile(r"\b(?:since|every|each)\b", re.IGNORECASE)
 #: a turn longer than this is read only in its first part (a fact is stated early, and
 #: extraction must stay cheap on a 32,000-character paste)
@@ -283,13 +277,6 @@ def extract_statements(
                 or JOB_CHANGED.match(bare) is not None
                 or any(m.predicate == "works_at" and m.negated for m in matches)
             )
-            hired = {
-                m.subject
-                for m in matches
-                if m.predicate in ("works_at", "works_as") and not m.negated
-            } if _NEW_JOB.search(bare) else set()  # fmt: skip
-            # "I got a new job at Meta": whoever got it is no longer looking for one
-            matches += [Match(who, "looking_for", "job", "", negated=True) for who in hired]
         # "I bike to work today", "I wake up at 6am tomorrow": a day's plan, no habit ("since
         # January", "every Sunday" are no single day)
         one_day = any(d.granularity == "day" for d in mentions) and not _SINCE.search(said)
