@@ -189,25 +189,18 @@ class RuleExtractor:
         if not planned:
             return []
         plan, moving = planned[-1]  # the latest plan to move
-        at, sources = episode.occurred_at, [episode.id]
         moved = extract_statements(
-            f"I moved to {moving['place']}.", subject, at, scope=owner, source_episode_ids=sources
-        )
-        done = Fact(
-            statement=phrase(subject, "plans", plan.object, ended=True),
-            subject=subject,
-            predicate="plans",
-            object=plan.object,
-            valid_from=at,
+            f"I moved to {moving['place']}.",
+            subject,
+            episode.occurred_at,
             scope=owner,
-            source_episode_ids=sources,
-            metadata={"ends": True},
+            source_episode_ids=[episode.id],
         )
-        return [*moved, Statement(done, ends=True, cardinality=cardinality_of("plans"))]
+        return [*moved, _ending(subject, "plans", plan.object, episode)]
 
     async def _hired(self, episode: Episode, found: list[Statement]) -> list[Statement]:
-        """ "I got a new job at Meta" after "I'm looking for a new job": the search is
-        over (it ends), for the user the new job is filed of."""
+        """ "I got a new job at Meta" after "I'm looking for a new job": the turn files the
+        user's new job, so the user's search for one is over (it ends)."""
         subject = self._user(episode)
         if subject is None or self._known is None or not NEW_JOB.search(episode.input_text or ""):
             return []
@@ -218,24 +211,8 @@ class RuleExtractor:
             return []
         owner = episode.scope.owner
         searches = await self._known.current_of(subject, ("looking_for",), scope=owner)
-        done = [f for f in searches if (f.object or "").endswith(("job", "work", "position"))]
-        return [
-            Statement(
-                Fact(
-                    statement=phrase(subject, "looking_for", f.object, ended=True),
-                    subject=subject,
-                    predicate="looking_for",
-                    object=f.object,
-                    valid_from=episode.occurred_at,
-                    scope=owner,
-                    source_episode_ids=[episode.id],
-                    metadata={"ends": True},
-                ),
-                ends=True,
-                cardinality=cardinality_of("looking_for"),
-            )
-            for f in done
-        ]
+        jobs = [f for f in searches if (f.object or "").endswith(("job", "work", "position"))]
+        return [_ending(subject, "looking_for", f.object, episode) for f in jobs]
 
     @staticmethod
     def statements(
@@ -292,3 +269,20 @@ class RuleExtractor:
             scope=episode.scope.owner,
             source_episode_ids=[episode.id],
         )
+
+
+def _ending(subject: str, predicate: str, obj: str | None, episode: Episode) -> Statement:
+    """The statement that the user's current ``(subject, predicate, obj)`` ended when
+    ``episode`` was said: what a later turn settles ("We finally moved!" ends the plan to
+    move)."""
+    ended = Fact(
+        statement=phrase(subject, predicate, obj, ended=True),
+        subject=subject,
+        predicate=predicate,
+        object=obj,
+        valid_from=episode.occurred_at,
+        scope=episode.scope.owner,
+        source_episode_ids=[episode.id],
+        metadata={"ends": True},
+    )
+    return Statement(ended, ends=True, cardinality=cardinality_of(predicate))
