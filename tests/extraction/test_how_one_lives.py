@@ -198,3 +198,35 @@ async def test_a_search_for_a_job_ends_when_one_is_found(tmp_path: Path) -> None
         assert [f.object for f in await memory.facts.current("ana", "works_at", scope=user)] == [
             "Meta"
         ]
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        ("I don't have a car anymore.", ["ana no longer owns a car."]),
+        ("I no longer have a garden.", ["ana no longer owns a garden."]),
+        ("I don't have a dog anymore.", ["ana no longer has a dog."]),
+        ("I'm no longer married.", ["ana is no longer married."]),
+        ("I'm not married anymore.", ["ana is no longer married."]),
+        ("I don't have time anymore.", []),  # no thing one owns
+        ("I'm not a morning person.", []),  # what one is not is not filed
+    ],
+)
+def test_what_one_no_longer_has_or_is(text: str, statements: list[str]) -> None:
+    assert said(text) == statements
+
+
+async def test_a_car_and_a_marriage_end_when_the_user_says_so(tmp_path: Path) -> None:
+    """Told in one session, ended in a later one, read after a restart: the car and the
+    marriage are history, the garden told beside them is not."""
+    user = Scope(tenant="t", user="ana")
+    async with await Memory.open(f"sqlite:///{tmp_path}/ana.db") as memory:
+        told = ["I have a car.", "I have a large garden.", "I'm married."]
+        await memory.ingest([user_turn(t, AT) for t in told], user.with_session("a"))
+        later = AT + timedelta(days=60)
+        ended = ["I don't have a car anymore.", "I'm no longer married."]
+        await memory.ingest([user_turn(t, later) for t in ended], user.with_session("b"))
+    async with await Memory.open(f"sqlite:///{tmp_path}/ana.db") as memory:  # a restart
+        owned = await memory.facts.current("ana", "owns", scope=user)
+        assert [f.object for f in owned] == ["a large garden"]
+        assert await memory.facts.current("ana", "marital_status", scope=user) == []

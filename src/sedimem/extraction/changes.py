@@ -379,8 +379,8 @@ def ended(rest: str, subject: str) -> list[Match]:
     inner: str | None = None
     if m and m["any"]:
         inner = m["any"]
-    elif rest.lower().startswith("no longer "):
-        inner = rest[len("no longer ") :]
+    elif longer := re.match(r"^(?:(?:am|is|are) )?no longer (?P<inner>.+)$", rest, re.I):
+        inner = longer["inner"]  # "I no longer eat meat", "I'm no longer married"
     else:
         stop = re.match(r"^(?:stopped|quit|gave up|gave up on)\s+(?P<inner>.+)$", rest, re.I)
         inner = stop["inner"] if stop else None
@@ -388,6 +388,9 @@ def ended(rest: str, subject: str) -> list[Match]:
             inner = f"drinking {inner}"  # "I quit coffee": the drinking ends
     if inner is None:
         return []
+    had = _HAD.match(inner) or _WAS.match(inner)
+    if had is not None:
+        return _no_longer_had(had, subject)
     verb = re.match(rf"^(?P<g>{_GERUND})(?:s)?(?:\s+(?P<o>.+))?$", inner, re.IGNORECASE)
     if verb is None:
         return []
@@ -396,6 +399,25 @@ def ended(rest: str, subject: str) -> list[Match]:
     if verb["o"] and obj is None:
         return []
     return _no_longer(subject, predicate, obj)
+
+
+# "I don't have a car anymore", "I no longer have a dog": a thing or a pet no longer had
+_HAD = re.compile(
+    rf"^(?:have|has|own|owns) (?:a |an |my |our )?(?:(?P<pet>{PET_WORDS})|"
+    rf"(?P<thing>(?:[\w-]+ ){{0,2}}(?:{alternation(OWNED)})))s?$",
+    re.IGNORECASE,
+)
+# "I'm not married anymore": a marital status no longer held
+_WAS = re.compile(r"^(?P<status>married|engaged|single)$", re.IGNORECASE)
+
+
+def _no_longer_had(had: re.Match[str], subject: str) -> list[Match]:
+    groups = had.groupdict()
+    if groups.get("status"):
+        return [Match(subject, "marital_status", had["status"].lower(), "is", negated=True)]
+    if groups.get("pet"):  # ends the pet filed without a name ("has a dog")
+        return [Match(subject, "has_pet", had["pet"].lower(), "has", negated=True)]
+    return [Match(subject, "owns", f"a {had['thing']}", "owns", negated=True, confidence=0.7)]
 
 
 def _no_longer(subject: str, predicate: str, obj: str | None) -> list[Match]:

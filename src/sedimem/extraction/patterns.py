@@ -86,6 +86,7 @@ _NOT_A_FAN = re.compile(
     r"|into) (?P<o>.+)$",
     re.IGNORECASE,
 )
+_NOT_NOW = re.compile(r"^am not (?:married|engaged|single) (?:anymore|any more)$", re.I)
 _ECHO = re.compile(r",?\s+(?:too|as well)\s*[!.]*$", re.IGNORECASE)
 _ADVERBS = (
     r"(?:(?:just|recently|finally|also|really|actually|totally|still|now|even|already|"
@@ -566,7 +567,9 @@ def _match_whole(
         if obj is None or obj.lower() in _PRONOUNS:
             return found
         return [*found, Match(subject, "dislikes", obj, "dislikes")]
-    if rest.lower().startswith("am not ") and not NO_LONGER_DIET.match(rest):
+    if rest.lower().startswith("am not ") and not (
+        NO_LONGER_DIET.match(rest) or _NOT_NOW.match(rest)
+    ):
         return found  # "I'm not a morning person": what one is not is rarely worth noting
     changed = switched_job(rest, subject) or switched(rest, subject) or sold(rest, subject)
     if job_changed and not changed:
