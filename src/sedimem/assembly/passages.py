@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from sedimem.context.tokens import Tokenizer
 from sedimem.retrieval.index.analyzer import Analyzer
 
-__all__ = ["ELLIPSIS", "PASSAGE_TOKENS", "passage", "sentences"]
+__all__ = ["ELLIPSIS", "PASSAGE_TOKENS", "fits_uncounted", "passage", "sentences"]
 
 #: A record whose text is longer than this many tokens contributes a passage of at most it.
 PASSAGE_TOKENS = 80
@@ -55,7 +55,7 @@ def passage(
 ) -> tuple[str, bool]:
     """The passage of ``text`` to show and whether it is cut; ``weights``: stem -> weight.
     ``tokens``: the tokens of ``text`` when the caller knows them (else they are counted)."""
-    if _bytes(text) <= limit:
+    if fits_uncounted(text, limit):
         return text, False
     if (tokenizer.count(text) if tokens is None else tokens) <= limit:
         return text, False
@@ -85,11 +85,11 @@ def passage(
     return _marked(body, before, after), before or after
 
 
-def _bytes(text: str) -> int:
-    """The UTF-8 length of ``text``: a byte-level tokenizer (tiktoken's; words count fewer)
-    makes no more tokens than bytes, so a text of at most ``limit`` bytes fits uncounted
-    (most short turns); packing counts every line exactly either way."""
-    return len(text.encode("utf-8", "surrogatepass"))
+def fits_uncounted(text: str, limit: int = PASSAGE_TOKENS) -> bool:
+    """Whether ``text`` fits ``limit`` tokens without counting them: a byte-level tokenizer
+    (tiktoken's; words count fewer) makes no more tokens than bytes, so a text of at most
+    ``limit`` UTF-8 bytes does (most short turns); packing counts every line exactly."""
+    return len(text.encode("utf-8", "surrogatepass")) <= limit
 
 
 def _marked(body: str, before: bool, after: bool) -> str:

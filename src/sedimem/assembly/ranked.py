@@ -319,7 +319,7 @@ class _Shown:
         start up to the space before ``said``; ``None`` for a text short enough to fit
         uncounted (:func:`~.passages.passage`). Tokenizers split text at that space (a word
         opens with it), so the difference is the text's own count, with the space."""
-        if len(said) <= PASSAGE_LIMIT and said.isascii():
+        if _passages.fits_uncounted(said, PASSAGE_LIMIT):
             return None
         head = render_bullet(label) + (f"{speaker}:" if speaker is not None else "")
         line = render_line(f"{speaker}: {said}" if speaker is not None else said, label)
