@@ -230,3 +230,10 @@ async def test_a_car_and_a_marriage_end_when_the_user_says_so(tmp_path: Path) ->
         owned = await memory.facts.current("ana", "owns", scope=user)
         assert [f.object for f in owned] == ["a large garden"]
         assert await memory.facts.current("ana", "marital_status", scope=user) == []
+
+
+def test_a_usual_habit_is_one_thing_not_a_list_cut_short() -> None:
+    """ "We usually watch movies, hike, or play board games": the clause read whole would
+    file "watches movies, hike" (the list cut at its second comma); what is filed is read
+    from before the first comma, or nothing."""
+    assert all("hike" not in s for s in said("We usually watch movies, hike, or play games."))

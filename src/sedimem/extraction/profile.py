@@ -52,9 +52,13 @@ _FREQUENCY = re.compile(
     r"daily|weekly|"
     r"nightly|monthly|on (?:weekends|the weekends?|\w+days)|each (?:day|morning|evening|week)|"
     r"(?:once|twice|\w+ times) (?:a|per|every) (?:day|week|month|year)|"
-    r"(?:\d+|a few) (?:km|miles|hours|minutes) (?:a|per) (?:day|week)|"
-    # "I usually work out in the mornings": what one usually does is a habit too
-    r"in the (?:mornings|evenings|afternoons)|^(?:usually|normally|regularly|often) )\b",
+    r"(?:\d+|a few) (?:km|miles|hours|minutes) (?:a|per) (?:day|week))\b",
+    re.IGNORECASE,
+)
+# "I usually work out in the mornings": what one usually does is a habit too, when it says
+# one thing ("we usually watch movies, hike, or..." is a list cut short)
+_USUALLY = re.compile(
+    r"^(?:usually|normally|regularly|often) |\bin the (?:mornings|evenings|afternoons)\b",
     re.IGNORECASE,
 )
 _HABIT_VERBS = frozenset(
@@ -448,7 +452,8 @@ def _base(gerund: str) -> str | None:
 
 
 def _habit(rest: str, subject: str) -> list[Match]:
-    if not _FREQUENCY.search(rest):
+    usual = _FREQUENCY.search(rest) is None and _USUALLY.search(rest) is not None
+    if not usual and not _FREQUENCY.search(rest):
         return []
     # "I've been doing yoga three times a week" (read as "am doing ..."): "do yoga ..."
     ongoing = re.match(r"^am (?P<v>[a-z]+ing)\b(?P<tail>.*)$", rest)
@@ -462,6 +467,8 @@ def _habit(rest: str, subject: str) -> list[Match]:
         return []
     tail = m["tail"].strip(" ,")
     if len(tail.split()) > 10 or re.match(r"^(?:it|that|this|them)\b", tail):
+        return []
+    if usual and "," in tail:
         return []
     return [Match.of(subject, "habit", f"{third_person(m['v'])} {tail}".strip(), 0.7)]
 
