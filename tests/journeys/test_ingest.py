@@ -60,8 +60,11 @@ async def test_what_a_user_says_in_passing_survives_a_restart_and_answers(drive:
                 said(5, "user", "I got laid off last week."),  # dated before turn 1
                 said(6, "user", "My parents live in Florida."),  # theirs, not Ana's
                 said(7, "user", "Our cat Luna was diagnosed with diabetes."),
+                said(8, "user", "I'm looking for a new job."),
             ],
         )
+        # another session, another day: the search told in the first one is over
+        await d.ingest(ANA.in_session("chat-3"), [said(9, "user", "I got a new job at Verde!")])
         await d.restart()
         objects = {
             predicate: [(v["object"], v.get("valid_to") is None)
@@ -71,7 +74,8 @@ async def test_what_a_user_says_in_passing_survives_a_restart_and_answers(drive:
         assert objects["comes_from"] == [("Brazil", True)]
         assert objects["grew_up_in"] == [("Texas", True)]  # the clause after "but"
         assert objects["likes"] == [("hiking", True)]  # not "... and the view is amazing"
-        assert objects["works_at"] == [("Acme", False)]  # the lay-off ended the job
+        # the lay-off ended the job; the new one (another session) holds
+        assert objects["works_at"] == [("Acme", False), ("Verde", True)]
         assert objects["works_as"] == [("designer", False)]  # and what it was
         context = await d.assemble(ANA.in_session("chat-2"), "Where am I from?")
         assert "Ana comes from Brazil" in context
@@ -82,3 +86,6 @@ async def test_what_a_user_says_in_passing_survives_a_restart_and_answers(drive:
         assert luna["object"] == "diabetes"
         context = await d.assemble(ANA.in_session("chat-2"), "Where do my parents live?")
         assert "Ana's parents live in Florida" in context
+        (search,) = await d.history(ANA, "Ana", "looking_for")
+        assert search["object"] == "a new job"
+        assert search.get("valid_to") is not None  # ended by the new job
