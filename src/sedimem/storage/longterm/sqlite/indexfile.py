@@ -252,18 +252,26 @@ class FileRows:
     def _take(self, rows: npt.NDArray[np.int64]) -> npt.NDArray[Any]:
         if self._lazy is not None:
             self._lazy.refuse_if_failed()
-        size, base, fd = self._row, self._offset, self._fd
-        parts = [os.pread(fd, size, base + r * size) for r in rows.tolist()]
-        if sum(map(len, parts)) != size * rows.shape[0]:
+        size, count = self._row, rows.shape[0]
+        # map() keeps the per-row work in C: one pread per row is what remains (~1 us).
+        parts = list(
+            map(
+                os.pread,
+                itertools.repeat(self._fd, count),
+                itertools.repeat(size, count),
+                (self._offset + rows * size).tolist(),
+            )
+        )
+        data = b"".join(parts)
+        if len(data) != size * count:
             raise IndexFileError("an index file was cut short while in use")
         if self._passed is not None and self._hashes is not None and self._lazy is not None:
             passed, hashes = self._passed, self._hashes
             if not self._lazy.checked:  # (a whole check, when done, covers every row)
-                digests = [xxhash.xxh3_64_intdigest(part) for part in parts]
-                if (np.asarray(digests, dtype=np.uint64) != hashes[rows]).any():
+                digests = np.fromiter(map(xxhash.xxh3_64_intdigest, parts), np.uint64, count)
+                if (digests != hashes[rows]).any():
                     raise self._lazy.fail()
                 passed[rows] = True
-        data = b"".join(parts)
         return np.frombuffer(data, dtype=self._dtype).reshape(rows.shape[0], self._shape[1])
 
 
