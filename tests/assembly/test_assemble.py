@@ -108,7 +108,7 @@ async def test_the_users_job_and_health_describe_them_for_advice(memory: Memory)
         "What should I keep in mind when planning my workouts?", USER.with_session("new"), 300
     )
     facts = [i.text for i in context.report.included if i.tier == "facts"]
-    assert any("works as security guard" in f for f in facts)
+    assert any("works as a security guard" in f for f in facts)
     assert any("recovering from knee surgery" in f for f in facts)
 
 

@@ -13,7 +13,7 @@ from tests.extraction.said import AT, said
 @pytest.mark.parametrize(
     ("text", "statement"),
     [
-        ("im a nurse", "ana works as nurse."),
+        ("im a nurse", "ana works as a nurse."),
         ("i live in leeds", "ana lives in leeds."),
         ("im vegan btw", "ana is vegan."),
         ("i have 2 kids", "ana has 2 children."),
@@ -62,11 +62,11 @@ async def test_a_casually_typed_chat_answers_later_questions(tmp_path: object) -
         )
         context = await memory.assemble("What do you know about me?", user.with_session("b"), 300)
         facts = {i.text for i in context.report.included if i.tier == "facts"}
-    assert {"ana works as nurse.", "ana has a dog named Rex.", "ana does not eat pork."} <= facts
+    assert {"ana works as a nurse.", "ana has a dog named Rex.", "ana does not eat pork."} <= facts
 
 
 def test_a_filler_that_ends_a_sentence_does_not_join_it_to_the_next() -> None:
     assert said("im a nurse btw. i have a vintage Land Rover Defender.") == [
-        "ana works as nurse.",
+        "ana works as a nurse.",
         "ana owns a vintage Land Rover Defender.",
     ]

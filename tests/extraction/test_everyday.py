@@ -111,8 +111,8 @@ def test_what_one_would_rather_do(text: str, statements: list[str]) -> None:
     [
         ("I've worked at Google for 5 years.", ["ana works at Google."]),
         ("I've been working for Acme Corp as a data analyst for three years.",
-         ["ana works as data analyst.", "ana works at Acme Corp."]),
-        ("I've been a teacher for 12 years.", ["ana works as teacher."]),  # 12 years: no employer
+         ["ana works as a data analyst.", "ana works at Acme Corp."]),
+        ("I've been a teacher for 12 years.", ["ana works as a teacher."]),  # 12 years: no employer
         ("I've been working in the field for over 12 years.", []),
         ("I have worked at Google before.", []),  # once, maybe no longer
         ("I'm married with three kids.", ["ana is married.", "ana has 3 children."]),
@@ -237,7 +237,7 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
         ("My son is 14 and he's obsessed with Minecraft.",
          ["ana's son is 14 years old.", "ana's son likes Minecraft."]),
         ("My husband Arjun is a chef, he's vegetarian.",
-         ["ana's spouse is Arjun.", "Arjun works as chef.", "Arjun is vegetarian."]),
+         ["ana's spouse is Arjun.", "Arjun works as a chef.", "Arjun is vegetarian."]),
         ("My wife loves Paris, he is great.", ["ana's spouse likes Paris."]),  # he: not her
         ("My sister and my brother visited, she's a nurse.", []),  # which of them: nobody
         ("my daughter has a peanut allergy so nothing with nuts please",
@@ -261,23 +261,23 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
         ("ok so my dog Max has been limping since Tuesday, he's a 7 year old lab",
          ["ana has a dog named Max.", "Max is 7 years old."]),
         ("I'm 6 months pregnant and craving pickles lol", ["ana has a pregnancy."]),
-        ("I'm a night shift nurse in the ICU.", ["ana works as night shift nurse."]),
+        ("I'm a night shift nurse in the ICU.", ["ana works as a night shift nurse."]),
         # a field of study, no place ("lives in biology at Stanford"); the school employs
         ("I'm a PhD student in biology at Stanford.",
-         ["ana works as PhD student.", "ana works at Stanford."]),
+         ["ana works as a PhD student.", "ana works at Stanford."]),
         ("I'm a PhD student in biology at Stanford so my days are long.",  # a consequence
-         ["ana works as PhD student.", "ana works at Stanford."]),
-        ("I'm a researcher in machine learning.", ["ana works as researcher."]),
+         ["ana works as a PhD student.", "ana works at Stanford."]),
+        ("I'm a researcher in machine learning.", ["ana works as a researcher."]),
         ("I'm seeing a therapist for my depression.", []),  # a doing, not a job
         ("I'm working with a recruiter.", []),
         ("I'm working at a coffee shop while I finish school.",
          ["ana works at a coffee shop."]),
         ("I'm a dog mom.", ["ana is a dog mom."]),  # who one is, no job
-        ("I'm a nursing assistant.", ["ana works as nursing assistant."]),
+        ("I'm a nursing assistant.", ["ana works as a nursing assistant."]),
         ("I'm a bit of an eccentric hair stylist for dogs.",
-         ["ana works as eccentric hair stylist."]),
+         ["ana works as an eccentric hair stylist."]),
         ("I have a 2 year old golden retriever named Max.", ["ana has a retriever named Max."]),
-        ("I'm a professor in Chicago.", ["ana works as professor.", "ana lives in Chicago."]),
+        ("I'm a professor in Chicago.", ["ana works as a professor.", "ana lives in Chicago."]),
         # a statement opening a question, after a preamble or "since"
         ("hi! quick one - I take metformin for my diabetes, anything I should avoid eating?",
          ["ana takes metformin.", "ana has diabetes."]),
@@ -317,7 +317,7 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
         ("I fly to Boston every other week for work.",
          ["ana flies to Boston every other week for work."]),
         ("I fly tomorrow.", []),
-        ("I'm a single dad.", ["ana is a single dad."]),  # no job ("works as single dad")
+        ("I'm a single dad.", ["ana is a single dad."]),  # no job ("works as a single dad")
         ("I have three grandchildren.", ["ana has 3 grandchildren."]),
         ("I was fired up about the game.", []),
         # where one was born, a surgery, a relative and what is said of them
@@ -345,11 +345,11 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
         ("I bike to work today.", []),
         # "he" or "she" opening a sentence: the one person the sentence before spoke of
         ("My wife is a teacher. She loves gardening.",
-         ["ana's spouse works as teacher.", "ana's spouse likes gardening."]),
+         ["ana's spouse works as a teacher.", "ana's spouse likes gardening."]),
         ("What should I get my wife for our anniversary? She loves gardening.",
          ["ana's spouse likes gardening."]),
         ("My husband Arjun is a chef. He is vegetarian.",
-         ["ana's spouse is Arjun.", "Arjun works as chef.", "Arjun is vegetarian."]),
+         ["ana's spouse is Arjun.", "Arjun works as a chef.", "Arjun is vegetarian."]),
         ("What should I get my wife and my mom? She loves gardening.", []),  # which: nobody
         ("My sister lives in Paris. He loves jazz.", ["ana's sister lives in Paris."]),
         # "and the ... is": a statement of its own, not more of the object
@@ -361,7 +361,7 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
         # a sentence said twice: "she" is whom the sentence right before it spoke of
         ("My mom is retired. She loves gardening. My wife is a teacher. She loves gardening.",
          ["ana's mother is retired.", "ana's mother likes gardening.",
-          "ana's spouse works as teacher.",
+          "ana's spouse works as a teacher.",
           "ana's spouse likes gardening."]),
         ("My sister's name is Clara and she's 29.",  # the sister and Clara are one person
          ["ana's sister is Clara.", "Clara is 29 years old."]),

@@ -119,10 +119,16 @@ def test_interests_skills_schooling_and_diets(text: str, statements: list[str]) 
         ("My two brothers work at Google.", ["ana's brothers work at Google."]),
         ("My parents have a boat.", ["ana's parents own a boat."]),
         ("My kids love them too.", []),  # whom, is in another turn
-        ("Our cat Luna was diagnosed with diabetes.", ["Luna has diabetes."]),
+        ("Our cat Luna was diagnosed with diabetes.", ["ana has a cat named Luna.", "Luna has diabetes."]),
         ("My dog loves the beach.", ["ana's dog likes the beach."]),
         ("My dog is a golden retriever.", ["ana's dog is a golden retriever."]),
         ("My friends are coming over.", []),
+        # a parent speaks of "our" children and pets as their own
+        ("Our son Leo plays soccer.", ["ana's son is Leo.", "Leo plays soccer."]),
+        ("Our daughter's name is Maya.", ["ana's daughter is Maya."]),
+        ("Our dogs are named Max and Bo.", ["ana has a dog named Max.", "ana has a dog named Bo."]),
+        ("Our parents live in Ohio.", ["ana's parents live in Ohio."]),
+        ("Our house is small.", []),
     ],
 )  # fmt: skip
 def test_relatives_in_the_plural(text: str, statements: list[str]) -> None:
@@ -237,3 +243,33 @@ def test_a_usual_habit_is_one_thing_not_a_list_cut_short() -> None:
     file "watches movies, hike" (the list cut at its second comma); what is filed is read
     from before the first comma, or nothing."""
     assert all("hike" not in s for s in said("We usually watch movies, hike, or play games."))
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        ("I'm a nurse.", ["ana works as a nurse."]),
+        ("I'm an engineer at Google.", ["ana works as an engineer.", "ana works at Google."]),
+        ("I work as a UX designer.", ["ana works as a UX designer."]),  # said letter by letter
+        ("I'm an RN at the clinic.", ["ana works as an RN."]),
+        ("I'm a university professor.", ["ana works as a university professor."]),
+        ("I work as head of sales.", ["ana works as head of sales."]),
+        ("Our mom is a teacher.", ["ana's mother works as a teacher."]),
+    ],
+)  # fmt: skip
+def test_a_role_is_said_with_its_article(text: str, statements: list[str]) -> None:
+    assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        ("They're so good. I've been a fan for years.", []),  # no job, nothing liked named
+        ("I'm a huge fan.", []),  # not "likes huge"
+        ("I'm a huge Lakers fan.", ["ana likes Lakers."]),
+        ("I'm a first time dad, what advice would you give me?", ["ana is a first time dad."]),
+        ("I'm a patient at Mercy.", ["ana is a patient at Mercy."]),
+    ],
+)  # fmt: skip
+def test_how_one_stands_to_a_thing_is_no_job(text: str, statements: list[str]) -> None:
+    assert said(text) == statements

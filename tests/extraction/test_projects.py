@@ -29,7 +29,7 @@ from tests.extraction.said import said
         ("My laptop is a ThinkPad X1.", ["ana uses a ThinkPad X1 laptop."]),
         ("My car is a Honda Civic.", ["ana drives a Honda Civic."]),
         ("I'm a beginner at Rust.", ["ana is a beginner at Rust."]),  # a skill, no job
-        ("I'm a nurse at St. Mary's.", ["ana works as nurse.", "ana works at St. Mary's."]),
+        ("I'm a nurse at St. Mary's.", ["ana works as a nurse.", "ana works at St. Mary's."]),
     ],
 )  # fmt: skip
 def test_what_ones_work_is_made_of(text: str, statements: list[str]) -> None:

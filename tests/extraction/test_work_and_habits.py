@@ -22,9 +22,9 @@ MARCH = datetime(2026, 3, 25, 10, tzinfo=UTC)
         ("I left Spotify last week.", ["ana no longer works at Spotify."]),
         ("I quit Spotify.", ["ana no longer works at Spotify."]),
         ("Starting at Klarna in May as a staff engineer.",
-         ["ana works at Klarna.", "ana works as staff engineer."]),
+         ["ana works at Klarna.", "ana works as a staff engineer."]),
         ("I'm starting at Klarna in May.", ["ana works at Klarna."]),
-        ("I'm joining Klarna as a designer.", ["ana works at Klarna.", "ana works as designer."]),
+        ("I'm joining Klarna as a designer.", ["ana works at Klarna.", "ana works as a designer."]),
         ("I'm joining Sofia for dinner.", []),
         ("I'm joining Klarna.", []),  # joining whom, or what, is unclear without a role
         ("I start with Python.", ["ana starts with Python."]),  # no employer

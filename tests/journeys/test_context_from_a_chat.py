@@ -249,7 +249,7 @@ async def test_chat_typed_casually_and_a_standing_request(drive: Drive) -> None:
         assert "ana weighs 85 kg." in known, context
         assert "ana weighs 88 kg." not in known, context
         context, known = await known_facts(d, asking, "What do I do for work?")
-        assert "ana works as nurse." in known, context
+        assert "ana works as a nurse." in known, context
         # how to answer is part of every context, whatever is asked
         context, known = await known_facts(d, asking, "Any tips for my garden?")
         assert "ana prefers short answers." in known, context

@@ -185,7 +185,7 @@ async def test_advice_draws_on_the_job_and_health_told_in_earlier_sessions(drive
             ANA.in_session("health-3"), "What should I keep in mind when planning my workouts?"
         )
         facts = section(context, "Known facts")
-        assert "works as security guard" in facts
+        assert "works as a security guard" in facts
         assert "recovering from knee surgery" in facts
 
 

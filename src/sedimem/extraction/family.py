@@ -8,9 +8,13 @@ from __future__ import annotations
 import re
 
 from sedimem.extraction.clauses import Match
+from sedimem.extraction.subjects import NOT_NAMES
 from sedimem.extraction.vocabulary import FAMILY, FAMILY_WORDS, PET_WORDS, PETS
 
-__all__ = ["child_ages", "children_named", "family", "young_children"]
+__all__ = ["MY", "child_ages", "children_named", "family", "relations", "young_children"]
+
+#: "my", or a parent's "our" ("our son" is the speaker's son)
+MY = r"(?:[Mm]y|[Oo]ur)"
 
 _NAMEWORD = r"[A-Z][a-z]+"
 # a child named with an age: "Maya (7)", "Maya who is 7", "Maya, aged 7"
@@ -178,3 +182,33 @@ def child_ages(clause: str, speaker: str) -> list[Match]:
         Match(speaker, f"number_of_{plural}", str(len(ages)), "has", confidence=0.7),
         *(Match(speaker, "has_child", f"{child} aged {a}", "has a", confidence=0.7) for a in ages),
     ]
+
+
+_RELATIVE = re.compile(rf"\b{MY} (?P<rel>{FAMILY_WORDS})s?(?:,? (?P<name>[A-Z][a-z]+))?\b")
+_RELATIVE_NAMED = re.compile(
+    rf"\b{MY} (?P<rel>{FAMILY_WORDS})(?:'s name is| is called| is named| goes by) "
+    r"(?P<name>[A-Z][a-z]+)\b"
+)
+_PET_NAMED = re.compile(
+    rf"\b(?:a|an|my|our|new|another)\s+(?:\w+\s+)?(?P<pet>{PET_WORDS})\s+(?:named|called)\s+"
+    r"(?P<name>[A-Z][a-z]+)"
+)
+_PET_MINE = re.compile(rf"\b{MY} (?:\w+ )?(?P<pet>{PET_WORDS}),? (?P<name>[A-Z][a-z]+)\b")
+
+
+def relations(clause: str, speaker: str) -> list[Match]:
+    """ "my daughter Maya", "a dog named Rex", "my cat Tom": who belongs to the speaker."""
+    found: list[Match] = []
+    for m in [*_RELATIVE.finditer(clause), *_RELATIVE_NAMED.finditer(clause)]:
+        if m["name"] and m["name"] not in NOT_NAMES:
+            predicate = FAMILY[m["rel"].lower()]
+            found.append(
+                Match(
+                    speaker, predicate, m["name"], f"has a {m['rel']},", confidence=0.7, dated=False
+                )
+            )
+    for m in [*_PET_NAMED.finditer(clause), *_PET_MINE.finditer(clause)]:
+        if m["name"] not in NOT_NAMES:
+            obj = f"{m['pet'].lower()} named {m['name']}"
+            found.append(Match(speaker, "has_pet", obj, "has a", confidence=0.7, dated=False))
+    return found

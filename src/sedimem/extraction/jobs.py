@@ -17,7 +17,11 @@ _WHOSE = re.compile(r"^(?:her|his|their|my|our|your|its)\b", re.IGNORECASE)
 # is one)
 _DOING = re.compile(r"^\w+ing (?:a|an|the|my|some|with|for|on|at|to|in)\b", re.IGNORECASE)
 # "a dog mom", "a soccer dad": who one is, no job
-_KIND_OF_PARENT = re.compile(r"^\w+ (?:mom|dad|mum|mother|father|parent)$", re.IGNORECASE)
+_KIND_OF_PARENT = re.compile(r"^(?:\w+ ){1,2}(?:mom|dad|mum|mother|father|parent)$", re.IGNORECASE)
+# "I've been a fan for years", "I'm a regular there": how one stands to a thing, no job
+_NO_JOB = re.compile(
+    r"^(?:\w+ )?(?:fan|fanatic|member|customer|client|patient|believer|regular)$", re.I
+)
 
 
 def job_facts(
@@ -37,7 +41,7 @@ def job_facts(
         occupation = re.sub(r"^(?:bit|kind|sort) of an?\s+", "", occupation, flags=re.I)
         # "I'm her main caregiver", "I'm seeing a therapist for my depression": whose it
         # is, or a doing, not a job: nothing of the clause is a job fact
-        if _WHOSE.match(occupation) or _DOING.match(occupation):
+        if _WHOSE.match(occupation) or _DOING.match(occupation) or _NO_JOB.match(occupation):
             return []
         if _KIND_OF_PARENT.match(occupation) and not org:
             return [Match.of(subject, "status", f"a {occupation}", 0.6)]

@@ -39,7 +39,7 @@ from sedimem.extraction.clauses import (
     without_company,
 )
 from sedimem.extraction.everyday import go_to, housemate, rather, trying
-from sedimem.extraction.family import child_ages, children_named, young_children
+from sedimem.extraction.family import MY, child_ages, children_named, relations, young_children
 from sedimem.extraction.identity import aspiration, former, identity, possessions, target_weight
 from sedimem.extraction.jobs import job_facts
 from sedimem.extraction.measures import WEIGHT_NEWS, weight_news
@@ -48,7 +48,7 @@ from sedimem.extraction.profile import body_state, match_name, match_profile
 from sedimem.extraction.projects import project
 from sedimem.extraction.requests import ANSWER_REQUEST, answer_style
 from sedimem.extraction.states import BEING, NOW, SCHOOL, pet_subject, plural_subject, states
-from sedimem.extraction.subjects import NOT_NAMES, possessive
+from sedimem.extraction.subjects import possessive
 from sedimem.extraction.vocabulary import EVENT_VERBS, FAMILY, FAMILY_WORDS, PET_WORDS, alternation
 
 __all__ = ["SUBJECTLESS", "match_clause"]
@@ -93,37 +93,11 @@ _ADVERBS = (
     r"officially|truly|absolutely|definitely|so|always|both|all|mostly|currently|more)\s+)*"
 )
 _NAME = r"[A-Z][a-z]+(?: [A-Z][a-z]+)?"
+# "a huge Lakers fan", not "a huge fan" (of nothing named)
+_A_FAN = r"an? (?:big |huge )?(?!(?:big|huge|great|real|true|massive|avid|lifelong) fan\b)"
 _FIRST = re.compile(
     r"^(?P<subj>I|we)(?P<be>'m|'ve|'d|'ll| am| have| was| were| are|'re| will)?\s+", re.I
 )
-_RELATIVE = re.compile(rf"\b[Mm]y (?P<rel>{FAMILY_WORDS})s?(?:,? (?P<name>[A-Z][a-z]+))?\b")
-_RELATIVE_NAMED = re.compile(
-    rf"\b[Mm]y (?P<rel>{FAMILY_WORDS})(?:'s name is| is called| is named| goes by) "
-    r"(?P<name>[A-Z][a-z]+)\b"
-)
-_PET_NAMED = re.compile(
-    rf"\b(?:a|an|my|our|new|another)\s+(?:\w+\s+)?(?P<pet>{PET_WORDS})\s+(?:named|called)\s+"
-    r"(?P<name>[A-Z][a-z]+)"
-)
-_PET_MINE = re.compile(rf"\b[Mm]y (?:\w+ )?(?P<pet>{PET_WORDS}),? (?P<name>[A-Z][a-z]+)\b")
-
-
-def _relations(clause: str, speaker: str) -> list[Match]:
-    """ "my daughter Maya", "a dog named Rex", "my cat Tom": who belongs to the speaker."""
-    found: list[Match] = []
-    for m in [*_RELATIVE.finditer(clause), *_RELATIVE_NAMED.finditer(clause)]:
-        if m["name"] and m["name"] not in NOT_NAMES:
-            predicate = FAMILY[m["rel"].lower()]
-            found.append(
-                Match(
-                    speaker, predicate, m["name"], f"has a {m['rel']},", confidence=0.7, dated=False
-                )
-            )
-    for m in [*_PET_NAMED.finditer(clause), *_PET_MINE.finditer(clause)]:
-        if m["name"] not in NOT_NAMES:
-            obj = f"{m['pet'].lower()} named {m['name']}"
-            found.append(Match(speaker, "has_pet", obj, "has a", confidence=0.7, dated=False))
-    return found
 
 
 def _subject(clause: str, speaker: str, named: frozenset[str]) -> tuple[str, str, bool] | None:
@@ -154,7 +128,7 @@ def _subject(clause: str, speaker: str, named: frozenset[str]) -> tuple[str, str
         return *plural, True
     if pet := pet_subject(clause, speaker):  # "our cat Luna was diagnosed with diabetes"
         return pet[0], _third(pet[1]), False
-    rel = re.match(rf"^[Mm]y (?P<rel>{FAMILY_WORDS})(?: (?P<name>[A-Z][a-z]+))?\s+", clause)
+    rel = re.match(rf"^{MY} (?P<rel>{FAMILY_WORDS})(?: (?P<name>[A-Z][a-z]+))?\s+", clause)
     if rel:
         subject = rel["name"] or f"{speaker}'s {FAMILY[rel['rel'].lower()]}"
         return subject, _third(clause[rel.end() :]), False
@@ -170,7 +144,7 @@ def _third(rest: str) -> str:
 
 
 _NAMED_PETS = re.compile(
-    rf"^[Mm]y (?P<pet>{PET_WORDS})(?: (?:are|is) (?:called|named)|(?:'s|s') names? (?:is|are)) "
+    rf"^{MY} (?P<pet>{PET_WORDS})(?: (?:are|is) (?:called|named)|(?:'s|s') names? (?:is|are)) "
     r"(?P<names>[A-Z][a-z]+(?:(?:,| and|, and) [A-Z][a-z]+){0,5})$"
 )
 # a category is one or two lower-case words, or an abbreviation ("my favorite TV show")
@@ -320,7 +294,7 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
             "likes",
             0.6,
         ),
-        (r"^(?:am|is) an? (?:big |huge )?(?P<o>[\w -]+?) fan\b", "likes", "likes", 0.6),
+        (rf"^(?:am|is) {_A_FAN}(?P<o>[\w -]+?) fan\b", "likes", "likes", 0.6),
         (rf"^play{verb_s} (?:the )?(?P<o>.+)", "plays", "plays", 0.6),
         # "I eat a lot of meat": what one eats, not how much ("I like a lot of music" names
         # no one thing: not read)
@@ -508,7 +482,7 @@ def _match_whole(
     gone = pet_gone(clause, speaker) or name_gone(clause, speaker, named)
     if gone:
         return gone  # not also "has a dog named Rex" from the same words
-    found = _relations(clause, speaker)
+    found = relations(clause, speaker)
     named_now = match_name(clause, speaker)
     if named_now:
         return found + named_now

@@ -35,7 +35,8 @@ SCHOOL = (
 BEING = re.compile(rf"^(?!{VAGUE_BEING})being (?P<o>.+)$", re.IGNORECASE)
 # "my parents", "my two brothers": relatives in the plural
 _RELATIVES = re.compile(
-    rf"^[Mm]y (?:(?:two|three|four|\d) )?(?P<rel>{alternation(PLURAL_RELATIVES)})(?=\s)\s+"
+    r"^(?:[Mm]y|[Oo]ur) (?:(?:two|three|four|\d) )?"
+    rf"(?P<rel>{alternation(PLURAL_RELATIVES)})(?=\s)\s+"
 )
 
 

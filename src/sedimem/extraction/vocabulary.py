@@ -339,6 +339,23 @@ _PLURAL_SUBJECT = re.compile(rf"'s (?:{alternation(PLURAL_RELATIVES)})$")
 _PLURAL_VERBS = {"is": "are", "was": "were", "has": "have", "does": "do"}
 
 
+#: What already stands before a role: "works as the head of sales", "as one of the leads".
+_DETERMINED = re.compile(r"^(?i:a|an|the|one|his|her|their|my|our|its)\b|^[A-Z]{2,}s\b")
+
+
+def with_article(role: str) -> str:
+    """``role`` with "a" or "an" before it ("nurse" -> "a nurse", "engineer" -> "an
+    engineer"), unless a determiner is there already or it is plural ("CEOs")."""
+    if _DETERMINED.match(role) or (role.endswith("s") and not role.endswith(("ss", "us", "is"))):
+        return role
+    first = role.split(" ", 1)[0]
+    if len(first) > 1 and first.isupper():  # said letter by letter: "an MRI tech", "a UX designer"
+        vowel = first[0] in "AEFHILMNORSX"
+    else:
+        vowel = role[:1].lower() in "aeiou" and not role.lower().startswith(("uni", "use", "eu"))
+    return f"{'an' if vowel else 'a'} {role}"
+
+
 def _plural_verb(verb: str) -> str:
     """The verb of a plural subject for the third person's ("lives" -> "live")."""
     if verb in _PLURAL_VERBS:
@@ -384,6 +401,8 @@ def phrase(subject: str, predicate: str, obj: str | None, *, ended: bool = False
             template = template.replace(be, f"{be}no longer ", 1)
         else:
             template = template.replace("{s} ", "{s} no longer ", 1)
+    if predicate == "works_as" and obj:  # "Mia works as a nurse", not "as nurse"
+        obj = with_article(obj)
     if obj is None:  # "Ana no longer works at." reads "Ana no longer works."
         template = re.sub(r"(?: (?:in|at|as|to|for|from|of|a|is|has))* \{o\}", "", template)
     text = template.format(s=subject, o=obj or "").strip()
