@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sedimem.assembly.kinds import asked, relatives
+from sedimem.assembly.kinds import asked, pets, relatives
 from sedimem.assembly.question import read_question
 from sedimem.memory import Memory
 from sedimem.retrieval.index.analyzer import Analyzer
@@ -103,3 +103,41 @@ async def test_a_relative_named_by_kind_brings_what_was_said_of_them(tmp_path: P
         facts = [i.text for i in context.report.included if i.tier == "facts"]
         assert {"jo's spouse likes golf.", "jo's spouse likes whiskey."} <= set(facts), facts
         assert not [f for f in facts if "fishing" in f]  # kim's husband, never jo's context
+
+
+def test_the_pets_a_question_names_by_kind() -> None:
+    analyzer = Analyzer()
+    assert pets(read_question("How is my cat doing?", analyzer)) == ["cat"]
+    assert pets(read_question("Are the puppies and the dogs fed?", analyzer)) == ["dog", "puppy"]
+    assert pets(read_question("What should I cook tonight?", analyzer)) == []
+
+
+async def test_a_relative_or_pet_the_user_named_is_found_by_its_kind(tmp_path: Path) -> None:
+    """What was said of Mia and Luna is filed under their names ("Luna has diabetes"); a
+    question about "my sister" or "my cat" shares no word with it, and finds it through
+    the fact that named them ("ana has a cat named Luna")."""
+    ana, kim = Scope(tenant="t", user="ana"), Scope(tenant="t", user="kim")
+    async with await Memory.open(f"sqlite:///{tmp_path}/m.db") as memory:
+        filler = [turn(f"Can you help me plan step {i} of the garden project?") for i in range(30)]
+        await memory.ingest(
+            [turn("Our cat Luna was diagnosed with diabetes."),
+             turn("My sister Mia is a nurse in Chicago."),
+             turn("I have a dog named Rex."), turn("I work at Acme."), *filler],
+            ana.with_session("a"),
+        )  # fmt: skip
+        # another user's sister and cat of the same names: never in ana's context
+        await memory.ingest(
+            [turn("My sister Mia is a pilot."), turn("My cat Luna is a Siamese.")],
+            kim.with_session("b"),
+        )
+        for question, wanted in (
+            ("How is my cat doing?", {"ana has a cat named Luna.", "Luna has diabetes."}),
+            ("What does my sister do?", {"ana's sister is Mia.", "Mia works as a nurse."}),
+        ):
+            context = await memory.assemble(question, ana.with_session("s"), 200)
+            facts = [i.text for i in context.report.included if i.tier == "facts"]
+            assert wanted <= set(facts), (question, facts)
+            assert not [f for f in facts if "pilot" in f or "Siamese" in f], facts
+        # the dog is no cat: "How is my cat doing?" brought Luna's facts, not Rex's
+        context = await memory.assemble("How is my cat doing?", ana.with_session("s"), 200)
+        assert "Rex" not in "".join(i.text for i in context.report.included if i.tier == "facts")

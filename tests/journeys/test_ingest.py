@@ -84,6 +84,11 @@ async def test_what_a_user_says_in_passing_survives_a_restart_and_answers(drive:
         assert await d.history(ANA, "Ana", "lives_in") == []  # no home of Ana's was said
         (luna,) = await d.history(ANA, "Luna", "has_condition")
         assert luna["object"] == "diabetes"
+        (pet,) = await d.history(ANA, "Ana", "has_pet")  # "our cat" is Ana's
+        assert pet["object"] == "cat named Luna"
+        # asked by kind, not by name: found through the pet Ana named
+        context = await d.assemble(ANA.in_session("chat-2"), "How is my cat doing?")
+        assert "Luna has diabetes" in context
         context = await d.assemble(ANA.in_session("chat-2"), "Where do my parents live?")
         assert "Ana's parents live in Florida" in context
         (search,) = await d.history(ANA, "Ana", "looking_for")

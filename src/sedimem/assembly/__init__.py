@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from sedimem import observe
-from sedimem.assembly.kinds import asked, relatives
+from sedimem.assembly.kinds import asked, named_by_kind, pets, relatives
 from sedimem.assembly.question import Question, read_question
 from sedimem.assembly.ranked import (
     SESSION_BOOST,
@@ -202,20 +202,38 @@ async def _of_kind(
     memory: Memory, scope: Scope, question: Question, kinds: frozenset[str]
 ) -> list[Fact]:
     """The asker's current facts of the kinds the question's words ask for ("What
-    medication am I on?": ``takes``), the newest ``_OF_KIND``, and those of the relatives it
-    names by kind ("my husband": "jo's spouse likes golf"), the newest ``_OF_RELATIVE``:
-    a search for its words may reach neither."""
-    kin = relatives(question)[:_RELATIVES]
-    if scope.user is None or question.about_asker or not (kinds or kin):
+    medication am I on?": ``takes``), the newest ``_OF_KIND``; and of the relatives and
+    pets it names by kind, the newest ``_OF_RELATIVE`` of each: those filed under the
+    relation ("my husband": "jo's spouse likes golf") and those of the one the asker named
+    ("my cat": "jo has a cat named Luna", then "Luna has diabetes"). A search for the
+    question's words may reach none of them."""
+    kin, kept = relatives(question)[:_RELATIVES], pets(question)[:_RELATIVES]
+    user = scope.user
+    if user is None or question.about_asker or not (kinds or kin or kept):
         return []  # a question about the asker as a whole searches for all they said
-    found = await asyncio.gather(
-        *([memory.facts.current_of(scope.user, kinds, scope=scope, newest=_OF_KIND_READ)]
-          if kinds else []),
-        *(memory.facts.current_of(f"{scope.user}'s {relation}", None, scope=scope,
-                                  newest=_OF_KIND_READ) for relation in kin),
-    )  # fmt: skip
-    own = found[0][-_OF_KIND:] if kinds else []
-    return own + [f for facts in found[1 if kinds else 0 :] for f in facts[-_OF_RELATIVE:]]
+    naming = (*kin, "has_pet") if kept else kin
+
+    def read(subject: str, predicates: Iterable[str] | None) -> Awaitable[list[Fact]]:
+        return memory.facts.current_of(subject, predicates, scope=scope, newest=_OF_KIND_READ)
+
+    own, namers, *of_relation = await asyncio.gather(
+        read(user, kinds) if kinds else _none(),
+        read(user, naming) if naming else _none(),
+        *(read(f"{user}'s {relation}", None) for relation in kin),
+    )
+    # the newest first: of two sisters named, the one told of last
+    named = [(f, n) for f in reversed(namers) if (n := named_by_kind(f, kin, kept))]
+    of_named = await asyncio.gather(*(read(n, None) for _, n in named[:_RELATIVES]))
+    return (
+        own[-_OF_KIND:]
+        + [f for facts in of_relation for f in facts[-_OF_RELATIVE:]]
+        + [f for f, _ in named[:_RELATIVES]]
+        + [f for facts in of_named for f in facts[-_OF_RELATIVE:]]
+    )
+
+
+async def _none() -> list[Fact]:
+    return []
 
 
 def _with_kind(found: list[Hit[Fact]], of_kind: Sequence[Fact]) -> tuple[list[Hit[Fact]], int]:

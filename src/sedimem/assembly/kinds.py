@@ -7,20 +7,23 @@ A fact's candidate text is weighed with its kind's words (:func:`kind_of`), and
 the asker's current facts of those kinds directly: a search for the question's words does
 not find "ana takes metformin" for "What medication am I on?", which shares none of them.
 :func:`relatives` names the relatives a question speaks of by kind ("What should I get my
-husband?"), whose facts ("jo's spouse likes golf") share none of its words either.
+husband?"), whose facts ("jo's spouse likes golf") share none of its words either; nor do
+those of a relative or pet the asker named ("How is my cat?": "Luna has diabetes", found
+through "ana has a cat named Luna": :func:`pets`, :func:`named_by_kind`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import cache
 
 from sedimem.assembly.question import Question
-from sedimem.extraction.vocabulary import FAMILY
+from sedimem.extraction.vocabulary import FAMILY, PETS
 from sedimem.retrieval.index.analyzer import Analyzer
 from sedimem.types.longterm import Fact
 
-__all__ = ["KIND_WORDS", "asked", "kind_of", "relatives"]
+__all__ = ["KIND_WORDS", "asked", "kind_of", "named_by_kind", "pets", "relatives"]
 
 # what a question about food, cooking or eating out says: what one eats answers it
 _FOOD = "eat food cook meal recipe dinner lunch breakfast restaurant snack dietary restriction"
@@ -123,6 +126,35 @@ def relatives(question: Question) -> list[str]:
     """The relations of the asker a question names by kind ("my husband": ``spouse``), as
     the extractor files the relatives it names so ("jo's spouse likes golf")."""
     return sorted({FAMILY[w] for w in question.words if w in FAMILY})
+
+
+def pets(question: Question) -> list[str]:
+    """The kinds of pet a question names ("How is my cat?": ``cat``), in the singular, as
+    the extractor files the pets it names ("ana has a cat named Luna")."""
+    found = set()
+    for word in question.words & PETS:
+        if word.endswith("ies") and f"{word[:-3]}y" in PETS:  # "puppies"
+            word = f"{word[:-3]}y"
+        elif word.endswith("s") and word[:-1] in PETS:
+            word = word[:-1]
+        found.add(word)
+    return sorted(found)
+
+
+def named_by_kind(fact: Fact, relations: Sequence[str], kinds_of_pet: Sequence[str]) -> str | None:
+    """The name a fact of the asker's gives to a relative or pet the question names by
+    kind: "ana's sister is Mia" (``sister``) names Mia, "ana has a cat named Luna"
+    (``cat``) names Luna; ``None`` for any other fact. What the extractor learned of them
+    is filed under that name ("Mia works as a nurse", "Luna has diabetes")."""
+    if fact.object is None:
+        return None
+    if fact.predicate in relations:
+        return fact.object
+    if fact.predicate == "has_pet":
+        kind, named, name = fact.object.partition(" named ")
+        if named and kind.lower() in kinds_of_pet:
+            return name
+    return None
 
 
 #: "Where am I from?", "Where are you originally from?": every word of the first is a stop
