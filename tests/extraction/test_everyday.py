@@ -247,7 +247,7 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
         ("I need a workout plan. I'm 45, I have a bad knee, and I can only train three days a "
          "week.", ["ana is 45 years old.", "ana has a bad knee."]),
         ("I just moved to Austin from Seattle and I don't know anyone here.",
-         ["ana lives in Austin."]),
+         ["ana lives in Austin.", "ana moved from Seattle."]),
         ("I moved here from Texas two years ago, so the winters are new to me.",
          ["ana moved from Texas."]),
         ("We moved here from New York in 2019.", ["ana moved from New York."]),

@@ -273,3 +273,38 @@ def test_a_role_is_said_with_its_article(text: str, statements: list[str]) -> No
 )  # fmt: skip
 def test_how_one_stands_to_a_thing_is_no_job(text: str, statements: list[str]) -> None:
     assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        ("My husband's favorite food is sushi.", ["ana's spouse's favorite food is sushi."]),
+        ("My son's favorite show is Bluey.", ["ana's son's favorite show is Bluey."]),
+        # a child told by age: two children's favorites are two subjects, not one replaced
+        ("My 3 year old's favorite show is Bluey.", ["ana's 3-year-old's favorite show is Bluey."]),
+        ("My sister Mia's favorite band is Muse.",
+         ["ana's sister is Mia.", "Mia's favorite band is Muse."]),
+        ("My husband's car is red.", []),
+        # the article that opened the sentence is no part of a name
+        ("The beach is my favorite place to relax.",
+         ["ana's favorite place to relax is the beach."]),
+        ("My favorite food is pizza.", ["ana's favorite food is pizza."]),
+    ],
+)  # fmt: skip
+def test_a_relatives_favorite_is_theirs(text: str, statements: list[str]) -> None:
+    assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        ("I moved to Seattle from Chicago two years ago.",
+         ["ana lives in Seattle.", "ana moved from Chicago."]),
+        ("I moved from Chicago to Seattle.", ["ana lives in Seattle.", "ana moved from Chicago."]),
+        ("I moved to Austin from the Bay Area.",
+         ["ana lives in Austin.", "ana moved from the Bay Area."]),
+        ("I moved away from home to Boston.", ["ana lives in Boston."]),  # home: no place named
+    ],
+)  # fmt: skip
+def test_a_move_tells_where_one_lived_before(text: str, statements: list[str]) -> None:
+    assert said(text) == statements

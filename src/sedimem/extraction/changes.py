@@ -158,9 +158,9 @@ MOVES: list[tuple[str, str, str, float]] = [
      r"(?:apartment|flat|house|home|place|condo|studio) in (?P<o>.+)", "lives_in", "moved to",
      0.7),
     (r"^(?:started|began) working (?:at|for) (?P<o>.+)", "works_at", "works at", 0.7),
-    # "moved to Austin from Seattle": where from is no part of where
-    (r"^moved (?:back |away |out )?(?:from [\w .'-]+? )?to (?P<o>.+?)(?: from [\w .'-]+)?$",
-     "lives_in", "moved to", 0.7),
+    # "moved to Austin from Seattle": where from is no part of where, and is where one lived
+    (r"^moved (?:back |away |out )?(?:from (?P<from>[\w .'-]+?) )?to (?P<o>.+?)"
+     r"(?: from (?P<from2>[\w .'-]+))?$", "lives_in", "moved to", 0.7),
     (r"^relocated to (?P<o>.+)", "lives_in", "moved to", 0.7),
     # "moved here from Texas": where one lived before (where "here" is, the turn does not say)
     (r"^moved (?:here |over |out here |back )?from "

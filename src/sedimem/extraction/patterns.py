@@ -158,6 +158,11 @@ _FAVORITE = re.compile(
     r"(?P<o1>.+)|(?P<o2>[\w' -]+?) (?:is|are) my (?:absolute )?(?:favou?rite|fave) "
     rf"(?P<c2>{_CATEGORY}))(?:,? (?:now|these days|nowadays))?$"
 )
+# whose favorite, when a relative's: "my husband's", "my sister Mia's", "my 3 year old's"
+_THEIR_FAVORITE = re.compile(
+    rf"^{MY} (?:(?P<rel>{FAMILY_WORDS})(?: (?P<name>[A-Z][a-z]+))?|(?P<age>\d{{1,2}})[- ]year[- ]"
+    r"old)'s (?=(?:absolute )?(?:favou?rite|fave) )"
+)
 _MEASURE = re.compile(
     r"^(?:[Mm]y|[Oo]ur) (?:(?:trip|travel|holiday|vacation|monthly|yearly|annual|total|"
     r"wedding|house|renovation) )?(?P<m>budget|rent|salary|income|savings|weight|height|age)"
@@ -179,12 +184,22 @@ def _my_things(clause: str, speaker: str) -> list[Match]:
         pet = pets["pet"].lower().removesuffix("s")
         names = re.split(r",? and |, ", pets["names"])
         return [Match(speaker, "has_pet", f"{pet} named {n}", "has a") for n in names]
+    whose = speaker
+    if (theirs := _THEIR_FAVORITE.match(clause)) is not None:  # "My husband's favorite ..."
+        rel, age = theirs["rel"], theirs["age"]
+        relative = FAMILY[rel.lower()] if rel else f"{age}-year-old"
+        whose = theirs["name"] or f"{speaker}'s {relative}"
+        clause = "My " + clause[theirs.end() :]
     favorite = _FAVORITE.match(clause)
     if favorite:
         category = (favorite["c1"] or favorite["c2"]).lower().replace(" ", "_")
         obj = object_of(favorite["o1"] or favorite["o2"], max_words=6)
+        if obj is not None and favorite["o2"] and re.match(r"(?:The|A|An) [a-z]", obj):
+            obj = obj[0].lower() + obj[1:]  # "The beach is my favorite place": the beach
         if obj is not None and not deictic(obj):
-            return [Match(speaker, f"favorite_{category}", obj, "favorite", confidence=0.7)]
+            return [Match(whose, f"favorite_{category}", obj, "favorite", confidence=0.7)]
+    if whose != speaker:
+        return []
     measure = _MEASURE.match(clause) or MEASURE_SET.match(clause)
     if measure:
         value = measure["v"].strip()
@@ -333,7 +348,12 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
                 for item in _infinitives(items)
             ]
         if predicate in ("lives_in", "comes_from"):
-            return _place(m["o"], subject, predicate, surface, confidence)
+            found = _place(m["o"], subject, predicate, surface, confidence)
+            before = m.groupdict().get("from") or m.groupdict().get("from2")
+            place = object_of(before) if found and before else None
+            if place and re.match(r"(?:the )?[A-Z]", place):  # a place's name, not "home"
+                found.append(Match(subject, "moved_from", place, "moved from", confidence=0.6))
+            return found
         being = BEING.match(m["o"]) if many else None
         obj = object_of(m["o"]) if being is None else object_of(being["o"])
         if obj is None:
