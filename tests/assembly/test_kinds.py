@@ -76,6 +76,11 @@ def test_the_relatives_a_question_names_by_kind() -> None:
         "sister",
     ]
     assert relatives(read_question("What should I cook tonight?", analyzer)) == []
+    # a relation in several words is read whole: a father-in-law is no father
+    question = read_question("What can my father-in-law eat?", analyzer)
+    assert relatives(question) == ["father-in-law"]
+    question = read_question("A gift for my best friend and my stepdad?", analyzer)
+    assert relatives(question) == ["friend", "stepfather"]
 
 
 async def test_a_relative_named_by_kind_brings_what_was_said_of_them(tmp_path: Path) -> None:

@@ -119,7 +119,8 @@ def test_interests_skills_schooling_and_diets(text: str, statements: list[str]) 
         ("My two brothers work at Google.", ["ana's brothers work at Google."]),
         ("My parents have a boat.", ["ana's parents own a boat."]),
         ("My kids love them too.", []),  # whom, is in another turn
-        ("Our cat Luna was diagnosed with diabetes.", ["ana has a cat named Luna.", "Luna has diabetes."]),
+        ("Our cat Luna was diagnosed with diabetes.",
+         ["ana has a cat named Luna.", "Luna has diabetes."]),
         ("My dog loves the beach.", ["ana's dog likes the beach."]),
         ("My dog is a golden retriever.", ["ana's dog is a golden retriever."]),
         ("My friends are coming over.", []),
@@ -307,4 +308,41 @@ def test_a_relatives_favorite_is_theirs(text: str, statements: list[str]) -> Non
     ],
 )  # fmt: skip
 def test_a_move_tells_where_one_lived_before(text: str, statements: list[str]) -> None:
+    assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        # what came before a wish is still said: only the wish is left out
+        ("I've been a paralegal for six years and want to move into compliance.",
+         ["ana works as a paralegal."]),
+        ("I have two kids and want a third.", ["ana has 2 children."]),
+        ("I live in Leeds and I hope to move to London.", ["ana lives in Leeds."]),
+        # a second part sharing the subject is read as if said alone
+        ("I'm 42 and just got diagnosed with high blood pressure.",
+         ["ana has high blood pressure.", "ana is 42 years old."]),
+        ("I live in Leeds and was born in York.", ["ana lives in Leeds.", "ana comes from York."]),
+        ("I work at Acme and recently started running.",
+         ["ana started running.", "ana works at Acme."]),
+        ("I'm 30 and got married last year.", ["ana is 30 years old.", "ana is married."]),
+    ],
+)  # fmt: skip
+def test_what_is_said_before_and_after_and(text: str, statements: list[str]) -> None:
+    assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        ("I'm cooking for my in-laws tonight and my father-in-law is diabetic.",
+         ["ana's father-in-law has diabetes."]),
+        ("My mother-in-law Rosa lives with us.",
+         ["ana's mother-in-law is Rosa.", "ana lives with ana's mother-in-law."]),
+        ("My stepdad is a pilot.", ["ana's stepfather works as a pilot."]),
+        ("My grandson Eli turned 5.", ["ana's grandson is Eli.", "Eli is 5 years old."]),
+        ("My father is a pilot.", ["ana's father works as a pilot."]),
+    ],
+)  # fmt: skip
+def test_in_laws_step_relatives_and_grandchildren(text: str, statements: list[str]) -> None:
     assert said(text) == statements

@@ -124,8 +124,22 @@ def _kinds_by_stem() -> dict[str, frozenset[str]]:
 
 def relatives(question: Question) -> list[str]:
     """The relations of the asker a question names by kind ("my husband": ``spouse``), as
-    the extractor files the relatives it names so ("jo's spouse likes golf")."""
-    return sorted({FAMILY[w] for w in question.words if w in FAMILY})
+    the extractor files the relatives it names so ("jo's spouse likes golf"); a relation
+    of several words is read whole ("my father-in-law" is no father)."""
+    text = question.text.lower()
+    found = set()
+    for words, relation in _COMPOUND_KIN:
+        if words in text:
+            found.add(relation)
+            text = text.replace(words, " ")
+    return sorted(found | {FAMILY[w] for w in _WORD.findall(text) if w in FAMILY})
+
+
+#: The relations named in several words, longest first ("best friend", "father-in-law").
+_COMPOUND_KIN = sorted(
+    ((w, r) for w, r in FAMILY.items() if not w.isalpha()), key=lambda p: -len(p[0])
+)
+_WORD = re.compile(r"\w+")
 
 
 def pets(question: Question) -> list[str]:

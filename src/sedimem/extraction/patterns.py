@@ -421,12 +421,18 @@ def _event(rest: str, subject: str) -> list[Match]:
     return out
 
 
+_WISH_AFTER = re.compile(
+    r",?\s+(?:and|but)\s+(?:I\s+)?(?:really\s+|also\s+)?(?:want|hope|wish|would like|'d like)"
+    r"\b.*$",
+    re.IGNORECASE,
+)
 _CONTINUED = re.compile(
     r",?\s+and\s+(?=(?:also\s+)?(?:(?P<adj>allergic|vegetarian|vegan|pescatarian|based|"
     r"lactose|gluten|dairy|soy|sugar)|(?:weigh|run|live|work|have|love|like|enjoy|hate|prefer|"
     r"play|drive|own|"
     r"use|teach|climb|swim|cook|hike|walk|go|practice|practise|meditate|study|don't|do not|"
-    r"never|am)\b)|(?P<count>(?:two|three|four|five|six|\d{1,2}|an?) (?:\w+ )?"
+    r"never|am|want|just|got|was|recently|started|quit)\b)|"
+    r"(?P<count>(?:two|three|four|five|six|\d{1,2}|an?) (?:\w+ )?"
     r"(?:cat|dog|kid|child|children|son|daughter|brother|sister|fish|bird|horse|rabbit|turtle)"
     r"s?\b))",
     re.IGNORECASE,
@@ -522,6 +528,9 @@ def _match_whole(
         return found + requested
     # "I bought the headphones you recommended": what was done, the advice aside
     clause = _YOUR_ADVICE.sub("", clause)
+    # "I've been a paralegal for six years and want to move into compliance": the wish is
+    # skipped, not what was said before it
+    clause = _WISH_AFTER.sub("", clause)
     if _SKIP.search(clause):
         return found
     owned = (
@@ -571,7 +580,7 @@ def _match_whole(
     if changed:
         return [*found, *changed]
     matches: list[Match] = []
-    for part in _shared_subject(rest):
+    for n, part in enumerate(_shared_subject(rest)):
         part = NOW.sub("", part)  # "I'm in college right now": as true without it
         read_part = match_profile(part, subject, dated=dated)
         if not read_part:
@@ -579,6 +588,8 @@ def _match_whole(
                 part = part.partition(" ")[2]  # "I've started" reads as "started"
             read_part = ended(part, subject) or _state(part, subject, first)
             read_part = read_part or _event(part, subject) or identity(part, subject)
+        if not read_part and n and first:  # "I'm 42 and just got diagnosed with ...": read
+            found += _match_whole(f"I {part}", speaker, named, dated, job_changed)  # alone
         matches.extend(read_part)
     return found + [
         Match(

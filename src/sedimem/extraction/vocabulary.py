@@ -121,14 +121,6 @@ _PHRASES: dict[str, str] = {
     "hosted_on": "{s} is hosted on {o}",
     "died": "{s} passed away",
 }
-#: The relation predicates read "{s}'s <relation> is {o}".
-_RELATIONS = frozenset(
-    {
-        "spouse", "partner", "daughter", "son", "child", "sister", "brother", "mother",
-        "father", "cousin", "aunt", "uncle", "grandmother", "grandfather", "niece", "nephew",
-        "friend", "colleague", "boss", "roommate", "neighbour",
-    }
-)  # fmt: skip
 
 
 #: Past-tense event verbs -> predicate (the object is what follows, dates cut out).
@@ -284,6 +276,11 @@ FAMILY: dict[str, str] = {
     "dad": "father", "father": "father", "cousin": "cousin", "aunt": "aunt", "uncle": "uncle",
     "grandma": "grandmother", "grandmother": "grandmother", "grandpa": "grandfather",
     "grandfather": "grandfather", "niece": "niece", "nephew": "nephew",
+    "grandson": "grandson", "granddaughter": "granddaughter",
+    "mother-in-law": "mother-in-law", "father-in-law": "father-in-law",
+    "sister-in-law": "sister-in-law", "brother-in-law": "brother-in-law",
+    "stepmom": "stepmother", "stepmother": "stepmother", "stepdad": "stepfather",
+    "stepfather": "stepfather", "stepson": "stepson", "stepdaughter": "stepdaughter",
     # the people close to the speaker, spoken of the same way ("my friend Sam moved to
     # Berlin", "my boss is allergic to peanuts"): what is said of them is about them
     "friend": "friend", "best friend": "friend", "coworker": "colleague",
@@ -298,6 +295,9 @@ def alternation(words: Iterable[str]) -> str:
     tried before "grand", "went to" before "went")."""
     return "|".join(sorted(map(re.escape, words), key=len, reverse=True))
 
+
+#: The relation predicates, read "{s}'s <relation> is {o}".
+_RELATIONS = frozenset(FAMILY.values())
 
 #: The family words and the pet words as one alternation each (every pattern that names a
 #: relative or a pet derives from these, so the words are listed once, above).
