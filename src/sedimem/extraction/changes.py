@@ -499,7 +499,12 @@ def sold(rest: str, subject: str) -> list[Match]:
         return []  # "sold the idea to my boss", "sold the tickets": nothing one had
     use = "drives" if car else "rides" if _is_ridden(old) else None
     out: list[Match] = []
-    if use is not None:
+    if car:  # one's car sold, one drives no more: whatever car was said ("a Honda Civic"
+        # for "sold my car"), and to wherever ("drives to work every day")
+        generic = old.lower() in ("car", "old car", "vehicle", "truck")
+        out.append(Match(subject, "drives", None if generic else old, "drives", negated=True))
+        out.append(Match(subject, "habit", "drives", "drives", negated=True, confidence=0.7))
+    elif use is not None:
         out.extend(_no_longer(subject, use, old))
         # "my Vespa" was filed as "Ana's Vespa": the habit begins with those words
         out.append(Match(subject, "habit", f"{use} {subject}'s {old}", use, negated=True,

@@ -40,11 +40,12 @@ from sedimem.extraction.clauses import (
 )
 from sedimem.extraction.everyday import go_to, housemate, rather, trying
 from sedimem.extraction.family import MY, child_ages, children_named, relations, young_children
+from sedimem.extraction.health import body_state
 from sedimem.extraction.identity import aspiration, former, identity, possessions, target_weight
 from sedimem.extraction.jobs import job_facts
 from sedimem.extraction.measures import WEIGHT_NEWS, weight_news
 from sedimem.extraction.milestones import GOT, GRADUATED, milestone
-from sedimem.extraction.profile import body_state, match_name, match_profile
+from sedimem.extraction.profile import match_name, match_profile
 from sedimem.extraction.projects import project
 from sedimem.extraction.requests import ANSWER_REQUEST, answer_style
 from sedimem.extraction.states import BEING, NOW, SCHOOL, pet_subject, plural_subject, states
