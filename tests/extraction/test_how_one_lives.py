@@ -346,3 +346,27 @@ def test_what_is_said_before_and_after_and(text: str, statements: list[str]) -> 
 )  # fmt: skip
 def test_in_laws_step_relatives_and_grandchildren(text: str, statements: list[str]) -> None:
     assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        # a new job with an aside after it is the job, not a thing started
+        ("Also I started a new job at Mount Sinai, day shifts now, so I can train in the "
+         "mornings.", ["ana works at Mount Sinai."]),
+        ("I started running, mostly on weekends.", ["ana started running."]),
+        # why a knee is bad is no part of it
+        ("I have a bad knee from an old football injury.", ["ana has a bad knee."]),
+        # a wish to work towards is a goal; a wish of the moment is not
+        ("I want to get back in shape.", ["ana aims to get back in shape."]),
+        ("I'd like to learn Spanish.", ["ana aims to learn Spanish."]),
+        ("I want to lose 10 kg.", ["ana aims to lose 10 kg."]),
+        ("I want to eat something.", []),
+        # a home named in passing
+        ("Yes, there's a gym near my apartment in Queens.", ["ana lives in Queens."]),
+        ("We rented our vacation home in Florida.", []),
+        ("I'm cleaning my apartment in the city.", []),
+    ],
+)  # fmt: skip
+def test_a_coaching_chat_told_in_passing(text: str, statements: list[str]) -> None:
+    assert said(text) == statements

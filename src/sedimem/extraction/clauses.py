@@ -26,6 +26,7 @@ __all__ = [
     "items_of",
     "listed",
     "object_of",
+    "shared_subject",
     "split_clauses",
     "thing_of",
     "without_company",
@@ -382,3 +383,41 @@ def thing_of(obj: str, *, places: bool = False) -> str:
     if places and (at := _PLACE_AFTER.search(text)):
         text = text[: at.start()]
     return text.strip(" ,") or obj
+
+
+_CONTINUED = re.compile(
+    r",?\s+and\s+(?=(?:also\s+)?(?:(?P<adj>allergic|vegetarian|vegan|pescatarian|based|"
+    r"lactose|gluten|dairy|soy|sugar)|(?:weigh|run|live|work|have|love|like|enjoy|hate|prefer|"
+    r"play|drive|own|"
+    r"use|teach|climb|swim|cook|hike|walk|go|practice|practise|meditate|study|don't|do not|"
+    r"never|am|want|just|got|was|recently|started|quit)\b)|"
+    r"(?P<count>(?:two|three|four|five|six|\d{1,2}|an?) (?:\w+ )?"
+    r"(?:cat|dog|kid|child|children|son|daughter|brother|sister|fish|bird|horse|rabbit|turtle)"
+    r"s?\b))",
+    re.IGNORECASE,
+)
+
+
+def shared_subject(rest: str) -> list[str]:
+    """ "am vegetarian and allergic to X", "climb on Saturdays and run every morning": the
+    parts that share the clause's subject, each readable alone."""
+    parts: list[str] = []
+    start = 0
+    for m in _CONTINUED.finditer(rest):
+        parts.append(rest[start : m.start()])
+        start = m.end()
+        if m["adj"]:
+            parts.append("")  # marks: the next part is an adjective after "am"
+        elif m["count"] and parts[-1].lower().startswith("have "):
+            parts.append("\x01")  # marks: the next part is more of what one has
+    parts.append(rest[start:])
+    out: list[str] = []
+    adjective = False
+    having = False
+    for part in parts:
+        if part in ("", "\x01") and out:
+            adjective, having = part == "", part == "\x01"
+            continue
+        out.append(f"am {part}" if adjective else f"have {part}" if having else part)
+        adjective = having = False
+    return [p for p in out if p.strip()]

@@ -115,7 +115,8 @@ _SICKNESS = {
 # "I have a bad knee": a body part that troubles one (a condition)
 _BAD_PART = re.compile(
     r"^(?:have|has) (?P<a>a |two )?(?P<how>bad|weak|dodgy|injured|sore|stiff|broken) "
-    r"(?P<part>knees?|back|hips?|shoulders?|ankles?|wrists?|elbows?|neck|feet|foot|hands?)$"
+    r"(?P<part>knees?|back|hips?|shoulders?|ankles?|wrists?|elbows?|neck|feet|foot|hands?)"
+    r"(?: (?:from|since|after) .+)?$"  # "from an old football injury": why, no part of it
 )
 _PREGNANT = re.compile(
     r"^(?:am|is) (?:about |almost |now )?\w+ (?:months?|weeks?) pregnant(?: and .*)?$"
@@ -444,14 +445,21 @@ def go_to(clause: str, speaker: str) -> list[Match]:
 _TRYING = re.compile(
     r"^I(?:'m| am) (?:really |still |now )?trying (?:hard )?to (?P<o>(?:lose|gain|save|quit|"
     r"cut down on|cut back on|eat|drink|sleep|run|walk|read|learn|pay off|stop|exercise|"
-    r"meditate|spend less|get fit|get in shape|get better at)\b[\w'$,. -]{0,60})$"
+    r"meditate|spend less|get fit|get (?:back )?in(?:to)? shape|get better at)\b[\w'$,. -]{0,60})$"
+    # "I want to lose 10 kg", "I'd like to get back in shape": a wish to work towards, a
+    # goal (not "I want to eat something": only what takes a while)
+    r"|^I(?: really| still)?(?: (?:want|need|hope|plan|would like|(?:'m| am) "
+    r"(?:hoping|planning|aiming))|'d like) to (?P<aim>(?:lose|gain|save|quit|cut down on|"
+    r"cut back on|run (?:a|my first) (?:marathon|half marathon|\d+k)|learn|pay off|"
+    r"stop smoking|stop drinking|get fit|get (?:back )?in(?:to)? shape|get healthier|"
+    r"build muscle|tone up)\b[\w'$,. -]{0,60})$"
 )
 
 
 def trying(clause: str, speaker: str) -> list[Match]:
     """ "I'm trying to lose 10 pounds": what the speaker works towards (a goal)."""
     m = _TRYING.match(clause)
-    if m is None or _TRANSIENT.search(m["o"].lower()):
+    if m is None or _TRANSIENT.search((aim := m["o"] or m["aim"]).lower()):
         return []
-    goal = possessive(m["o"].strip(" ,."), speaker)
+    goal = possessive(aim.strip(" ,."), speaker)
     return [Match(speaker, "goal", goal, "aims to", confidence=0.6)]

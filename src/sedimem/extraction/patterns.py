@@ -35,6 +35,7 @@ from sedimem.extraction.clauses import (
     items_of,
     listed,
     object_of,
+    shared_subject,
     thing_of,
     without_company,
 )
@@ -48,7 +49,15 @@ from sedimem.extraction.milestones import GOT, GRADUATED, milestone
 from sedimem.extraction.profile import match_name, match_profile
 from sedimem.extraction.projects import project
 from sedimem.extraction.requests import ANSWER_REQUEST, answer_style
-from sedimem.extraction.states import BEING, NOW, SCHOOL, pet_subject, plural_subject, states
+from sedimem.extraction.states import (
+    BEING,
+    NOW,
+    SCHOOL,
+    home_in,
+    pet_subject,
+    plural_subject,
+    states,
+)
 from sedimem.extraction.subjects import possessive
 from sedimem.extraction.vocabulary import EVENT_VERBS, FAMILY, FAMILY_WORDS, PET_WORDS, alternation
 
@@ -427,42 +436,6 @@ _WISH_AFTER = re.compile(
     r"\b.*$",
     re.IGNORECASE,
 )
-_CONTINUED = re.compile(
-    r",?\s+and\s+(?=(?:also\s+)?(?:(?P<adj>allergic|vegetarian|vegan|pescatarian|based|"
-    r"lactose|gluten|dairy|soy|sugar)|(?:weigh|run|live|work|have|love|like|enjoy|hate|prefer|"
-    r"play|drive|own|"
-    r"use|teach|climb|swim|cook|hike|walk|go|practice|practise|meditate|study|don't|do not|"
-    r"never|am|want|just|got|was|recently|started|quit)\b)|"
-    r"(?P<count>(?:two|three|four|five|six|\d{1,2}|an?) (?:\w+ )?"
-    r"(?:cat|dog|kid|child|children|son|daughter|brother|sister|fish|bird|horse|rabbit|turtle)"
-    r"s?\b))",
-    re.IGNORECASE,
-)
-
-
-def _shared_subject(rest: str) -> list[str]:
-    """ "am vegetarian and allergic to X", "climb on Saturdays and run every morning": the
-    parts that share the clause's subject, each readable alone."""
-    parts: list[str] = []
-    start = 0
-    for m in _CONTINUED.finditer(rest):
-        parts.append(rest[start : m.start()])
-        start = m.end()
-        if m["adj"]:
-            parts.append("")  # marks: the next part is an adjective after "am"
-        elif m["count"] and parts[-1].lower().startswith("have "):
-            parts.append("\x01")  # marks: the next part is more of what one has
-    parts.append(rest[start:])
-    out: list[str] = []
-    adjective = False
-    having = False
-    for part in parts:
-        if part in ("", "\x01") and out:
-            adjective, having = part == "", part == "\x01"
-            continue
-        out.append(f"am {part}" if adjective else f"have {part}" if having else part)
-        adjective = having = False
-    return [p for p in out if p.strip()]
 
 
 def match_clause(
@@ -496,6 +469,9 @@ def match_clause(
         # startup in Berlin, mostly Go": the employer and the place, not only the job)
         if not found or _predicates(found) < _predicates(without):
             return without
+        # "I started a new job at X, day shifts now": the job, not a thing started
+        if _predicates(found) <= {"started", "starts"} and _predicates(without) - {"started"}:
+            return without
     return found
 
 
@@ -509,7 +485,7 @@ def _match_whole(
     gone = pet_gone(clause, speaker) or name_gone(clause, speaker, named)
     if gone:
         return gone  # not also "has a dog named Rex" from the same words
-    found = relations(clause, speaker)
+    found = relations(clause, speaker) + home_in(clause, speaker)
     named_now = match_name(clause, speaker)
     if named_now:
         return found + named_now
@@ -581,7 +557,7 @@ def _match_whole(
     if changed:
         return [*found, *changed]
     matches: list[Match] = []
-    for n, part in enumerate(_shared_subject(rest)):
+    for n, part in enumerate(shared_subject(rest)):
         part = NOW.sub("", part)  # "I'm in college right now": as true without it
         read_part = match_profile(part, subject, dated=dated)
         if not read_part:

@@ -8,6 +8,7 @@
 - a search that lasts ("I'm looking for a new job"), becoming a parent ("I just became a
   first time father"), a skill ("I know how to ice
   fish"), what one studies ("I study marine biology at the university");
+- a home named in passing ("there's a gym near my apartment in Queens": lives in Queens);
 - a pet as the subject of a clause ("our cat Luna was diagnosed with diabetes": Luna's);
 - relatives in the plural as the subject of a clause ("my parents live in Florida"): what
   is said of them reads as of the speaker ("live", "are retired"), and is filed with
@@ -18,10 +19,10 @@ from __future__ import annotations
 
 import re
 
-from sedimem.extraction.clauses import VAGUE_BEING
+from sedimem.extraction.clauses import VAGUE_BEING, Match
 from sedimem.extraction.vocabulary import PET_WORDS, PLURAL_RELATIVES, alternation
 
-__all__ = ["BEING", "NOW", "SCHOOL", "pet_subject", "plural_subject", "states"]
+__all__ = ["BEING", "NOW", "SCHOOL", "home_in", "pet_subject", "plural_subject", "states"]
 
 #: "right now", "at the moment": a state is as true without them
 NOW = re.compile(r"\s+(?:right now|at the moment|currently|these days|nowadays)$", re.I)
@@ -99,3 +100,20 @@ def plural_subject(clause: str, speaker: str) -> tuple[str, str] | None:
         return None
     rest = re.sub(r"^(?:are|'re)\s+(?:both\s+|all\s+)?", "am ", rest)
     return f"{speaker}'s {group['rel'].lower()}", rest
+
+
+# "my apartment in Queens", "our house in Leeds": not a holiday home, not "in the city"
+_HOME_IN = re.compile(
+    r"\b(?:[Mm]y|[Oo]ur) (?!(?:vacation|holiday|summer|beach|second|old|former|parents') )"
+    r"(?:[\w-]+ )?(?:apartment|flat|house|home|condo|place) in "
+    r"(?P<place>(?-i:[A-Z])[\w'.-]*(?: (?-i:[A-Z])[\w'.-]*){0,2})"
+)
+
+
+def home_in(clause: str, speaker: str) -> list[Match]:
+    """Where the speaker's home is, when a clause names it in passing ("there's a gym
+    near my apartment in Queens"; "I live in my flat in Leeds" is read as a home)."""
+    m = _HOME_IN.search(clause)
+    if m is None or re.search(r"\bliv(?:e|es|ed|ing) in\b", clause, re.I):
+        return []
+    return [Match(speaker, "lives_in", m["place"], "lives in", confidence=0.6)]
