@@ -146,3 +146,22 @@ async def test_a_relative_or_pet_the_user_named_is_found_by_its_kind(tmp_path: P
         # the dog is no cat: "How is my cat doing?" brought Luna's facts, not Rex's
         context = await memory.assemble("How is my cat doing?", ana.with_session("s"), 200)
         assert "Rex" not in "".join(i.text for i in context.report.included if i.tier == "facts")
+
+
+async def test_news_of_a_relative_told_by_name_in_a_later_session(tmp_path: Path) -> None:
+    """ "My wife Priya" in one session, "Quick one: Priya is pregnant!" in another: the
+    news is Priya's (her name is known from the first), and "Is my wife expecting?"
+    (no word of it) finds it through "sam's spouse is Priya"."""
+    sam = Scope(tenant="t", user="sam")
+    async with await Memory.open(f"sqlite:///{tmp_path}/m.db") as memory:
+        await memory.ingest(
+            [turn("My wife Priya sometimes comes to the gym with me.")], sam.with_session("a")
+        )
+        later = {"role": "user", "content": "Quick one: Priya is pregnant! So I might have less "
+                 "time soon.", "timestamp": datetime(2026, 3, 20, 9, 0, tzinfo=UTC)}  # fmt: skip
+        await memory.ingest([later], sam.with_session("b"))
+        (news,) = await memory.facts.current("Priya", "has_condition", scope=sam)
+        assert news.object == "a pregnancy"
+        context = await memory.assemble("Is my wife expecting?", sam.with_session("c"), 200)
+        facts = [i.text for i in context.report.included if i.tier == "facts"]
+        assert {"sam's spouse is Priya.", "Priya has a pregnancy."} <= set(facts), facts

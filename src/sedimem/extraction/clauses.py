@@ -74,6 +74,8 @@ _CLAUSES = re.compile(
     # "Arjun is vegetarian and Dev can't have dairy": a second person, a statement of theirs
     r"|,?\s+and\s+(?=[A-Z][a-z]+\s+(?:is|was|has|can't|cannot|doesn't|loves|likes|hates|"
     r"works|lives)\b)"
+    # "Big day: Priya is pregnant!": a named person's statement after a colon
+    r"|:\s*(?=[A-Z][a-z]+\s+(?:is|was|has|just|got|can't|loves|likes|works|lives)\b)"
     # "I love hiking and the view is amazing", "We use Postgres and the frontend is React":
     # a thing with a statement of its own (it was read as the object: "likes hiking and the
     # view is amazing")
@@ -93,7 +95,8 @@ _LEAD = re.compile(
     r"anyway|and|plus|hey|haha|lol|omg|ok|okay|guess what|fun fact|cool|nice|thanks|"
     r"thank you|honestly|totally|sure|hi|hello|great|but|big news|news|please|perfect|"
     r"not yet|not really|pretty well|ah|oh and|right|though|although|these days|nowadays|"
-    r"now|lately|currently|at the moment|right now|since then|in fact|correction|update)"
+    r"now|lately|currently|at the moment|right now|since then|in fact|correction|update|"
+    r"quick one|quick update|good news|great news|heads up|fyi)"
     r"\b[,!.:]?\s*)+",
     re.IGNORECASE,
 )
