@@ -224,6 +224,27 @@ async def test_a_weight_reported_over_sessions_answers_with_the_latest(memory: M
     assert "zoe aims to reach a weight under 85 by summer." in facts, facts
 
 
+async def test_a_budget_changed_in_a_later_session_answers_with_the_new_one(
+    memory: Memory,
+) -> None:
+    """ "Our budget is about $6,000", then "the budget went up to $8,000" (no "my"): the
+    new value replaces the old, and the turn that told the old one is marked earlier."""
+    sessions = [
+        "I'm planning a trip to Japan with my girlfriend Mei. Our budget is about $6,000.",
+        "Change of plans: we're going in November instead, and the budget went up to $8,000.",
+    ]
+    for n, said in enumerate(sessions):
+        await memory.ingest([turn("user", said, DAY + n * timedelta(days=10))], USER)
+    (budget,) = await memory.facts.current("zoe", "budget", scope=USER)
+    assert budget.object == "$8,000"
+    context = await memory.assemble("What's our budget for Japan?", USER.with_session("s"), 300)
+    facts = [i.text for i in context.report.included if i.tier == "facts"]
+    assert "zoe's budget is $8,000." in facts, facts
+    assert not [f for f in facts if "$6,000" in f], facts
+    (older,) = [line for line in (context.text or "").splitlines() if "$6,000" in line]
+    assert "earlier" in older, context.text
+
+
 def test_profile_predicates_are_ones_the_extractor_files() -> None:
     from sedimem.assembly.kinds import KIND_WORDS
     from sedimem.assembly.ranked import PROFILE

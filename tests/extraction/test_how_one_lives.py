@@ -370,3 +370,18 @@ def test_in_laws_step_relatives_and_grandchildren(text: str, statements: list[st
 )  # fmt: skip
 def test_a_coaching_chat_told_in_passing(text: str, statements: list[str]) -> None:
     assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        # "the budget" of a user's plans is theirs, changed as "my budget" would be
+        ("Change of plans: we're going in November instead, and the budget went up to $8,000.",
+         ["ana's budget is $8,000."]),
+        ("The rent went up to 1800.", ["ana's rent is 1800."]),
+        ("The budget is tight.", []),
+        ("The weight went up to 50 kg.", []),  # whose weight, the turn does not say
+    ],
+)  # fmt: skip
+def test_the_budget_said_without_my(text: str, statements: list[str]) -> None:
+    assert said(text) == statements

@@ -79,7 +79,7 @@ _CLAUSES = re.compile(
     # "I love hiking and the view is amazing", "We use Postgres and the frontend is React":
     # a thing with a statement of its own (it was read as the object: "likes hiking and the
     # view is amazing")
-    r"|,?\s+and\s+(?=the\s+(?:[\w-]+\s+){1,2}?(?:is|are|was|were|has|have)\b)"
+    r"|,?\s+and\s+(?=the\s+(?:[\w-]+\s+){1,2}?(?:is|are|was|were|has|have|went)\b)"
     # "I love cooking, my favorite dish is ramen": a favorite is a statement of its own
     r"|,\s*(?=my\s+(?:absolute\s+)?(?:favou?rite|fave)\b)"
     # "I'm a nurse and will start nights next week", "... so I'll start": the plan is a

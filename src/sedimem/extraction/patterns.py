@@ -173,9 +173,14 @@ _THEIR_FAVORITE = re.compile(
     rf"^{MY} (?:(?P<rel>{FAMILY_WORDS})(?: (?P<name>[A-Z][a-z]+))?|(?P<age>\d{{1,2}})[- ]year[- ]"
     r"old)'s (?=(?:absolute )?(?:favou?rite|fave) )"
 )
+# "The budget went up to $8,000": the speaker's budget (or rent), said without "my"
+THE_MEASURE = re.compile(
+    r"^[Tt]he(?= (?:\w+ )?(?:budget|rent) (?:went|has|increased|decreased|rose|dropped))"
+)
 _MEASURE = re.compile(
-    r"^(?:[Mm]y|[Oo]ur) (?:(?:trip|travel|holiday|vacation|monthly|yearly|annual|total|"
-    r"wedding|house|renovation) )?(?P<m>budget|rent|salary|income|savings|weight|height|age)"
+    rf"^(?:[Mm]y|[Oo]ur|{THE_MEASURE.pattern[1:]}) (?:(?:trip|travel|holiday|vacation|monthly|"
+    r"yearly|annual|total|wedding|house|renovation) )?"
+    r"(?P<m>budget|rent|salary|income|savings|weight|height|age)"
     r"(?: for (?P<for>[\w ]{1,30}?))? (?:is|went (?:up|down) to|(?:has )?(?:increased|"
     r"decreased|risen|rose|dropped|fallen|fell|gone (?:up|down)) to) (?:now )?"
     r"(?:about |around |roughly )?"
@@ -235,6 +240,7 @@ SUBJECTLESS: tuple[re.Pattern[str], ...] = (
     ANSWER_REQUEST,  # "Please keep your answers short"
     GRADUATED,  # "Finally graduated!"
     GOT,  # "Finally got my green card!"
+    THE_MEASURE,  # "The budget went up to $8,000"
 )
 # What follows a place is rarely part of it: "moved to Porto for a job at X", "live in
 # Leeds with my wife", "moved to Lisbon to study". (" to the", " to a" stay: "next to the
