@@ -385,3 +385,23 @@ def test_a_coaching_chat_told_in_passing(text: str, statements: list[str]) -> No
 )  # fmt: skip
 def test_the_budget_said_without_my(text: str, statements: list[str]) -> None:
     assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        # a developer's chat with a coding assistant
+        ("Our backend is written in Go and we deploy on AWS with Terraform.",
+         ["ana's backend is written in Go.", "ana deploys to AWS."]),
+        ("We deploy on Fridays.", []),  # when, not where
+        ("We use React on the frontend.", ["ana uses React."]),  # not "uses the frontend"
+        ("I use Vim on Linux.", ["ana uses Vim.", "ana uses Linux."]),
+        ("I'm the tech lead for a team of 6.", ["ana works as a tech lead."]),
+        ("I'm the CTO of Acme.", ["ana works as a CTO.", "ana works at Acme."]),
+        ("Please always answer with code examples in TypeScript.",
+         ["ana prefers answers with code examples in TypeScript."]),
+        ("Answer with code examples.", []),  # for this question only, maybe
+    ],
+)  # fmt: skip
+def test_a_developers_stack_role_and_answer_style(text: str, statements: list[str]) -> None:
+    assert said(text) == statements

@@ -72,6 +72,7 @@ KIND_WORDS = {
     "written_in": "language",
     "built_with": "framework stack",
     "hosted_on": "deploy deployed hosting",
+    "deploys_to": "deploy deployed hosting hosted",
     "uses": "tools software stack",
     "born_in": "born old age birthday",
     # "How do I get to work?", "When do I get up?"

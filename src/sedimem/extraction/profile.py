@@ -145,7 +145,7 @@ _DECADE = re.compile(
 _JOB_AS = re.compile(
     r"^(?:am|is|work|works|am working|is working) (?:as )?(?:an? |the )?"
     rf"(?P<occ>(?:[\w-]+ ){{0,3}}?(?:{_OCC}))"
-    r"(?: (?:at|for|with) (?P<org>(?:the |a )?[\w'&. -]+?))?"
+    r"(?: (?:(?:at|for|with) (?P<org>(?:the |a )?[\w'&. -]+?)|of (?P<of>(?-i:[A-Z])[\w'&. -]*?)))?"
     rf"(?: (?:in|based in|out of) {_PLACE})?$",
     re.IGNORECASE,
 )
@@ -161,6 +161,7 @@ _NEW_JOB = re.compile(
     r"(?: as (?:an? )?(?P<occ_after>[\w -]+?))?$",  # "at Siemens as a data analyst"
     re.IGNORECASE,
 )
+_NO_EMPLOYER = re.compile(r"^an? (?:team|group|crew|squad|staff|bunch|couple) of\b", re.I)
 #: roles whose "in X" names a field ("a student in computer science"), not a place
 _STUDIES = re.compile(
     r"\b(?:student|phd|major|professor|researcher|postdoc|lecturer|candidate|grad)\b", re.I
@@ -191,7 +192,9 @@ def _occupation(rest: str, subject: str) -> list[Match]:
         place = groups.get("place")
         if place and place.split()[0].lower() in ("the", "a"):  # "a nurse in the ICU"
             place = None
-        org = groups.get("org")
+        org = groups.get("org") or groups.get("of")  # "the CTO of Acme"
+        if org and _NO_EMPLOYER.match(org):  # "the tech lead for a team of 6"
+            org = None
         occupation = groups.get("occ") or groups.get("occ_after")
         if place and place[0].islower() and occupation and _STUDIES.search(occupation):
             # "a PhD student in biology at Stanford": a field, no place; the school employs
@@ -392,7 +395,7 @@ def _doing(rest: str, subject: str, dated: bool) -> list[Match]:
         if obj.lower() in ("one", "some", "a few"):  # "working on one": what, is elsewhere
             return []
         if verb == "using":
-            return [Match.of(subject, "uses", o) for o in re.split(r" on | and ", obj) if o]
+            return [Match.of(subject, "uses", o) for o in _used(obj)]
         return [Match.of(subject, _PROGRESSIVE[verb], obj)]
     if dated and re.match(_PLAN_VERBS, verb):
         obj = object_of(without_company(f"{verb} {prog['o']}"), max_words=8)
@@ -402,6 +405,13 @@ def _doing(rest: str, subject: str, dated: bool) -> list[Match]:
             return []  # "going [in November] instead": the date was all it said
         return [Match.of(subject, "plans", obj, 0.6)]
     return []
+
+
+def _used(obj: str) -> list[str]:
+    """The tools of "uses X and Y", "Vim on Linux" (each named), without where they are
+    used ("React on the frontend": React)."""
+    obj = re.sub(r" on the (?:frontend|backend|server|client)(?: side)?$", "", obj)
+    return [p for p in re.split(r" and | on (?=(?-i:[A-Z])|my )", obj) if p]
 
 
 def _things(rest: str, subject: str) -> list[Match]:
@@ -416,7 +426,7 @@ def _things(rest: str, subject: str) -> list[Match]:
     said = obj  # "teaches math at a high school in Austin": where one lives, too
     obj = thing_of(obj, places=predicate in _VEHICLE_VERBS)
     if predicate == "uses":
-        return [Match.of(subject, "uses", o) for o in re.split(r" on | and ", obj) if o]
+        return [Match.of(subject, "uses", o) for o in _used(obj)]
     if predicate == "speaks":  # "French and German", "English, Hindi and a bit of Tamil"
         return [Match.of(subject, "speaks", o, 0.7) for o in items_of(m["o"], 5) or [obj]]
     out = [Match.of(subject, predicate, obj, 0.6)]

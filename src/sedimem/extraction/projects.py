@@ -1,7 +1,8 @@
 """What a user's work is made of, as they tell a coding or work assistant: "Our API is
 written in Go", "Our repo uses pnpm", "Our main database is Postgres 15", "My project is
-called Atlas" (the subject is the user's thing: "ana's API"); the tools they are on ("I'm on
-macOS Sonoma", "My Python version is 3.11") and their devices ("My laptop is a ThinkPad X1").
+called Atlas" (the subject is the user's thing: "ana's API"); where they deploy ("We deploy
+on AWS"); the tools they are on ("I'm on macOS Sonoma", "My Python version is 3.11") and
+their devices ("My laptop is a ThinkPad X1").
 """
 
 from __future__ import annotations
@@ -50,6 +51,11 @@ _SYSTEM = re.compile(
     r"Arch Linux|iOS|Android|ChromeOS|WSL)\b[\w. ]{0,20})$"
 )
 _VERSION = re.compile(r"^[Mm]y (?P<t>[A-Z][\w.+#-]*) version is (?:v)?(?P<v>\d+(?:\.\d+){0,2})$")
+_DEPLOY = re.compile(
+    r"^(?:[Ww]e|I) (?:usually |mostly |currently |now )?deploy(?: (?:it|everything))? (?:on|to) "
+    r"(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?\b)"  # "on Fridays": when, not where
+    r"(?P<o>(?-i:[A-Z])[\w.-]*(?: (?-i:[A-Z])[\w.-]*){0,2})(?: (?:with|using|via) .+)?$"
+)
 _DEVICE = re.compile(
     r"^[Mm]y (?:(?:work|personal|new|old|main) )?(?P<d>laptop|phone|computer|desktop|tablet|"
     r"watch|camera|car) is an? (?P<o>(?-i:[A-Z])[\w .-]{1,30})$"
@@ -65,6 +71,9 @@ def project(clause: str, speaker: str) -> list[Match]:
     if version:
         used = f"{version['t']} {version['v']}"
         return [Match(speaker, "uses", used, "uses", confidence=0.7)]
+    deploy = _DEPLOY.match(clause)
+    if deploy:  # "we deploy on AWS": where the speaker's work runs
+        return [Match(speaker, "deploys_to", deploy["o"], "deploys to", confidence=0.6)]
     device = _DEVICE.match(clause)
     if device:
         kind, what = device["d"], device["o"].strip()

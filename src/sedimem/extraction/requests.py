@@ -31,6 +31,12 @@ _ANSWER_IN = re.compile(
     rf"(?:,?\s+(?P<last>{_STANDING}|please))*$",
     re.IGNORECASE,
 )
+_ANSWER_WITH = re.compile(  # "Please always answer with code examples in TypeScript"
+    rf"^{_PLEASE}(?:(?P<first>{_STANDING}),?\s+{_PLEASE})?(?:answer|reply|respond)\s+with\s+"
+    r"(?P<o>(?:code|examples|sources|links|citations|step|steps|a summary)[\w+# -]{0,40}?)"
+    rf"(?:,?\s+(?P<last>{_STANDING}|please))*$",
+    re.IGNORECASE,
+)
 _DONT = re.compile(
     rf"^{_PLEASE}(?:{_STANDING},?\s+)?(?:don't|do not|never)\s+(?:use|include|add)\s+"
     r"(?P<o>emojis?|emoticons|jargon|bullet points|markdown|tables|code blocks|"
@@ -59,6 +65,8 @@ def answer_style(clause: str, user: str) -> list[Match]:
         style = f"answers {how}" if how.startswith(("to ", "under ")) else f"{how} answers"
     elif (said := _ANSWER_IN.match(text)) is not None and (said["first"] or _standing(text)):
         style = f"answers in {said['o']}"
+    elif (with_ := _ANSWER_WITH.match(text)) is not None and (with_["first"] or _standing(text)):
+        style = f"answers with {with_['o']}"
     elif (dont := _DONT.match(text)) is not None:
         style = f"no {dont['o'].lower()}"
     elif (units := _UNITS.match(text)) is not None:  # "Use metric units please"

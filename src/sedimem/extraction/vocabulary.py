@@ -119,6 +119,7 @@ _PHRASES: dict[str, str] = {
     "written_in": "{s} is written in {o}",
     "built_with": "{s} is built with {o}",
     "hosted_on": "{s} is hosted on {o}",
+    "deploys_to": "{s} deploys to {o}",
     "died": "{s} passed away",
 }
 
@@ -428,7 +429,8 @@ OCCUPATIONS = frozenset(
     cleaner housewife househusband programmer mom dad""".split()
 ) | {"social worker", "police officer", "data scientist", "product manager", "project manager",
      "web developer", "flight attendant", "real estate agent", "stay-at-home mom",
-     "stay-at-home dad", "stay at home mom", "stay at home dad"}  # fmt: skip
+     "stay-at-home dad", "stay at home mom", "stay at home dad", "tech lead", "team lead",
+     "CTO", "CEO", "CFO", "COO", "co-founder", "cofounder"}  # fmt: skip
 
 #: Health conditions (nouns after "I have", adjectives after "I'm").
 CONDITIONS = frozenset(
