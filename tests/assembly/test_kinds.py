@@ -27,7 +27,7 @@ AT = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
         ),
         ("Do I have a driver's license?", {"holds"}),
         ("Which college did my son get into?", {"admitted_to", "attends"}),
-        ("Where am I from?", {"comes_from", "grew_up_in", "moved_from"}),
+        ("Where am I from?", {"comes_from", "grew_up_in", "moved_from", "nationality"}),
         ("What am I studying at school?", {"learning", "studying_for", "admitted_to", "attends"}),
         ("What should I cook tonight?", {"allergic_to", "diet", "does_not_eat"}),
         ("Any dietary restrictions?", {"allergic_to", "diet", "does_not_eat"}),

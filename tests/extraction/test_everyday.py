@@ -383,7 +383,7 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
         ("I like a lot of music, but my favorite band is Rush.", ["ana's favorite band is Rush."]),
         # a faith or an origin is no name ("ana's name is Jewish")
         ("I'm Jewish so I don't eat pork.", ["ana does not eat pork."]),
-        ("I'm Canadian.", []),
+        ("I'm Canadian.", ["ana is Canadian."]),  # a nationality, not a name
         ("I'm Brian.", ["ana's name is Brian."]),
         ("I'm Trish.", ["ana's name is Trish."]),
         ("I work from home tomorrow.", []),

@@ -405,3 +405,27 @@ def test_the_budget_said_without_my(text: str, statements: list[str]) -> None:
 )  # fmt: skip
 def test_a_developers_stack_role_and_answer_style(text: str, statements: list[str]) -> None:
     assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        # what is said of "my wife and I" is said of each of them
+        ("My partner and I are both teachers.",
+         ["ana works as a teacher.", "ana's partner works as a teacher."]),
+        ("My wife and I both work at Google.",
+         ["ana works at Google.", "ana's spouse works at Google."]),
+        ("Yes, my husband and I love hiking.", ["ana likes hiking.", "ana's spouse likes hiking."]),
+        ("My wife Mia and I live in Leeds.",
+         ["ana lives in Leeds.", "ana's spouse is Mia.", "Mia lives in Leeds."]),
+        ("I have a sister who lives in London.",
+         ["ana has one sister.", "ana's sister lives in London."]),
+        # a nationality is said of oneself, apart from where one lives
+        ("I'm Canadian but I've lived in London for 10 years.",
+         ["ana is Canadian.", "ana lives in London."]),
+        ("I'm half Japanese.", ["ana is half Japanese."]),
+        ("I'm Catholic.", []),
+    ],
+)  # fmt: skip
+def test_two_people_at_once_and_nationality(text: str, statements: list[str]) -> None:
+    assert said(text) == statements

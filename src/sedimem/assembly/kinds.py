@@ -75,6 +75,7 @@ KIND_WORDS = {
     "deploys_to": "deploy deployed hosting hosted",
     "uses": "tools software stack",
     "born_in": "born old age birthday",
+    "nationality": "country citizen citizenship nationality passport",
     # "How do I get to work?", "When do I get up?"
     "habit": "routine usually wake bed sleep",
     "marital_status": "married family",
@@ -174,7 +175,7 @@ def named_by_kind(fact: Fact, relations: Sequence[str], kinds_of_pet: Sequence[s
 
 #: "Where am I from?", "Where are you originally from?": every word of the first is a stop
 #: word, so its words ask for nothing; the question's shape does.
-_WHERE_FROM = frozenset({"comes_from", "grew_up_in", "moved_from"})
+_WHERE_FROM = frozenset({"comes_from", "grew_up_in", "moved_from", "nationality"})
 _FROM = re.compile(r"\bwhere\b.*\bfrom\b", re.IGNORECASE)
 
 

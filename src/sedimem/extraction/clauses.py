@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 from sedimem.extraction.sentences import Sentence, split_sentences
+from sedimem.extraction.vocabulary import FAMILY_WORDS
 
 __all__ = [
     "FUNCTION_WORDS",
@@ -186,10 +187,16 @@ def split_clauses(text: str, *, lists: bool = True) -> list[Clause]:
     return out
 
 
+_RELATIVE_ALONE = re.compile(rf"(?:[Mm]y|[Oo]ur) (?:{FAMILY_WORDS})(?: [A-Z][a-z]+)?")
+
+
 def _pieces(text: str) -> list[tuple[int, str]]:
     """``text`` cut at clause separators, each piece with where it starts."""
     pieces, at = [], 0
     for separator in _CLAUSES.finditer(text):
+        piece = _LEAD.sub("", text[at : separator.start()].strip())
+        if _RELATIVE_ALONE.fullmatch(piece) and text[separator.end() :].startswith("I "):
+            continue  # "My husband and I are both vegetarian": one subject of two people
         pieces.append((at, text[at : separator.start()]))
         at = separator.end()
     pieces.append((at, text[at:]))

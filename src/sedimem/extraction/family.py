@@ -9,9 +9,24 @@ import re
 
 from sedimem.extraction.clauses import Match
 from sedimem.extraction.subjects import NOT_NAMES
-from sedimem.extraction.vocabulary import FAMILY, FAMILY_WORDS, PET_WORDS, PETS
+from sedimem.extraction.vocabulary import (
+    FAMILY,
+    FAMILY_WORDS,
+    OCCUPATIONS,
+    PET_WORDS,
+    PETS,
+    third_person,
+)
 
-__all__ = ["MY", "child_ages", "children_named", "family", "relations", "young_children"]
+__all__ = [
+    "MY",
+    "child_ages",
+    "children_named",
+    "each_of_two",
+    "family",
+    "relations",
+    "young_children",
+]
 
 #: "my", or a parent's "our" ("our son" is the speaker's son)
 MY = r"(?:[Mm]y|[Oo]ur)"
@@ -212,3 +227,34 @@ def relations(clause: str, speaker: str) -> list[Match]:
             obj = f"{m['pet'].lower()} named {m['name']}"
             found.append(Match(speaker, "has_pet", obj, "has a", confidence=0.7, dated=False))
     return found
+
+
+# "I have a sister who lives in London"
+_HAVE_WHO = re.compile(
+    rf"^(?P<have>(?:I|[Ww]e) (?:have|'ve got|have got) (?:a|an|one) (?:(?:older|younger|"
+    rf"little|big|twin|step) )?(?P<rel>{FAMILY_WORDS})) who (?P<rest>[a-z].+)$"
+)
+# "My husband and I are both vegetarian", "my wife Mia and I both work at Google"
+_AND_I = re.compile(
+    rf"^(?P<who>{MY} (?:{FAMILY_WORDS})(?: [A-Z][a-z]+)?) and I (?P<be>are |'re )?"
+    r"(?:both |each )?(?P<rest>[a-z].+)$"
+)
+
+
+def each_of_two(clause: str) -> list[str] | None:
+    """A clause that says something of two people, as a clause of each: "I have a sister
+    who lives in London" is "I have a sister" and "my sister lives in London"; "My wife
+    and I both work at Google" is "I work at Google" and "my wife works at Google" ("are
+    both teachers": "am a teacher", "is a teacher"). ``None`` for any other clause."""
+    if who := _HAVE_WHO.match(clause):
+        return [who["have"], f"my {who['rel']} {who['rest']}"]
+    both = _AND_I.match(clause)
+    if both is None:
+        return None
+    rest = both["rest"]
+    if both["be"] and (one := re.fullmatch(r"(?P<w>(?:[\w-]+ )?[a-z]+)s", rest)):
+        rest = f"a {one['w']}" if one["w"].split()[-1] in OCCUPATIONS else rest
+    if both["be"]:
+        return [f"I am {rest}", f"{both['who']} is {rest}"]
+    verb, _, tail = rest.partition(" ")  # "love hiking": "my husband loves hiking"
+    return [f"I {rest}", f"{both['who']} {third_person(verb)} {tail}".strip()]

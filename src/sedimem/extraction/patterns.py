@@ -40,7 +40,14 @@ from sedimem.extraction.clauses import (
     without_company,
 )
 from sedimem.extraction.everyday import go_to, housemate, rather, trying
-from sedimem.extraction.family import MY, child_ages, children_named, relations, young_children
+from sedimem.extraction.family import (
+    MY,
+    child_ages,
+    children_named,
+    each_of_two,
+    relations,
+    young_children,
+)
 from sedimem.extraction.health import body_state
 from sedimem.extraction.identity import aspiration, former, identity, possessions, target_weight
 from sedimem.extraction.jobs import job_facts
@@ -59,7 +66,13 @@ from sedimem.extraction.states import (
     states,
 )
 from sedimem.extraction.subjects import possessive
-from sedimem.extraction.vocabulary import EVENT_VERBS, FAMILY, FAMILY_WORDS, PET_WORDS, alternation
+from sedimem.extraction.vocabulary import (
+    EVENT_VERBS,
+    FAMILY,
+    FAMILY_WORDS,
+    PET_WORDS,
+    alternation,
+)
 
 __all__ = ["SUBJECTLESS", "match_clause"]
 
@@ -86,10 +99,6 @@ _YOUR_ADVICE = re.compile(
     r"told me about|found|picked)\b(?= |$|,)"
 )
 # "I have a sister who lives in London": a relative, and what the clause says of them
-_HAVE_WHO = re.compile(
-    rf"^(?P<have>(?:I|[Ww]e) (?:have|'ve got|have got) (?:a|an|one) (?:(?:older|younger|"
-    rf"little|big|twin|step) )?(?P<rel>{FAMILY_WORDS})) who (?P<rest>[a-z].+)$"
-)
 _PRONOUNS = frozenset({"his", "hers", "theirs", "yours", "mine", "ours", "him", "her", "them"})
 _NOT_A_FAN = re.compile(
     r"^am not (?:really |much of |that |very |too |much )?(?:(?:a (?:big |huge |great )?)?fan of"
@@ -462,11 +471,8 @@ def match_clause(
     chemistry teacher in Ohio, looking for lab ideas"), and that reading wins when the
     whole states nothing or fewer kinds of fact.
     """
-    if who := _HAVE_WHO.match(clause):  # "I have a sister" and "my sister lives in London"
-        return [
-            *match_clause(who["have"], speaker, named=named, dated=dated),
-            *match_clause(f"my {who['rel']} {who['rest']}", speaker, named=named, dated=dated),
-        ]
+    if (told := each_of_two(clause)) is not None:  # "My wife and I both work at Google"
+        return [m for part in told for m in match_clause(part, speaker, named=named, dated=dated)]
     found = _match_whole(clause, speaker, named, dated, job_changed)
     head, comma, aside = clause.partition(", ")
     if comma and aside[:1].islower() and len(head.split()) >= 3:

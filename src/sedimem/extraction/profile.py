@@ -28,16 +28,17 @@ from sedimem.extraction.health import health
 from sedimem.extraction.jobs import job_facts
 from sedimem.extraction.measures import measure, tally
 from sedimem.extraction.vocabulary import (
+    NATIONALITIES,
     OCCUPATIONS,
     OWNED,
     alternation,
+    third_person,
 )
 
 __all__ = [
     "job_facts",
     "match_name",
     "match_profile",
-    "third_person",
 ]
 
 _OCC = alternation(OCCUPATIONS)
@@ -110,17 +111,6 @@ _NAMES_LIKE_BELONGING = frozenset(
     "Brian Ian Julian Adrian Vivian Lillian Jillian Gillian Marian Damian Christian Sebastian "
     "Fabian Dorian Florian Kilian Killian Cian Aidan Ryan Jordan Logan Trish Hamish".split()
 )
-
-
-def third_person(verb: str) -> str:
-    """ "go" -> "goes", "study" -> "studies", "run" -> "runs"."""
-    if verb in ("be", "have", "do", "go"):
-        return {"be": "is", "have": "has", "do": "does", "go": "goes"}[verb]
-    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return verb + "es"
-    if len(verb) > 2 and verb.endswith("y") and verb[-2] not in "aeiou":
-        return verb[:-1] + "ies"
-    return verb + "s"
 
 
 def match_name(clause: str, subject: str) -> list[Match]:
@@ -248,6 +238,12 @@ _ON_A_DIET = re.compile(
 )
 
 
+_NATIONALITY = re.compile(
+    rf"^(?:am|is) (?:originally |proudly )?(?P<half>half[- ])?(?P<o>{alternation(NATIONALITIES)})$",
+    re.I,
+)
+
+
 def _status(rest: str, subject: str) -> list[Match]:
     """ "I'm retired", "I'm married", "I grew up on a farm", "I'm afraid of dogs"."""
     kids = _WITH_KIDS.search(rest)  # "I'm married with three kids"
@@ -260,6 +256,9 @@ def _status(rest: str, subject: str) -> list[Match]:
     changed = _STATUS_CHANGED.match(rest)
     if changed:
         return [Match.of(subject, "marital_status", changed["o"])]
+    if nationality := _NATIONALITY.match(rest):  # "I'm Canadian (but I live in London)"
+        half = "half " if nationality["half"] else ""
+        return [Match.of(subject, "nationality", half + nationality["o"].title(), 0.7)]
     origin = _ORIGIN.match(rest)
     if origin:
         obj = object_of(origin["o"])

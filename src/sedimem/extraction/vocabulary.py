@@ -21,6 +21,8 @@ from typing import Literal
 
 __all__ = [
     "CARS",
+    "NATIONALITIES",
+    "third_person",
     "EVENT_VERBS",
     "FAMILY",
     "FAMILY_WORDS",
@@ -120,6 +122,7 @@ _PHRASES: dict[str, str] = {
     "built_with": "{s} is built with {o}",
     "hosted_on": "{s} is hosted on {o}",
     "deploys_to": "{s} deploys to {o}",
+    "nationality": "{s} is {o}",
     "died": "{s} passed away",
 }
 
@@ -471,3 +474,28 @@ def describe() -> str:
         f"Single-valued (one value at a time; a new value replaces the old): {', '.join(single)}. "
         f"Multi-valued (values accumulate): {', '.join(many)}."
     )
+
+
+def third_person(verb: str) -> str:
+    """ "go" -> "goes", "study" -> "studies", "run" -> "runs"."""
+    if verb in ("be", "have", "do", "go"):
+        return {"be": "is", "have": "has", "do": "does", "go": "goes"}[verb]
+    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if len(verb) > 2 and verb.endswith("y") and verb[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+#: Nationalities one says one is ("I'm Canadian"): ``nationality`` (where one lives or was
+#: born is another fact). Religions and ethnicities are not listed: not for a memory to file.
+NATIONALITIES = frozenset(
+    """American Canadian Mexican Brazilian Argentinian Argentine Chilean Colombian Peruvian
+    Venezuelan Cuban British English Scottish Welsh Irish French German Italian Spanish
+    Portuguese Dutch Belgian Swiss Austrian Swedish Norwegian Danish Finnish Icelandic Polish
+    Czech Slovak Hungarian Romanian Bulgarian Greek Turkish Ukrainian Russian Serbian
+    Croatian Israeli Egyptian Moroccan Nigerian Kenyan Ghanaian Ethiopian South-African
+    Chinese Japanese Korean Vietnamese Thai Filipino Indonesian Malaysian Singaporean
+    Pakistani Bangladeshi Nepali Iranian Iraqi Lebanese Syrian Saudi Emirati Australian
+    Kiwi Indian Jamaican Haitian Dominican Ecuadorian Taiwanese""".split()
+) | {"New Zealander", "South African"}  # fmt: skip
