@@ -429,3 +429,15 @@ def test_a_developers_stack_role_and_answer_style(text: str, statements: list[st
 )  # fmt: skip
 def test_two_people_at_once_and_nationality(text: str, statements: list[str]) -> None:
     assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        ("My kids go to Lincoln Elementary.", ["ana's kids attend Lincoln Elementary."]),
+        ("My son goes to Roosevelt High.", ["ana's son attends Roosevelt High."]),
+        ("I went to high school in Ohio.", ["ana went to high school in Ohio."]),
+    ],
+)  # fmt: skip
+def test_a_school_by_its_name_alone(text: str, statements: list[str]) -> None:
+    assert said(text) == statements

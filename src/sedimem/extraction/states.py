@@ -28,8 +28,10 @@ __all__ = ["BEING", "NOW", "SCHOOL", "home_in", "pet_subject", "plural_subject",
 NOW = re.compile(r"\s+(?:right now|at the moment|currently|these days|nowadays)$", re.I)
 #: A school one attends: "hairdresser school", "Auburn University", "the University of Oslo"
 SCHOOL = (
-    r"(?:the )?(?:(?-i:[A-Z][\w.'&-]*) (?:of )?){0,4}(?:(?!back\b|to\b|the\b)[\w-]+ ){0,2}"
+    r"(?:(?:the )?(?:(?-i:[A-Z][\w.'&-]*) (?:of )?){0,4}(?:(?!back\b|to\b|the\b)[\w-]+ ){0,2}"
     r"(?:school|college|university|academy|institute)"
+    # "Lincoln Elementary", "Roosevelt High": a school by its name alone
+    r"|(?-i:(?:[A-Z][\w.'&-]* ){1,3}(?:Elementary|High|Middle|Prep)))"
 )
 #: "being still", "being outdoors", "being a mom": what one likes being; not "being able to",
 #: "being there" (for someone), whose thing is elsewhere
