@@ -441,3 +441,22 @@ def test_two_people_at_once_and_nationality(text: str, statements: list[str]) ->
 )  # fmt: skip
 def test_a_school_by_its_name_alone(text: str, statements: list[str]) -> None:
     assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        # a pet's name said after it is its name
+        ("I adopted a cat last weekend, her name is Pixel.",
+         ["ana has a cat named Pixel.", "ana adopted a cat named Pixel."]),
+        ("We got a dog. His name is Max.", ["ana has a dog named Max."]),
+        ("I met a woman, her name is Ann.", ["ana met a woman."]),
+        # a pet said with "a" is its owner's: the clause's subject, not always the speaker
+        ("My sister has a dog named Sue.", ["ana's sister has a dog named Sue."]),
+        ("My sister has a dog, her name is Sue.", ["ana's sister has a dog named Sue."]),
+        ("Tom has a dog named Rex.", []),
+        ("I have a dog named Rex.", ["ana has a dog named Rex."]),
+    ],
+)  # fmt: skip
+def test_a_pets_name_and_whose_pet_it_is(text: str, statements: list[str]) -> None:
+    assert said(text) == statements

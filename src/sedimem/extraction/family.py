@@ -24,6 +24,7 @@ __all__ = [
     "children_named",
     "each_of_two",
     "family",
+    "pet_named",
     "relations",
     "young_children",
 ]
@@ -211,6 +212,12 @@ _PET_NAMED = re.compile(
 _PET_MINE = re.compile(rf"\b{MY} (?:\w+ )?(?P<pet>{PET_WORDS}),? (?P<name>[A-Z][a-z]+)\b")
 
 
+_SOMEONE_ELSE = re.compile(
+    rf"^(?:{MY} (?:{FAMILY_WORDS})(?: [A-Z][a-z]+)?|(?!I\b|We\b)[A-Z][a-z]+) (?:has|had|got|gets|"
+    r"adopted|bought|owns|rescued|took in)\b"
+)
+
+
 def relations(clause: str, speaker: str) -> list[Match]:
     """ "my daughter Maya", "a dog named Rex", "my cat Tom": who belongs to the speaker."""
     found: list[Match] = []
@@ -222,7 +229,12 @@ def relations(clause: str, speaker: str) -> list[Match]:
                     speaker, predicate, m["name"], f"has a {m['rel']},", confidence=0.7, dated=False
                 )
             )
+    # "my sister has a dog named Sue", "Tom got a cat named Rex": a pet said with "a" is
+    # its owner's, the clause's subject (only "my dog Rex" is the speaker's whatever the subject)
+    someone_else = _SOMEONE_ELSE.match(clause) is not None
     for m in [*_PET_NAMED.finditer(clause), *_PET_MINE.finditer(clause)]:
+        if someone_else and not re.match(r"(?i:my|our)\b", m[0]):
+            continue
         if m["name"] not in NOT_NAMES:
             obj = f"{m['pet'].lower()} named {m['name']}"
             found.append(Match(speaker, "has_pet", obj, "has a", confidence=0.7, dated=False))
@@ -258,3 +270,18 @@ def each_of_two(clause: str) -> list[str] | None:
         return [f"I am {rest}", f"{both['who']} is {rest}"]
     verb, _, tail = rest.partition(" ")  # "love hiking": "my husband loves hiking"
     return [f"I {rest}", f"{both['who']} {third_person(verb)} {tail}".strip()]
+
+
+# "I adopted a cat last weekend, her name is Pixel", "We got a dog. His name is Max."
+_NAME_AFTER_PET = re.compile(
+    rf"(?P<pet>\b(?:a|an|my|our|new)\s+(?:\w+\s+)?(?:{PET_WORDS}))(?P<mid>[^.!?,]{{0,40}}?)"
+    r"(?:,\s*(?:and\s+)?|[.!]\s+)(?:[Hh]er|[Hh]is|[Ii]ts)\s+name(?:'s|\s+is)\s+"
+    r"(?P<name>[A-Z][a-z]+)\b"
+)
+
+
+def pet_named(text: str) -> str:
+    """``text`` with a pet's name said after it moved beside it, as "a cat named Pixel" is
+    read ("I adopted a cat last weekend, her name is Pixel": "I adopted a cat named Pixel
+    last weekend")."""
+    return _NAME_AFTER_PET.sub(r"\g<pet> named \g<name>\g<mid>", text)

@@ -34,6 +34,7 @@ from sedimem.extraction.casual import as_written
 from sedimem.extraction.changes import JOB_CHANGED
 from sedimem.extraction.clauses import Clause, Match, split_clauses, stated_object
 from sedimem.extraction.dates import DateMention, find_dates
+from sedimem.extraction.family import pet_named
 from sedimem.extraction.patterns import SUBJECTLESS, match_clause
 from sedimem.extraction.vocabulary import (
     FAMILY,
@@ -229,7 +230,7 @@ def extract_statements(
     seen: set[tuple[str, str, str, bool]] = set()
     named: set[str] = set(people)
     job_changed = False  # "I changed jobs, I'm at Spotify now": the next clause's employer
-    text = text[:MAX_READ_CHARS] if assistant else as_written(text[:MAX_READ_CHARS])
+    text = text[:MAX_READ_CHARS] if assistant else pet_named(as_written(text[:MAX_READ_CHARS]))
     sentence: object = None
     mentioned: set[str] = set()  # the known people the sentence named so far
     previous = ""  # the clause before, in the same sentence
