@@ -460,3 +460,29 @@ def test_a_school_by_its_name_alone(text: str, statements: list[str]) -> None:
 )  # fmt: skip
 def test_a_pets_name_and_whose_pet_it_is(text: str, statements: list[str]) -> None:
     assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        # a student's year is no job; the school and what one studies are facts
+        ("I'm a sophomore at NYU studying computer science.",
+         ["ana is a sophomore.", "ana attends NYU.", "ana is learning computer science."]),
+        ("I'm a senior engineer at Google.",
+         ["ana works as a senior engineer.", "ana works at Google."]),
+        # a habit of working somewhere names the employer
+        ("I work part-time at Starbucks on weekends.",
+         ["ana works part-time at Starbucks on weekends.", "ana works at Starbucks."]),
+        ("I work from home on Fridays.", ["ana works from home on Fridays."]),
+        # medications in a list, an event after "since", grandchildren by name
+        ("I take lisinopril and metformin every morning.",
+         ["ana takes lisinopril.", "ana takes metformin."]),
+        ("I'm 72 and I live alone since my wife died.",
+         ["ana is 72 years old.", "ana is living alone.", "ana's spouse passed away."]),
+        ("I died laughing.", []),
+        ("I have two grandchildren, Emma and Jack.",
+         ["ana has 2 grandchildren.", "ana's grandchild is Emma.", "ana's grandchild is Jack."]),
+    ],
+)  # fmt: skip
+def test_a_students_and_a_retirees_chat(text: str, statements: list[str]) -> None:
+    assert said(text) == statements

@@ -88,7 +88,9 @@ _CLAUSES = re.compile(
     r"|,?\s+and\s+(?=(?:will|shall|won't|am\s+going\s+to|gonna)\b)"
     # "my daughter has a peanut allergy so nothing with nuts please", "I'm a PhD student at
     # Stanford so my days are long": what follows is a consequence (or a request) of its own
-    r"|\s+so\s+(?=(?:I|we|he|she|they|my|our|nothing|no|please)\b)",
+    r"|\s+so\s+(?=(?:I|we|he|she|they|my|our|nothing|no|please)\b)"
+    # "I live alone since my wife died": what happened is a clause of its own
+    r"|\s+since\s+(?=(?:my|our)\b)",
     re.IGNORECASE,
 )
 _LEAD = re.compile(

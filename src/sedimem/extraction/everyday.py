@@ -39,6 +39,7 @@ _MEDICINE = alternation(MEDICINES)
 
 _MEDICATION = re.compile(
     rf"^(?:take|takes|am taking|am on|is on|is taking) (?:daily |some )?(?P<med>{_MEDICINE})"
+    rf"(?:(?:,| and|, and) (?P<med2>{_MEDICINE}))?"  # "lisinopril and metformin"
     r"(?: (?:every|each|twice|once|daily)\b[\w ]*?)?"
     r"(?: for (?:my |his |her |the )?(?P<cond>[a-z][\w' -]{1,30}?))?$",
     re.IGNORECASE,
@@ -244,7 +245,8 @@ def _health(rest: str, subject: str) -> list[Match]:
     surgery."""
     medication = _MEDICATION.match(rest)
     if medication:
-        out = [Match.of(subject, "takes", medication["med"].lower(), 0.7)]
+        meds = [m for m in (medication["med"], medication["med2"]) if m]
+        out = [Match.of(subject, "takes", med.lower(), 0.7) for med in meds]
         condition = (medication["cond"] or "").lower()
         if condition and not bad_object(condition):
             out.append(Match.of(subject, "has_condition", condition, 0.6))

@@ -95,8 +95,9 @@ def family(rest: str, subject: str) -> list[Match]:
     ages = [(n["name"], n["age"]) for n in named if n is not None and n["age"]]
     singular = thing[:-1] if thing.endswith("s") and thing[:-1] in PETS else thing
     out: list[Match] = []
-    if thing in ("grandkids", "grandchildren"):  # "I have three grandchildren"
-        return [Match.of(subject, "number_of_grandchildren", str(count))]
+    if thing in ("grandkids", "grandchildren"):  # "I have two grandchildren, Emma and Jack"
+        grandchildren = [Match.of(subject, "grandchild", name) for name in names]
+        return [Match.of(subject, "number_of_grandchildren", str(count)), *grandchildren]
     if thing == "siblings":  # "I have four siblings"
         return [Match.of(subject, "number_of_siblings", str(count))]
     children = thing in ("kids", "children", "boys", "girls")

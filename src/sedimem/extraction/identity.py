@@ -26,7 +26,7 @@ from sedimem.extraction.clauses import Match, bad_object, object_of, stated_obje
 from sedimem.extraction.subjects import possessive
 from sedimem.extraction.vocabulary import OCCUPATIONS
 
-__all__ = ["aspiration", "former", "identity", "possessions", "target_weight"]
+__all__ = ["school_year", "aspiration", "former", "identity", "possessions", "target_weight"]
 
 # Head nouns that name a person without an agent ending.
 _PEOPLE = frozenset(
@@ -106,6 +106,29 @@ _ENROLLED = re.compile(
     r"|law\s+school|nursing\s+school)$",
     re.IGNORECASE,
 )
+
+
+_SCHOOL_YEAR = re.compile(
+    r"^am\s+an?\s+(?P<y>freshman|sophomore|junior|senior)(?:\s+student)?\s+(?:at|in)\s+"
+    r"(?P<at>(?-i:[A-Z])[\w&.'-]*(?:\s+(?-i:[A-Z])[\w&.'-]*){0,3})"
+    r"(?:,?\s+(?:studying|majoring\s+in)\s+(?P<what>[a-z][\w -]{1,30}))?$",
+    re.IGNORECASE,
+)
+
+
+def school_year(rest: str, subject: str) -> list[Match]:
+    """ "am a sophomore at NYU studying computer science": a student there (no job), and
+    what one studies."""
+    year = _SCHOOL_YEAR.match(rest)
+    if year is None:
+        return []
+    found = [
+        Match(subject, "status", f"a {year['y'].lower()}", "is", confidence=0.7),
+        Match(subject, "attends", year["at"], "attends", confidence=0.7),
+    ]
+    if year["what"] and not bad_object(year["what"]):
+        found.append(Match(subject, "learning", year["what"], "is learning", confidence=0.6))
+    return found
 
 
 def identity(rest: str, subject: str) -> list[Match]:

@@ -18,6 +18,7 @@ _WHOSE = re.compile(r"^(?:her|his|their|my|our|your|its)\b", re.IGNORECASE)
 _DOING = re.compile(r"^\w+ing (?:a|an|the|my|some|with|for|on|at|to|in)\b", re.IGNORECASE)
 # "a dog mom", "a soccer dad": who one is, no job
 _KIND_OF_PARENT = re.compile(r"^(?:\w+ ){1,2}(?:mom|dad|mum|mother|father|parent)$", re.IGNORECASE)
+_SCHOOL_YEAR = re.compile(r"^(?:freshman|sophomore|junior|senior)(?: student)?$", re.I)
 # "I've been a fan for years", "I'm a regular there": how one stands to a thing, no job
 _NO_JOB = re.compile(
     r"^(?:\w+ )?(?:fan|fanatic|member|customer|client|patient|believer|regular)$", re.I
@@ -43,6 +44,9 @@ def job_facts(
         # is, or a doing, not a job: nothing of the clause is a job fact
         if _WHOSE.match(occupation) or _DOING.match(occupation) or _NO_JOB.match(occupation):
             return []
+        if _SCHOOL_YEAR.match(occupation):  # "a sophomore at NYU": a student, no job
+            school = [Match.of(subject, "attends", org.strip(), 0.7)] if org else []
+            return [Match.of(subject, "status", f"a {occupation.lower()}", 0.7), *school]
         if _KIND_OF_PARENT.match(occupation) and not org:
             return [Match.of(subject, "status", f"a {occupation}", 0.6)]
         if not bad_object(occupation):

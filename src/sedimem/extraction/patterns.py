@@ -361,7 +361,9 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
         m = re.match(pattern, rest, re.IGNORECASE)
         if m is None:
             continue
-        if predicate == "died":
+        if predicate == "died":  # of someone else: "I died laughing" is no news
+            if first and "'s " not in subject:  # (relatives in the plural read as "I")
+                return []
             return [Match(subject, predicate, None, surface, confidence=confidence)]
         many = predicate in ("likes", "dislikes", "prefers")
         items = listed(m["o"], 6) if many else []

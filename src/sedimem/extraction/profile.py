@@ -25,6 +25,7 @@ from sedimem.extraction.clauses import (
 from sedimem.extraction.everyday import everyday
 from sedimem.extraction.family import family
 from sedimem.extraction.health import health
+from sedimem.extraction.identity import school_year
 from sedimem.extraction.jobs import job_facts
 from sedimem.extraction.measures import measure, tally
 from sedimem.extraction.vocabulary import (
@@ -336,6 +337,9 @@ def _base(gerund: str) -> str | None:
     return None
 
 
+_AT_WORK = re.compile(r"\bat (?P<org>(?-i:[A-Z])[\w&'.-]*(?: (?-i:[A-Z])[\w&'.-]*){0,3})")
+
+
 def _habit(rest: str, subject: str) -> list[Match]:
     usual = _FREQUENCY.search(rest) is None and _USUALLY.search(rest) is not None
     if not usual and not _FREQUENCY.search(rest):
@@ -356,6 +360,9 @@ def _habit(rest: str, subject: str) -> list[Match]:
     if usual and "," in tail:
         return []
     habit = [Match.of(subject, "habit", f"{third_person(m['v'])} {tail}".strip(), 0.7)]
+    employer = _AT_WORK.search(tail) if m["v"] == "work" else None
+    if employer:  # "I work part-time at Starbucks on weekends": the employer too
+        habit.append(Match.of(subject, "works_at", employer["org"], 0.6))
     vehicle = _THING_VERBS.get(m["v"])  # "drive a Civic to work every day": drives a Civic
     if vehicle in _VEHICLE_VERBS and re.match(r"^an? ", tail):
         kept = _FREQUENCY.sub("", thing_of(tail, places=True)).strip(" ,")
@@ -490,8 +497,8 @@ def match_profile(rest: str, subject: str, *, dated: bool = False) -> list[Match
     if dated and lived:  # "I've lived in Chicago since 2015": the date was cut; still there
         return [Match.of(subject, "lives_in", lived["place"], 0.8)]
     readers = (
-        health, everyday, family, measure, tally, _status, _occupation, _standing_negation,
-        _habit, _has_thing,
+        school_year, health, everyday, family, measure, tally, _status, _occupation,
+        _standing_negation, _habit, _has_thing,
     )  # fmt: skip
     for reader in (*readers, _things):
         found = reader(rest, subject)

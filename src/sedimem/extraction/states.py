@@ -47,8 +47,8 @@ def states(verb_s: str) -> list[tuple[str, str, str, float]]:
     """The rules of this module as ``(pattern, predicate, surface, confidence)``, for a
     clause whose verbs take ``verb_s`` ("" in the first person, "s" in the third)."""
     return [
-        (r"^(?:passed away|(?:am|is) (?:deceased|dead|no longer alive))\b", "died", "passed away",
-         0.7),
+        (r"^(?:passed away|died|(?:am|is) (?:deceased|dead|no longer alive))\b", "died",
+         "passed away", 0.7),
         # "I live on a farm", "I live near the beach": where, told by what it is near or on
         (rf"^live{verb_s} (?P<o>(?:(?:near|under|beside|close to|next to|outside)"
          r" (?:a |an |the )?|by the |on (?:a |an |the )(?=(?:[\w-]+ )?(?:farm|ranch|island|boat|"
