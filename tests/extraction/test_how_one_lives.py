@@ -486,3 +486,23 @@ def test_a_pets_name_and_whose_pet_it_is(text: str, statements: list[str]) -> No
 )  # fmt: skip
 def test_a_students_and_a_retirees_chat(text: str, statements: list[str]) -> None:
     assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        # every item of a list is kept: an allergy left out is a risk
+        ("I'm allergic to peanuts, shellfish and eggs.",
+         ["ana is allergic to peanuts.", "ana is allergic to shellfish.",
+          "ana is allergic to eggs."]),
+        ("I'm afraid of spiders, heights and clowns.",
+         ["ana is afraid of spiders.", "ana is afraid of heights.", "ana is afraid of clowns."]),
+        ("I'm allergic to cats, which is sad.", ["ana is allergic to cats."]),
+        # how well one speaks is no part of the language
+        ("I speak fluent Spanish and some French.", ["ana speaks Spanish.", "ana speaks French."]),
+        ("I speak English, Hindi and a bit of Tamil.",
+         ["ana speaks English.", "ana speaks Hindi.", "ana speaks Tamil."]),
+    ],
+)  # fmt: skip
+def test_every_item_of_a_list(text: str, statements: list[str]) -> None:
+    assert said(text) == statements

@@ -315,10 +315,16 @@ def listed(raw: str, max_words: int = 4) -> list[str]:
     return items
 
 
+_COMMA_LIST = re.compile(r"^[\w' -]+(?:,\s*[\w' -]+)*,?\s+(?:and|or)\s+[\w' -]+\b")
+_LIST_END = re.compile(_OBJECT_END.pattern.replace(r"\s*(?:,|", r"\s*(?:", 1), re.IGNORECASE)
+
+
 def items_of(raw: str, max_words: int) -> list[str]:
     """The items of "a, b and c", "a and b", "a or b" or a single "a" (each short)."""
     text = raw.strip().rstrip(".!")
-    cut = _OBJECT_END.search(text)
+    # a list's commas are no end of it: "peanuts, shellfish and eggs"
+    listed = _COMMA_LIST.match(text) is not None
+    cut = (_LIST_END if listed else _OBJECT_END).search(text)
     text = text[: cut.start()] if cut else text
     parts = [p.strip(" ,") for p in re.split(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", text)]
     parts = [re.sub(r"^(?:also|both|all)\s+", "", p) for p in parts if p]

@@ -420,6 +420,13 @@ def _used(obj: str) -> list[str]:
     return [p for p in re.split(r" and | on (?=(?-i:[A-Z])|my )", obj) if p]
 
 
+_HOW_WELL = re.compile(
+    r"\b(?:fluent|native|basic|conversational|broken|rusty|decent|some|a (?:bit|little) of|"
+    r"a little)\s+",
+    re.IGNORECASE,
+)
+
+
 def _things(rest: str, subject: str) -> list[Match]:
     verbs = "|".join(sorted(_THING_VERBS, key=len, reverse=True))
     m = re.match(rf"^(?:also |mostly |still )?(?P<v>{verbs})s? (?P<o>.+)$", rest)
@@ -434,7 +441,8 @@ def _things(rest: str, subject: str) -> list[Match]:
     if predicate == "uses":
         return [Match.of(subject, "uses", o) for o in _used(obj)]
     if predicate == "speaks":  # "French and German", "English, Hindi and a bit of Tamil"
-        return [Match.of(subject, "speaks", o, 0.7) for o in items_of(m["o"], 5) or [obj]]
+        spoken = _HOW_WELL.sub("", m["o"])  # "fluent Spanish and some French": both spoken
+        return [Match.of(subject, "speaks", o, 0.7) for o in items_of(spoken, 5) or [obj]]
     out = [Match.of(subject, predicate, obj, 0.6)]
     place = re.search(rf" in {_PLACE}$", said)
     if predicate == "teaches" and place:
