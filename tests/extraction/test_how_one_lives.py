@@ -506,3 +506,22 @@ def test_a_students_and_a_retirees_chat(text: str, statements: list[str]) -> Non
 )  # fmt: skip
 def test_every_item_of_a_list(text: str, statements: list[str]) -> None:
     assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        ("I'm allergic to nuts and dairy.", ["ana is allergic to nuts.", "ana is allergic to dairy."]),
+        ("I'm vegan and gluten-free.", ["ana is vegan.", "ana does not eat gluten."]),
+        ("I play tennis, golf and chess.", ["ana plays tennis.", "ana plays golf.", "ana plays chess."]),
+        ("I play the guitar and the piano.", ["ana plays guitar.", "ana plays piano."]),
+        ("I play guitar and sing.", ["ana plays guitar."]),  # singing is played by nobody
+        ("I use Python, Go and Rust.", ["ana uses Python.", "ana uses Go.", "ana uses Rust."]),
+        ("I collect all kinds of things, like old signs, furniture, and clothes.",
+         ["ana collects old signs.", "ana collects furniture.", "ana collects clothes."]),
+    ],
+)  # fmt: skip
+def test_lists_of_what_one_plays_uses_collects_or_cannot_eat(
+    text: str, statements: list[str]
+) -> None:
+    assert said(text) == statements

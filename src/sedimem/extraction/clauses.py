@@ -405,8 +405,8 @@ def thing_of(obj: str, *, places: bool = False) -> str:
 
 _CONTINUED = re.compile(
     r",?\s+and\s+(?=(?:also\s+)?(?:(?P<adj>allergic|vegetarian|vegan|pescatarian|based|"
-    r"lactose|gluten|dairy|soy|sugar)|(?:weigh|run|live|work|have|love|like|enjoy|hate|prefer|"
-    r"play|drive|own|"
+    r"(?:lactose|gluten|dairy|soy|sugar)(?=[- ]?(?:free|intolerant|sensitive)))|"
+    r"(?:weigh|run|live|work|have|love|like|enjoy|hate|prefer|play|drive|own|"
     r"use|teach|climb|swim|cook|hike|walk|go|practice|practise|meditate|study|don't|do not|"
     r"never|am|want|just|got|was|recently|started|quit)\b)|"
     r"(?P<count>(?:two|three|four|five|six|\d{1,2}|an?) (?:\w+ )?"

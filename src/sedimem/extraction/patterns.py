@@ -112,6 +112,7 @@ _ADVERBS = (
     r"officially|truly|absolutely|definitely|so|always|both|all|mostly|currently|more)\s+)*"
 )
 _NAME = r"[A-Z][a-z]+(?: [A-Z][a-z]+)?"
+_NOT_PLAYED = frozenset("sing dance write draw paint cook read run swim act".split())
 # "a huge Lakers fan", not "a huge fan" (of nothing named)
 _A_FAN = r"an? (?:big |huge )?(?!(?:big|huge|great|real|true|massive|avid|lifelong) fan\b)"
 _FIRST = re.compile(
@@ -365,11 +366,13 @@ def _state(rest: str, subject: str, first: bool) -> list[Match]:
             if first and "'s " not in subject:  # (relatives in the plural read as "I")
                 return []
             return [Match(subject, predicate, None, surface, confidence=confidence)]
-        many = predicate in ("likes", "dislikes", "prefers")
+        many = predicate in ("likes", "dislikes", "prefers", "plays")
         items = listed(m["o"], 6) if many else []
         if many and not items and " and " in m["o"] and "," not in m["o"]:
             items = items_of(m["o"], 3)
-        if len(items) > 1:
+        if len(items) > 1:  # ("plays the piano and the violin": each without "the")
+            if predicate == "plays":  # "guitar and sing": singing is no instrument
+                items = [i.removeprefix("the ") for i in items if i not in _NOT_PLAYED]
             return [
                 Match(subject, predicate, item, surface, confidence=confidence)
                 for item in _infinitives(items)

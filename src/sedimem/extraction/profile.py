@@ -436,6 +436,11 @@ def _things(rest: str, subject: str) -> list[Match]:
     if obj is None:
         return []
     predicate = _THING_VERBS[m["v"]]
+    # "tennis, golf and chess"; "all kinds of things, like old signs, furniture and clothes":
+    # the examples are the things
+    examples = re.split(r",? (?:like|such as|including) ", m["o"], maxsplit=1)[-1]
+    if predicate in ("plays", "collects", "uses") and len(items := items_of(examples, 4)) > 1:
+        return [Match.of(subject, predicate, item, 0.6) for item in items]
     said = obj  # "teaches math at a high school in Austin": where one lives, too
     obj = thing_of(obj, places=predicate in _VEHICLE_VERBS)
     if predicate == "uses":
