@@ -511,9 +511,11 @@ def test_every_item_of_a_list(text: str, statements: list[str]) -> None:
 @pytest.mark.parametrize(
     ("text", "statements"),
     [
-        ("I'm allergic to nuts and dairy.", ["ana is allergic to nuts.", "ana is allergic to dairy."]),
+        ("I'm allergic to nuts and dairy.",
+         ["ana is allergic to nuts.", "ana is allergic to dairy."]),
         ("I'm vegan and gluten-free.", ["ana is vegan.", "ana does not eat gluten."]),
-        ("I play tennis, golf and chess.", ["ana plays tennis.", "ana plays golf.", "ana plays chess."]),
+        ("I play tennis, golf and chess.",
+         ["ana plays tennis.", "ana plays golf.", "ana plays chess."]),
         ("I play the guitar and the piano.", ["ana plays guitar.", "ana plays piano."]),
         ("I play guitar and sing.", ["ana plays guitar."]),  # singing is played by nobody
         ("I use Python, Go and Rust.", ["ana uses Python.", "ana uses Go.", "ana uses Rust."]),
