@@ -527,3 +527,17 @@ def test_lists_of_what_one_plays_uses_collects_or_cannot_eat(
     text: str, statements: list[str]
 ) -> None:
     assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        ("I have a dog, a cat and two fish.",
+         ["ana has a dog.", "ana has a cat.", "ana has 2 fish."]),
+        ("I have three puppies.", ["ana has 3 puppies."]),
+        ("I have a sister, two brothers and a dog.",
+         ["ana has one sister.", "ana has 2 brothers.", "ana has a dog."]),
+    ],
+)  # fmt: skip
+def test_pets_and_relatives_counted_in_one_list(text: str, statements: list[str]) -> None:
+    assert said(text) == statements

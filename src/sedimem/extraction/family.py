@@ -41,6 +41,8 @@ _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
 _COUNT = r"(?P<n>\d{1,2}|" + "|".join(_COUNTS) + ")"
 
 
+_SEVERAL = re.compile(r"^(?:have|has) (?P<items>.+,.+)$")
+_COUNTED_ITEM = re.compile(rf"^{_COUNT} (?:[\w-]+ )?(?:{PET_WORDS}|{FAMILY_WORDS})s?$")
 # the relatives whose number is worth noting ("I have a boyfriend" is no count of them)
 _COUNTED = frozenset({"sister", "brother", "son", "daughter", "child"})
 
@@ -74,6 +76,10 @@ _NONE_NAMES = {"kids": "children", "grandkids": "grandchildren"}
 
 
 def family(rest: str, subject: str) -> list[Match]:
+    several = _SEVERAL.match(rest)  # "have a dog, a cat and two fish": each counted
+    items = re.split(r",\s*(?:and\s+)?|\s+and\s+", several["items"]) if several else []
+    if len(items) > 1 and all(_COUNTED_ITEM.match(item) for item in items):
+        return [m for item in items for m in family(f"have {item}", subject)]
     none = _NONE_OF.match(rest)
     if none:
         things = _NONE_NAMES.get(none["thing"], none["thing"])
@@ -94,6 +100,8 @@ def family(rest: str, subject: str) -> list[Match]:
     names = [n["name"] for n in named if n is not None]
     ages = [(n["name"], n["age"]) for n in named if n is not None and n["age"]]
     singular = thing[:-1] if thing.endswith("s") and thing[:-1] in PETS else thing
+    if thing.endswith("ies") and f"{thing[:-3]}y" in PETS:  # "puppies"
+        singular = f"{thing[:-3]}y"
     out: list[Match] = []
     if thing in ("grandkids", "grandchildren"):  # "I have two grandchildren, Emma and Jack"
         grandchildren = [Match.of(subject, "grandchild", name) for name in names]
@@ -111,8 +119,8 @@ def family(rest: str, subject: str) -> list[Match]:
         out.extend(Match.of(subject, relation, name) for name in names)
         out.extend(Match.of(name, "age", age, 0.7) for name, age in ages)  # "Maya (7)"
         return out
-    if count > 1:
-        out.append(Match.of(subject, f"number_of_{singular}s", str(count)))
+    if count > 1:  # "two fish", "three puppies"
+        out.append(Match.of(subject, f"number_of_{plural_of(singular)}", str(count)))
     if names:
         out.extend(Match.of(subject, "has_pet", f"{singular} named {name}") for name in names)
     elif count == 1:
@@ -286,3 +294,10 @@ def pet_named(text: str) -> str:
     read ("I adopted a cat last weekend, her name is Pixel": "I adopted a cat named Pixel
     last weekend")."""
     return _NAME_AFTER_PET.sub(r"\g<pet> named \g<name>\g<mid>", text)
+
+
+def plural_of(pet: str) -> str:
+    """ "cat" -> "cats", "puppy" -> "puppies", "fish" -> "fish"."""
+    if pet in ("fish", "sheep", "goldfish"):
+        return pet
+    return f"{pet[:-1]}ies" if pet.endswith("y") and pet[-2:-1] not in "aeiou" else f"{pet}s"
