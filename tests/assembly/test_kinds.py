@@ -3,7 +3,7 @@ the search."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -165,3 +165,33 @@ async def test_news_of_a_relative_told_by_name_in_a_later_session(tmp_path: Path
         context = await memory.assemble("Is my wife expecting?", sam.with_session("c"), 200)
         facts = [i.text for i in context.report.included if i.tier == "facts"]
         assert {"sam's spouse is Priya.", "Priya has a pregnancy."} <= set(facts), facts
+
+
+async def test_a_trip_planned_answers_where_one_travels(tmp_path: Path) -> None:
+    """ "Where am I traveling this summer?" shares no word with "dana is planning a trip to
+    Portugal": a plan is the kind of fact travel asks for."""
+    dana = Scope(tenant="t", user="dana")
+    said = [
+        "Hi, I'm Dana. I'm a pediatric nurse at Boston Children's and I live in Somerville.",
+        "I'm allergic to peanuts, shellfish and eggs.",
+        "My husband Raj is a software engineer at HubSpot. We have two kids, Aria (6) and Leo (3).",
+        "I play the cello in a community orchestra and I run 5k every Saturday.",
+        "We have a golden retriever named Mango.",
+        "I'm training for the Boston Marathon in April.",
+        "My mom lives with us since her hip surgery.",
+        "I drive a Subaru Outback.",
+        "I'm trying to cut down on caffeine.",
+        "We're planning a trip to Portugal in June.",
+    ]
+    start = datetime(2025, 2, 1, 18, tzinfo=UTC)
+    async with await Memory.open(f"sqlite:///{tmp_path}/m.db") as memory:
+        for n, text in enumerate(said):  # a session each, the assistant answering
+            at = start + timedelta(days=3 * n)
+            user = {"role": "user", "content": text, "timestamp": at}
+            reply = {"role": "assistant", "content": "Thanks for sharing! Anything else I can "
+                     "help with today?", "timestamp": at + timedelta(minutes=1)}  # fmt: skip
+            await memory.ingest([user, reply], dana.with_session(f"s{n}"))
+        question = "Where am I traveling this summer?"
+        context = await memory.assemble(question, dana.with_session("x"), 250)
+        facts = [i.text for i in context.report.included if i.tier == "facts"]
+        assert "dana is planning a trip to Portugal." in facts, facts

@@ -291,7 +291,7 @@ async def test_an_assistant_answers_from_the_days_told_weeks_before(tmp_path: Pa
         ("I have a baby boy.", ["ana has a baby boy."]),
         ("We have a 10 year old car.", []),
         ("I have a 3 year old laptop and a newborn.", []),  # not every item is a child
-        ("My mom lives with us now.", ["ana lives with ana's mom."]),
+        ("My mom lives with us now.", ["ana lives with ana's mother."]),
         ("My in-laws moved in with us in March.", ["ana lives with ana's in-laws."]),
         ("My mom lives with her sister.", []),  # not with the speaker
         ("My landlord raised the rent to $2,000.", ["ana's rent is $2,000."]),
@@ -438,7 +438,7 @@ async def test_what_a_household_told_in_passing_answers_later(tmp_path: Path) ->
         assert [f.object for f in rent] == ["$2,000"]  # the raise replaced the old rent
         for question, answer in [
             ("How many kids do I have?", "ana has a newborn."),
-            ("Who do I live with?", "ana lives with ana's mom."),
+            ("Who do I live with?", "ana lives with ana's mother."),
             ("Do I have a driver's license?", "ana holds a driver's license."),
             ("What am I studying?", "ana is learning nursing."),
             ("How much is my rent?", "ana's rent is $2,000."),

@@ -541,3 +541,8 @@ def test_lists_of_what_one_plays_uses_collects_or_cannot_eat(
 )  # fmt: skip
 def test_pets_and_relatives_counted_in_one_list(text: str, statements: list[str]) -> None:
     assert said(text) == statements
+
+
+def test_a_relative_who_moved_in_after_a_surgery() -> None:
+    # the relative is named as their own facts name them ("ana's mother", not "mom")
+    assert said("My mom lives with us since her hip surgery.") == ["ana lives with ana's mother."]

@@ -67,6 +67,8 @@ KIND_WORDS = {
     # "What did we decide on for the sofa?", "Which hotel did I book?"
     "chose": "decide decided decision choice pick",
     "booked": "book booking reservation",
+    # "Where am I traveling this summer?": "ana is planning a trip to Portugal"
+    "plans": "plan planning trip travel traveling travelling vacation holiday",
     "bought": "buy purchase",
     # "What language is our API in?", "Where do we deploy?": the user's project
     "written_in": "language",

@@ -21,7 +21,7 @@ import re
 from sedimem.extraction.clauses import Match, bad_object
 from sedimem.extraction.family import family
 from sedimem.extraction.subjects import possessive
-from sedimem.extraction.vocabulary import PET_WORDS, alternation
+from sedimem.extraction.vocabulary import FAMILY, PET_WORDS, alternation
 
 __all__ = ["MEDICINES", "everyday", "go_to", "housemate", "rather", "trying"]
 
@@ -160,7 +160,8 @@ _MOVED_IN = re.compile(
     r"^[Mm]y (?P<o>mom|mother|dad|father|parents|grandma|grandmother|grandpa|grandfather|"
     r"grandparents|sister|brother|son|daughter|in-laws|mother-in-law|father-in-law|"
     r"boyfriend|girlfriend)(?:,? [A-Z][a-z]+,?)? (?:now |still |also )?(?:lives?|is living|"
-    r"are living|(?:has |have )?moved in) with (?:us|me)(?: now| again| these days| for now)?$"
+    r"are living|(?:has |have )?moved in) with (?:us|me)(?: now| again| these days| for now)?"
+    r"(?: (?:since|after|because of|while) (?:her|his|their) [\w -]+)?$"  # "since her surgery"
 )
 _ALONE = re.compile(r"^(?:still |now |currently )?(?:live|am living) (?:all )?(?:by myself|alone)$")
 #: what one drinks, by name ("I drink way too much coffee, like 4 cups a day"): a word
@@ -419,7 +420,9 @@ def housemate(clause: str, speaker: str) -> list[Match]:
     moved = _MOVED_IN.match(clause)
     if moved is None:
         return []
-    return [Match.of(speaker, "lives_with", f"{speaker}'s {moved['o'].lower()}", 0.6)]
+    who = moved["o"].lower()
+    who = FAMILY.get(who, who)  # "my mom": "ana's mother", as the relative's own facts say
+    return [Match.of(speaker, "lives_with", f"{speaker}'s {who}", 0.6)]
 
 
 def rather(clause: str, speaker: str) -> list[Match]:
