@@ -195,3 +195,23 @@ async def test_a_trip_planned_answers_where_one_travels(tmp_path: Path) -> None:
         context = await memory.assemble(question, dana.with_session("x"), 250)
         facts = [i.text for i in context.report.included if i.tier == "facts"]
         assert "dana is planning a trip to Portugal." in facts, facts
+
+
+async def test_a_named_relatives_facts_describe_them_not_the_user(tmp_path: Path) -> None:
+    """ "My husband Raj is a software engineer at HubSpot": Raj's job is no profile fact of
+    the user's (it took a place among the three that describe them in every context), and
+    it answers "What does my husband do?"."""
+    dana = Scope(tenant="t", user="dana")
+    async with await Memory.open(f"sqlite:///{tmp_path}/m.db") as memory:
+        said = ["My husband Raj is a software engineer at HubSpot.",
+                "I'm allergic to peanuts, shellfish and eggs.", "I'm a nurse in Boston.",
+                "I'm trying to cut down on caffeine."]  # fmt: skip
+        await memory.ingest([turn(t) for t in said], dana.with_session("a"))
+        (job,) = await memory.facts.current("Raj", "works_at", scope=dana)
+        assert job.metadata["about"] == "other"  # of someone the user named
+        context = await memory.assemble("What should I cook tonight?", dana.with_session("x"), 250)
+        facts = [i.text for i in context.report.included if i.tier == "facts"]
+        assert not [f for f in facts if "Raj" in f], facts
+        context = await memory.assemble("What does my husband do?", dana.with_session("x"), 250)
+        facts = [i.text for i in context.report.included if i.tier == "facts"]
+        assert {"Raj works at HubSpot.", "Raj works as a software engineer."} <= set(facts), facts

@@ -135,7 +135,7 @@ async def assemble(
     question = read_question(query, analyzer, now)
     depth = episode_depth(budget_tokens) if isinstance(budget_tokens, int) else 20
     kinds = asked(question)  # the kinds of fact it asks for ("Where am I from?": comes_from)
-    blocks, working, procedures, (facts, matched), episodes, dated = await asyncio.gather(
+    blocks, working, procedures, (facts, matched, read), episodes, dated = await asyncio.gather(
         block_items(memory, scope),
         working_items(memory, scope),
         memory.procedures.find_matching(query, scope=scope.owner, k=_PROCEDURES),
@@ -161,7 +161,7 @@ async def assemble(
         "blocks": blocks,
         "working": working,
         "procedures": procedure_items(found),
-        "facts": fact_items(found, scope, matched, kinds),
+        "facts": fact_items(found, scope, matched, kinds, read),
         "episodes": episode_items(found, scope, analyzer, counter, replies, outdated),
     }
     return pack(
@@ -189,13 +189,14 @@ async def _dated(
 
 async def _facts(
     memory: Memory, query: str, scope: Scope, question: Question, kinds: frozenset[str]
-) -> tuple[list[Hit[Fact]], int]:
-    """The facts found for ``query``, and how many of the first may match it."""
+) -> tuple[list[Hit[Fact]], int, frozenset[str]]:
+    """The facts found for ``query``, how many of the first may match it, and the ids of
+    those read for the kinds and the relatives it asks about (they answer it)."""
     k = _FACTS_ABOUT_ASKER if question.about_asker else _FACTS_PROFILED
     found, of_kind = await asyncio.gather(
         memory.facts.recall(query, scope=scope, k=k), _of_kind(memory, scope, question, kinds)
     )
-    return _with_kind(found, of_kind)
+    return *_with_kind(found, of_kind), frozenset(f.id for f in of_kind)
 
 
 async def _of_kind(

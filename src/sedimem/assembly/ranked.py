@@ -39,7 +39,7 @@ from sedimem.context.tokens import Tokenizer
 from sedimem.ids import handle
 from sedimem.retrieval.index.analyzer import Analyzer
 from sedimem.scope import Scope
-from sedimem.types.longterm import Episode, Fact, Outcome, Procedure
+from sedimem.types.longterm import ABOUT, OTHER, Episode, Fact, Outcome, Procedure
 from sedimem.types.search import Hit
 
 __all__ = [
@@ -176,12 +176,17 @@ def procedure_items(found: Candidates) -> list[ContextItem]:
 
 
 def fact_items(
-    found: Candidates, scope: Scope, matched: int, kinds: frozenset[str]
+    found: Candidates,
+    scope: Scope,
+    matched: int,
+    kinds: frozenset[str],
+    asked: frozenset[str] = frozenset(),
 ) -> list[ContextItem]:
     """The facts as items; those found below the first ``matched`` were searched for only
     as facts describing the user (a question about the user as a whole keeps them all).
     ``kinds``: the predicates the question asks for (:func:`~.kinds.asked`): a fact of one
-    is kept as matching."""
+    is kept as matching; so is one of ``asked`` (read for the kinds, relatives and pets
+    the question names: "Raj works at HubSpot" for "What does my husband do?")."""
     offset = len(found.procedures)
     items = []
     profile = 0
@@ -193,6 +198,7 @@ def fact_items(
         askers = scope.user is not None and fact.scope.user == scope.user  # in their memory
         # "jo's sister lives in London" is in jo's memory, but it is not where jo lives
         relative = fact.subject is not None and "'s " in fact.subject
+        relative = relative or fact.metadata.get(ABOUT) == OTHER  # "Raj works at HubSpot"
         profiled = askers and not relative and fact.predicate in PROFILE
         # below the first ``matched``, searched only for what the asker said of themself
         deep = i >= matched
@@ -202,7 +208,11 @@ def fact_items(
             kept, profile = True, profile + 1  # describes the user
         elif deep:
             continue
-        elif found.pool.touches(offset + i, names) or (askers and fact.predicate in kinds):
+        elif (
+            found.pool.touches(offset + i, names)
+            or (askers and fact.predicate in kinds)
+            or fact.id in asked
+        ):
             kept = True  # holds a word of the question, or is of the kind it asks for
         # neither a word nor a meaning of the question: not shown because nothing better is
         unmatched = not kept and not profiled and not found.pool.stands_out(h.explain)

@@ -44,7 +44,7 @@ from sedimem.extraction.vocabulary import (
     phrase,
 )
 from sedimem.scope import Scope
-from sedimem.types.longterm import SINCE, TOLD, Fact
+from sedimem.types.longterm import ABOUT, OTHER, SINCE, TOLD, Fact
 
 __all__ = ["RELATION_PREDICATES", "Statement", "extract_statements"]
 
@@ -321,7 +321,9 @@ def extract_statements(
                     else {}
                     if match.dated and mentions
                     else {SINCE: TOLD}
-                ),
+                )
+                # a fact of someone the speaker named ("Raj works at HubSpot") is theirs
+                | ({ABOUT: OTHER} if match.subject in named and match.subject != speaker else {}),
                 cardinality=cardinality,
             )
             out.append(Statement(fact, match.negated, cardinality, clause.sentence.text))

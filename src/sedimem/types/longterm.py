@@ -62,6 +62,9 @@ Cardinality = Literal["one", "many"]
 #: ``Fact.metadata[SINCE] == TOLD``: its ``valid_from`` is when it was said (the sentence
 #: named no date of its own), so an end dated before that still ends it.
 SINCE, TOLD = "since", "told"
+#: ``Fact.metadata[ABOUT] == OTHER``: the fact is of someone the user named (a relative, a
+#: friend, a pet: "Raj works at HubSpot" after "my husband Raj"), not of the user.
+ABOUT, OTHER = "about", "other"
 
 _METADATA = (
     "Free-form JSON object kept with the record (not searched; nested at most "
