@@ -14,6 +14,7 @@ from sedimem.extraction import extract_statements
 from sedimem.extraction.clauses import without_company
 from sedimem.memory import Memory
 from sedimem.scope import Scope
+from tests.extraction.said import said
 
 NOW = datetime(2023, 11, 8, 15, 30, tzinfo=UTC)
 
@@ -124,3 +125,23 @@ async def test_a_sold_car_is_no_longer_driven(memory: Memory, told: str, sold: s
     assert await memory.facts.current("ana", "drives", scope=ana) == []
     history = await memory.facts.history("ana", "habit", scope=ana)
     assert [f.valid_to is not None for f in history] == [True]  # kept, as ended
+
+
+@pytest.mark.parametrize(
+    "parted",
+    ["We broke up last week.", "I broke up with my boyfriend.", "My boyfriend and I split up."],
+)
+async def test_a_break_up_ends_the_partner(memory: Memory, parted: str) -> None:
+    ana = Scope(tenant="t", user="ana")
+    day = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
+    for i, text in enumerate(("My boyfriend Sam is a chef.", parted)):
+        message = {"role": "user", "content": text, "timestamp": day + timedelta(days=i)}
+        await memory.ingest([message], ana.with_session(f"chat-{i}"))
+    assert await memory.facts.current("ana", "partner", scope=ana) == []
+    (sam,) = await memory.facts.history("ana", "partner", scope=ana)
+    assert sam.object == "Sam" and sam.valid_to is not None  # kept, as ended
+
+
+def test_a_separation_ends_the_spouse_and_says_so() -> None:
+    assert said("My wife and I separated.") == ["ana no longer has a spouse.", "ana is separated."]
+    assert said("I broke up the fight.") == []

@@ -346,6 +346,15 @@ _DRINK = re.compile(
 )
 
 
+# "(We) broke up", "I split up with my girlfriend Mia", "my husband and I separated"
+_PARTED = re.compile(
+    r"^(?:just |finally |recently |officially )?(?P<how>broke up|split up|separated|got divorced|"
+    r"called it quits)(?: with (?:my )?(?P<rel>boyfriend|girlfriend|partner|fiance|fiancee|"
+    r"husband|wife)(?:,? (?P<name>[A-Z][a-z]+))?)?(?: (?:last|this|a)\b.*)?$",
+    re.IGNORECASE,
+)
+
+
 def ended(rest: str, subject: str) -> list[Match]:
     """ "no longer eat meat", "don't eat meat anymore", "stopped smoking", "lost my job",
     "got laid off"."""
@@ -370,6 +379,13 @@ def ended(rest: str, subject: str) -> list[Match]:
     given_up = _given_up(rest, subject)
     if given_up:
         return given_up
+    if parted := _PARTED.match(rest):  # "broke up with my boyfriend": no partner now
+        relation = FAMILY.get((parted["rel"] or "partner").lower(), "partner")
+        out = [Match(subject, relation, parted["name"], relation, True, confidence=0.7)]
+        if relation == "spouse" and parted["how"].lower() in ("separated", "got divorced"):
+            status = "divorced" if "divorced" in parted["how"].lower() else "separated"
+            out.append(Match(subject, "marital_status", status, "is", confidence=0.7))
+        return out
     m = re.match(
         r"^(?:no longer|(?:do not|don't|does not|doesn't|am not|is not) (?P<any>.+?) "
         r"(?:anymore|any more)$)",

@@ -262,6 +262,9 @@ _AND_I = re.compile(
 )
 
 
+_TOGETHER = re.compile(r"^(?:just |finally )?(?:broke up|split up|separated|got divorced)$")
+
+
 def each_of_two(clause: str) -> list[str] | None:
     """A clause that says something of two people, as a clause of each: "I have a sister
     who lives in London" is "I have a sister" and "my sister lives in London"; "My wife
@@ -273,6 +276,8 @@ def each_of_two(clause: str) -> list[str] | None:
     if both is None:
         return None
     rest = both["rest"]
+    if _TOGETHER.match(rest):  # "my girlfriend and I broke up": what they did together
+        return [f"I {rest} with {both['who'].lower()}"]
     if both["be"] and (one := re.fullmatch(r"(?P<w>(?:[\w-]+ )?[a-z]+)s", rest)):
         rest = f"a {one['w']}" if one["w"].split()[-1] in OCCUPATIONS else rest
     if both["be"]:

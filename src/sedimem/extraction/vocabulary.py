@@ -378,6 +378,8 @@ def phrase(subject: str, predicate: str, obj: str | None, *, ended: bool = False
     """The statement of ``(subject, predicate, obj)``; ``ended``: it stopped being true."""
     if predicate in _PHRASES:
         template = _PHRASES[predicate]
+    elif predicate in _RELATIONS and ended and obj is None:  # "Ana no longer has a partner."
+        return f"{subject} no longer has a {predicate}."
     elif predicate in _RELATIONS:
         template = "{s}'s " + predicate + " is {o}"
     elif predicate.startswith("favorite_"):
