@@ -139,7 +139,8 @@ async def test_a_break_up_ends_the_partner(memory: Memory, parted: str) -> None:
         await memory.ingest([message], ana.with_session(f"chat-{i}"))
     assert await memory.facts.current("ana", "partner", scope=ana) == []
     (sam,) = await memory.facts.history("ana", "partner", scope=ana)
-    assert sam.object == "Sam" and sam.valid_to is not None  # kept, as ended
+    assert sam.object == "Sam"
+    assert sam.valid_to is not None  # kept, as ended
 
 
 def test_a_separation_ends_the_spouse_and_says_so() -> None:
