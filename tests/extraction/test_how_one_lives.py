@@ -546,3 +546,16 @@ def test_pets_and_relatives_counted_in_one_list(text: str, statements: list[str]
 def test_a_relative_who_moved_in_after_a_surgery() -> None:
     # the relative is named as their own facts name them ("ana's mother", not "mom")
     assert said("My mom lives with us since her hip surgery.") == ["ana lives with ana's mother."]
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        ("I changed my name to Ana Lopez.", ["ana's name is Ana Lopez."]),
+        ("I go by Annie now.", ["ana's name is Annie."]),
+        ("call me maybe", []),  # a song, not a name
+        ("Call me back later.", []),
+    ],
+)  # fmt: skip
+def test_a_name_changed_or_gone_by(text: str, statements: list[str]) -> None:
+    assert said(text) == statements

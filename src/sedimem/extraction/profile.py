@@ -114,11 +114,21 @@ _NAMES_LIKE_BELONGING = frozenset(
 )
 
 
+_CALLED_NOT_NAMED = frozenset(
+    "maybe back later crazy anytime sometime tomorrow tonight please now soon asap".split()
+)
+
+
 def match_name(clause: str, subject: str) -> list[Match]:
     """ "my name is Zoe", "call me Zoe", "I'm Zoe" (the whole clause): the speaker's name."""
-    m = re.match(
-        r"^(?:my name is|my name's|call me|name's)\s+(?P<n>[A-Za-z][a-z'-]+)$", clause, re.I
+    m = re.match(  # "I go by Annie now", "I changed my name to Ana Lopez": the name now
+        r"^(?:my name is|my name's|call me|name's|I go by|I(?:'ve| have)? (?:legally )?changed "
+        r"my name to)\s+(?P<n>[A-Za-z][a-z'-]+(?-i: [A-Z][a-z'-]+)?)(?: now| these days)?$",
+        clause,
+        re.I,
     )
+    if m is not None and m["n"].lower() in _CALLED_NOT_NAMED:
+        return []  # "call me maybe", "call me back"
     if m is None:
         m = re.match(rf"^I(?:'m| am)\s+(?P<n>{_NAMEWORD})$", clause)
         if m is None or m["n"] in _NOT_A_NAME:
