@@ -559,3 +559,17 @@ def test_a_relative_who_moved_in_after_a_surgery() -> None:
 )  # fmt: skip
 def test_a_name_changed_or_gone_by(text: str, statements: list[str]) -> None:
     assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        ("I have a house, a car and a boat.",
+         ["ana owns a house.", "ana owns a car.", "ana owns a boat."]),
+        ("I have a house in Maine, a boat and a cabin.",
+         ["ana owns a house in Maine.", "ana owns a boat.", "ana owns a cabin."]),
+        ("I have a garden, which I love.", ["ana owns a garden."]),
+    ],
+)  # fmt: skip
+def test_every_thing_one_has_in_a_list(text: str, statements: list[str]) -> None:
+    assert said(text) == statements

@@ -305,6 +305,7 @@ _HAVE = re.compile(
 )
 
 
+_HAVE_LIST = re.compile(r"^(?:have|has|have got|has got|'ve got) (?P<items>an? [^,]+,.+)$")
 _NOT_HAD = re.compile(
     r"^ (?:in mind|in common|in the works|in progress|on order|on the way|in view)\b"
 )
@@ -313,6 +314,11 @@ _NOT_HAD = re.compile(
 def _has_thing(rest: str, subject: str) -> list[Match]:
     """ "I have a large garden", "I've got two boats", "I have a large collection of teddy
     bears" (what one collects): a thing the speaker has, when it names one (see OWNED)."""
+    listed = _HAVE_LIST.match(rest)  # "have a house, a car and a boat": each owned
+    if listed and len(items := re.split(r",\s*(?:and\s+)?|\s+and\s+", listed["items"])) > 1:
+        owned = [found for item in items for found in _has_thing(f"have {item}", subject)]
+        if len(owned) == len(items):
+            return owned
     m = _HAVE.match(rest)
     if m is None:
         return []
