@@ -573,3 +573,15 @@ def test_a_name_changed_or_gone_by(text: str, statements: list[str]) -> None:
 )  # fmt: skip
 def test_every_thing_one_has_in_a_list(text: str, statements: list[str]) -> None:
     assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        ("I'm a vegetarian but I eat fish sometimes.", ["ana is vegetarian.", "ana eats fish."]),
+        ("I don't eat after 8pm.", []),  # when one eats, not what one does not eat
+        ("I don't eat meat.", ["ana does not eat meat."]),
+    ],
+)  # fmt: skip
+def test_how_often_and_when_are_no_part_of_food(text: str, statements: list[str]) -> None:
+    assert said(text) == statements

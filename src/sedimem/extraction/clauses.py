@@ -136,7 +136,8 @@ _OBJECT_END = re.compile(
     r"\s*(?:,|!|\.(?:\s|$)|\(|\s-\s|\sand it\b|\sand they\b|\swhich\b|\sthat was\b|\sit was\b"
     r"|\sso\b|\stoo\b|\sa lot\b|\sso much\b|\severy day\b|\severy\b|\slately\b|\snow\b"
     r"|\sthough\b|\sas well\b|\sright now\b|\sat the moment\b|\ssince\b|\srecently\b"
-    r"|\sat all\b|\sanymore\b|\sduring\b|\splease\b|\swhile\b|$)",
+    r"|\sat all\b|\sanymore\b|\sduring\b|\splease\b|\swhile\b|\ssometimes\b"
+    r"|\soccasionally\b|\sonce in a while\b|$)",
     re.IGNORECASE,
 )
 _DEICTIC = re.compile(r"^(?:this|that|these|those|their|his|her|its)\b", re.IGNORECASE)

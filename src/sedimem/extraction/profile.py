@@ -490,6 +490,8 @@ def _standing_negation(rest: str, subject: str) -> list[Match]:
     if verb == "want" and m["o"] and re.match(r"^(?:to|you|them|it|that|this)\b", m["o"]):
         return []  # "I don't want to go": what, is a plan of the moment, not a standing want
     if verb in _NO_VERBS and m["o"]:
+        if re.match(r"^(?:after|before|at|until|during|late|past)\b", m["o"]):
+            return []  # "I don't eat after 8pm": when, not what
         said = re.sub(r"^any |\b(?:at all|ever)\b", "", m["o"]).strip()
         items = [said] if _ANYTHING.match(said) else items_of(said, 3)
         return [Match.of(subject, _NO_VERBS[verb], item) for item in items]
