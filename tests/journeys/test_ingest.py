@@ -14,6 +14,9 @@ pytestmark = pytest.mark.slow  # real server processes, six runs each
 ANA = Who(user="ana", agent_type="concierge")
 
 
+ALLERGIES = "I'm allergic to peanuts, shellfish and eggs."
+
+
 def said(n: int, role: str, content: str) -> dict[str, str]:
     name = {"user": "Ana"}.get(role, "Concierge")
     return {"id": f"t{n}", "role": role, "name": name, "content": content,
@@ -60,7 +63,8 @@ async def test_what_a_user_says_in_passing_survives_a_restart_and_answers(drive:
                 said(5, "user", "I got laid off last week."),  # dated before turn 1
                 said(6, "user", "My parents live in Florida."),  # theirs, not Ana's
                 said(7, "user", "Our cat Luna was diagnosed with diabetes."),
-                said(8, "user", "I'm looking for a new job."),
+                # every item of a list, an allergy above all
+                said(8, "user", f"I'm looking for a new job. {ALLERGIES}"),
             ],
         )
         # another session, another day: the search told in the first one is over
@@ -84,6 +88,8 @@ async def test_what_a_user_says_in_passing_survives_a_restart_and_answers(drive:
         assert await d.history(ANA, "Ana", "lives_in") == []  # no home of Ana's was said
         (luna,) = await d.history(ANA, "Luna", "has_condition")
         assert luna["object"] == "diabetes"
+        allergies = [v["object"] for v in await d.history(ANA, "Ana", "allergic_to")]
+        assert sorted(allergies) == ["eggs", "peanuts", "shellfish"]
         (pet,) = await d.history(ANA, "Ana", "has_pet")  # "our cat" is Ana's
         assert pet["object"] == "cat named Luna"
         # asked by kind, not by name: found through the pet Ana named
