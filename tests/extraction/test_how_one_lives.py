@@ -364,6 +364,8 @@ def test_in_laws_step_relatives_and_grandchildren(text: str, statements: list[st
         ("I want to eat something.", []),
         # a home named in passing
         ("Yes, there's a gym near my apartment in Queens.", ["ana lives in Queens."]),
+        ("I sold my house in Ohio.", ["ana no longer owns house in Ohio."]),  # no home now
+        ("I moved out of my apartment in Queens.", []),
         ("We rented our vacation home in Florida.", []),
         ("I'm cleaning my apartment in the city.", []),
     ],

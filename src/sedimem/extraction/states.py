@@ -112,10 +112,18 @@ _HOME_IN = re.compile(
 )
 
 
+# "I live in my flat in Leeds" is read as a home already; one sold or left is no home now
+_NOT_HOME = re.compile(
+    r"\b(?:liv(?:e|es|ed|ing) in|sold|sell(?:ing)?|rent(?:ed|ing)? out|list(?:ed|ing)|left|"
+    r"mov(?:ed|ing) out of)\b",
+    re.IGNORECASE,
+)
+
+
 def home_in(clause: str, speaker: str) -> list[Match]:
     """Where the speaker's home is, when a clause names it in passing ("there's a gym
     near my apartment in Queens"; "I live in my flat in Leeds" is read as a home)."""
     m = _HOME_IN.search(clause)
-    if m is None or re.search(r"\bliv(?:e|es|ed|ing) in\b", clause, re.I):
+    if m is None or _NOT_HOME.search(clause):
         return []
     return [Match(speaker, "lives_in", m["place"], "lives in", confidence=0.6)]
