@@ -587,3 +587,16 @@ def test_every_thing_one_has_in_a_list(text: str, statements: list[str]) -> None
 )  # fmt: skip
 def test_how_often_and_when_are_no_part_of_food(text: str, statements: list[str]) -> None:
     assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        ("I just bought a Tesla Model Y.",
+         ["ana bought a Tesla Model Y.", "ana drives a Tesla Model Y."]),
+        ("I bought a new laptop.", ["ana bought a new laptop."]),
+        ("I adopted a dog.", ["ana adopted a dog.", "ana has a dog."]),
+    ],
+)  # fmt: skip
+def test_what_a_past_event_makes_true(text: str, statements: list[str]) -> None:
+    assert said(text) == statements

@@ -48,6 +48,7 @@ __all__ = [
     "sold",
     "switched",
     "switched_job",
+    "what_follows",
 ]
 
 #: "We finally moved!", "we've moved in": a move that names no place (where to is the
@@ -485,7 +486,8 @@ _SOLD = re.compile(
 _MODEL = re.compile(r"\bmodel [3sxy]\b", re.IGNORECASE)
 
 
-def _is_car(thing: str) -> bool:
+def is_car(thing: str) -> bool:
+    """Whether ``thing`` names a car ("a Tesla Model Y", "my Civic", "an old car")."""
     return bool(_MODEL.search(thing)) or _names_one(thing, CARS)
 
 
@@ -510,7 +512,7 @@ def sold(rest: str, subject: str) -> list[Match]:
     new = object_of(m["new"], max_words=4) if m["new"] else None
     if old is None or (m["new"] and new is None):
         return []
-    car = _is_car(old) or (new is not None and _is_car(new))
+    car = is_car(old) or (new is not None and is_car(new))
     if m["det"].lower() == "the" and not (car or _is_ridden(old) or _names_one(old, OWNED)):
         return []  # "sold the idea to my boss", "sold the tickets": nothing one had
     use = "drives" if car else "rides" if _is_ridden(old) else None
@@ -539,3 +541,16 @@ def graduated(school: str, subject: str) -> list[Match]:
         Match(subject, "works_as", "student", "works as", negated=True, confidence=0.6),
         Match(subject, "works_at", school, "works at", negated=True, confidence=0.6),
     ]
+
+
+def what_follows(event: str, obj: str, subject: str) -> list[Match]:
+    """What a past event makes true: "graduated from X" (no longer a student there),
+    "adopted a dog" (has a dog), "bought a Tesla" (drives it)."""
+    if event == "graduated_from":
+        return graduated(obj, subject)
+    if event == "bought" and is_car(obj):
+        return [Match(subject, "drives", obj, "drives", confidence=0.6)]
+    pet = re.match(rf"^(?:an?|two|three|\d)\s+(?:\w+\s+)?(?P<pet>{PET_WORDS})$", obj, re.I)
+    if event == "adopted" and pet:
+        return [Match(subject, "has_pet", pet["pet"].lower(), "has a", confidence=0.6)]
+    return []

@@ -20,7 +20,6 @@ from sedimem.extraction.changes import (
     born,
     ended,
     expecting,
-    graduated,
     job_change,
     name_gone,
     new_employer,
@@ -28,6 +27,7 @@ from sedimem.extraction.changes import (
     sold,
     switched,
     switched_job,
+    what_follows,
 )
 from sedimem.extraction.clauses import (
     Match,
@@ -441,14 +441,10 @@ def _event(rest: str, subject: str) -> list[Match]:
     obj = without_company(obj)  # "went to the gym with my brother": the gym
     obj = re.sub(r"\s+(?:in the end|after all|eventually)$", "", obj)
     predicate = EVENT_VERBS[verb]
-    out = [Match(subject, predicate, obj, verb, confidence=0.6)]
-    if predicate == "graduated_from":
-        out.extend(graduated(obj, subject))
-    if predicate == "adopted":
-        pet = re.match(rf"^(?:an?|two|three|\d)\s+(?:\w+\s+)?(?P<pet>{PET_WORDS})$", obj, re.I)
-        if pet:
-            out.append(Match(subject, "has_pet", pet["pet"].lower(), "has a", confidence=0.6))
-    return out
+    return [
+        Match(subject, predicate, obj, verb, confidence=0.6),
+        *what_follows(predicate, obj, subject),
+    ]
 
 
 _WISH_AFTER = re.compile(
