@@ -600,3 +600,16 @@ def test_how_often_and_when_are_no_part_of_food(text: str, statements: list[str]
 )  # fmt: skip
 def test_what_a_past_event_makes_true(text: str, statements: list[str]) -> None:
     assert said(text) == statements
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        ("My son has ADHD and dyslexia.", ["ana's son has ADHD.", "ana's son has dyslexia."]),
+        ("My mom has diabetes and high blood pressure.",
+         ["ana's mother has diabetes.", "ana's mother has high blood pressure."]),
+        ("I have diabetes and a dog.", ["ana has diabetes.", "ana has a dog."]),
+    ],
+)  # fmt: skip
+def test_each_condition_of_a_list(text: str, statements: list[str]) -> None:
+    assert said(text) == statements

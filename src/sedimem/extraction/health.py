@@ -116,10 +116,25 @@ def health(rest: str, subject: str) -> list[Match]:
     recovering = _RECOVERING.match(rest)
     if recovering:
         return [Match.of(subject, "recovering_from", recovering["o"].lower(), 0.7)]
+    # "I have asthma", "my son has ADHD and dyslexia": each condition of a list its own
+    listed = re.match(r"^(?:have|has) (?P<o>.+)$", rest)
+    items = items_of(listed["o"], 4) if listed else []
+    if len(items) > 1 and all(_CONDITION.fullmatch(item) for item in items):
+        return [Match.of(subject, "has_condition", _condition(item), 0.7) for item in items]
     has = re.match(
-        rf"^(?:have|has) (?:an? |had an? )?(?P<o>(?:[\w-]+ ){{0,2}}(?:{_COND}))\b", rest, re.I
+        rf"^(?:have|has) (?:an? |had an? )?(?P<o>(?:(?!and\b)[\w-]+ ){{0,2}}(?:{_COND}))\b",
+        rest,
+        re.I,
     )
     if has and not bad_object(has["o"]):
-        condition = has["o"].lower()
-        return [Match.of(subject, "has_condition", ACRONYMS.get(condition, condition), 0.7)]
+        return [Match.of(subject, "has_condition", _condition(has["o"]), 0.7)]
     return []
+
+
+_CONDITION = re.compile(rf"(?:an? )?(?:[\w-]+ ){{0,2}}(?:{_COND})", re.I)
+
+
+def _condition(said: str) -> str:
+    """A condition as filed: lower case but for acronyms ("ADHD")."""
+    condition = re.sub(r"^an? ", "", said.lower())
+    return ACRONYMS.get(condition, condition)
