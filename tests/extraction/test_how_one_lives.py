@@ -545,9 +545,24 @@ def test_pets_and_relatives_counted_in_one_list(text: str, statements: list[str]
     assert said(text) == statements
 
 
-def test_a_relative_who_moved_in_after_a_surgery() -> None:
-    # the relative is named as their own facts name them ("ana's mother", not "mom")
-    assert said("My mom lives with us since her hip surgery.") == ["ana lives with ana's mother."]
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        # the relative is named as their own facts name them ("ana's mother", not "mom"),
+        # and what they recover from is theirs
+        ("My mom lives with us since her hip surgery.",
+         ["ana lives with ana's mother.", "ana's mother is recovering from hip surgery."]),
+        ("My dad moved in with us after his stroke.",
+         ["ana lives with ana's father.", "ana's father is recovering from a stroke."]),
+        ("My mom lives with us since her divorce.", ["ana lives with ana's mother."]),
+        # what does not agree with one is what one does not eat or drink
+        ("Spicy food doesn't agree with me.", ["ana does not eat spicy food."]),
+        ("Coffee doesn't agree with me.", ["ana does not drink coffee."]),
+        ("My boss doesn't agree with me.", []),
+    ],
+)  # fmt: skip
+def test_a_relative_who_moved_in_and_what_does_not_agree(text: str, statements: list[str]) -> None:
+    assert said(text) == statements
 
 
 @pytest.mark.parametrize(

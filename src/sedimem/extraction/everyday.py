@@ -23,7 +23,7 @@ from sedimem.extraction.family import family
 from sedimem.extraction.subjects import possessive
 from sedimem.extraction.vocabulary import FAMILY, PET_WORDS, alternation
 
-__all__ = ["MEDICINES", "everyday", "go_to", "housemate", "rather", "trying"]
+__all__ = ["MEDICINES", "disagrees", "everyday", "go_to", "housemate", "rather", "trying"]
 
 #: Medicines named by themselves ("I take metformin"): a word list, because "I take notes"
 #: or "I take the bus" must not read as one.
@@ -161,8 +161,9 @@ _MOVED_IN = re.compile(
     r"grandparents|sister|brother|son|daughter|in-laws|mother-in-law|father-in-law|"
     r"boyfriend|girlfriend)(?:,? [A-Z][a-z]+,?)? (?:now |still |also )?(?:lives?|is living|"
     r"are living|(?:has |have )?moved in) with (?:us|me)(?: now| again| these days| for now)?"
-    r"(?: (?:since|after|because of|while) (?:her|his|their) [\w -]+)?$"  # "since her surgery"
+    r"(?: (?:since|after|because of|while) (?:her|his|their) (?P<why>[\w -]+))?$"  # "her surgery"
 )
+_RECOVERY = re.compile(r"\b(?:surgery|operation|fall|stroke|accident|injury|heart attack)$")
 _ALONE = re.compile(r"^(?:still |now |currently )?(?:live|am living) (?:all )?(?:by myself|alone)$")
 #: what one drinks, by name ("I drink way too much coffee, like 4 cups a day"): a word
 #: list, so "I drink to forget" and "I drink occasionally" are none
@@ -422,7 +423,36 @@ def housemate(clause: str, speaker: str) -> list[Match]:
         return []
     who = moved["o"].lower()
     who = FAMILY.get(who, who)  # "my mom": "ana's mother", as the relative's own facts say
-    return [Match.of(speaker, "lives_with", f"{speaker}'s {who}", 0.6)]
+    found = [Match.of(speaker, "lives_with", f"{speaker}'s {who}", 0.6)]
+    if moved["why"] and _RECOVERY.search(moved["why"]):  # "since her hip surgery"
+        why = moved["why"]
+        why = f"a {why}" if why in ("stroke", "fall", "accident", "heart attack") else why
+        found.append(Match.of(f"{speaker}'s {who}", "recovering_from", why, 0.6))
+    return found
+
+
+# "Spicy food doesn't agree with me", "dairy doesn't really agree with my stomach"
+_DISAGREES = re.compile(
+    r"^(?P<o>[A-Za-z][\w -]{1,30}?) (?:doesn't|does not|don't|do not|never) (?:really |always )?"
+    r"agrees? with (?:me|my stomach)$"
+)
+
+
+def disagrees(clause: str, speaker: str) -> list[Match]:
+    """ "Spicy food doesn't agree with me": what the speaker does not eat (or drink)."""
+    m = _DISAGREES.match(clause)
+    if m is None or m["o"].lower().split()[-1] not in _FOODS:
+        return []  # "My boss doesn't agree with me": no food
+    what = m["o"].lower()
+    drink = what.split()[-1] in ("coffee", "caffeine", "alcohol", "beer", "wine", "milk")
+    return [Match.of(speaker, "does_not_drink" if drink else "does_not_eat", what, 0.6)]
+
+
+_FOODS = frozenset(
+    """food foods dairy milk cheese gluten wheat bread spicy coffee caffeine alcohol beer wine
+    meat pork beef fish seafood shellfish sugar eggs onions garlic beans lactose soy nuts
+    peanuts chocolate""".split()
+)
 
 
 def rather(clause: str, speaker: str) -> list[Match]:

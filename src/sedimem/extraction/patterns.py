@@ -39,7 +39,7 @@ from sedimem.extraction.clauses import (
     thing_of,
     without_company,
 )
-from sedimem.extraction.everyday import go_to, housemate, rather, trying
+from sedimem.extraction.everyday import disagrees, go_to, housemate, rather, trying
 from sedimem.extraction.family import (
     MY,
     child_ages,
@@ -527,6 +527,7 @@ def _match_whole(
         _my_things(clause, speaker)
         or young_children(clause, speaker)
         or housemate(clause, speaker)
+        or disagrees(clause, speaker)
         or possessions(clause, speaker)
         or expecting(clause, speaker)
         or born(clause, speaker)
