@@ -29,6 +29,7 @@ __all__ = [
     "object_of",
     "shared_subject",
     "split_clauses",
+    "split_list",
     "thing_of",
     "without_company",
 ]
@@ -318,6 +319,14 @@ def listed(raw: str, max_words: int = 4) -> list[str]:
 
 _COMMA_LIST = re.compile(r"^[\w' -]+(?:,\s*[\w' -]+)*,?\s+(?:and|or)\s+[\w' -]+\b")
 _LIST_END = re.compile(_OBJECT_END.pattern.replace(r"\s*(?:,|", r"\s*(?:", 1), re.IGNORECASE)
+
+
+def split_list(text: str) -> list[str]:
+    """The parts of "a, b and c" (or "a, b, and c"), as said; no cut, no check."""
+    return [part for part in _LIST_SEPARATOR.split(text) if part]
+
+
+_LIST_SEPARATOR = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
 
 
 def items_of(raw: str, max_words: int) -> list[str]:

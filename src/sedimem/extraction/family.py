@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from sedimem.extraction.clauses import Match
+from sedimem.extraction.clauses import Match, split_list
 from sedimem.extraction.subjects import NOT_NAMES
 from sedimem.extraction.vocabulary import (
     FAMILY,
@@ -77,7 +77,7 @@ _NONE_NAMES = {"kids": "children", "grandkids": "grandchildren"}
 
 def family(rest: str, subject: str) -> list[Match]:
     several = _SEVERAL.match(rest)  # "have a dog, a cat and two fish": each counted
-    items = re.split(r",\s*(?:and\s+)?|\s+and\s+", several["items"]) if several else []
+    items = split_list(several["items"]) if several else []
     if len(items) > 1 and all(_COUNTED_ITEM.match(item) for item in items):
         return [m for item in items for m in family(f"have {item}", subject)]
     none = _NONE_OF.match(rest)

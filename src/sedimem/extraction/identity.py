@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from sedimem.extraction.clauses import Match, bad_object, object_of, stated_object
+from sedimem.extraction.clauses import Match, bad_object, object_of, split_list, stated_object
 from sedimem.extraction.subjects import possessive
 from sedimem.extraction.vocabulary import OCCUPATIONS
 
@@ -233,7 +233,7 @@ def possessions(clause: str, speaker: str) -> list[Match]:
     """ "X and Y are my main hobbies", "my goal is to X": what the speaker likes and aims at."""
     liked = _LIKED.match(clause)
     if liked:
-        items = re.split(r",\s*(?:and\s+)?|\s+and\s+", liked["o"])
+        items = split_list(liked["o"])
         return [
             Match(speaker, "likes", item.strip(), "likes")
             for item in items

@@ -19,6 +19,7 @@ from sedimem.extraction.clauses import (
     bad_object,
     items_of,
     object_of,
+    split_list,
     thing_of,
     without_company,
 )
@@ -315,7 +316,7 @@ def _has_thing(rest: str, subject: str) -> list[Match]:
     """ "I have a large garden", "I've got two boats", "I have a large collection of teddy
     bears" (what one collects): a thing the speaker has, when it names one (see OWNED)."""
     listed = _HAVE_LIST.match(rest)  # "have a house, a car and a boat": each owned
-    if listed and len(items := re.split(r",\s*(?:and\s+)?|\s+and\s+", listed["items"])) > 1:
+    if listed and len(items := split_list(listed["items"])) > 1:
         owned = [found for item in items for found in _has_thing(f"have {item}", subject)]
         if len(owned) == len(items):
             return owned

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from sedimem.extraction.clauses import VAGUE_BEING, Match
+from sedimem.extraction.family import MY
 from sedimem.extraction.vocabulary import PET_WORDS, PLURAL_RELATIVES, alternation
 
 __all__ = ["BEING", "NOW", "SCHOOL", "home_in", "pet_subject", "plural_subject", "states"]
@@ -106,7 +107,7 @@ def plural_subject(clause: str, speaker: str) -> tuple[str, str] | None:
 
 # "my apartment in Queens", "our house in Leeds": not a holiday home, not "in the city"
 _HOME_IN = re.compile(
-    r"\b(?:[Mm]y|[Oo]ur) (?!(?:vacation|holiday|summer|beach|second|old|former|parents') )"
+    rf"\b{MY} (?!(?:vacation|holiday|summer|beach|second|old|former|parents') )"
     r"(?:[\w-]+ )?(?:apartment|flat|house|home|condo|place) in "
     r"(?P<place>(?-i:[A-Z])[\w'.-]*(?: (?-i:[A-Z])[\w'.-]*){0,2})"
 )
